@@ -1,0 +1,75 @@
+#include "yee/device/Device.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <sys/mman.h>
+#include <thread>
+#include <unistd.h>
+
+#include "yee/core/Error.hpp"
+
+namespace yee::device {
+
+namespace {
+// Allocation header stored just before the returned pointer so free can find the true start.
+struct Header {
+    void* base;
+};
+constexpr std::size_t kAlign = 64;
+constexpr std::size_t kHugeThreshold = std::size_t(4) << 20;
+} // namespace
+
+Device::Device(DeviceKind kind, int id, int threads, std::int64_t capacityBytes)
+    : kind_(kind), id_(id), threads_(threads < 1 ? 1 : threads), capacity_(capacityBytes) {}
+
+Device::~Device() = default;
+
+std::string Device::name() const { return (kind_ == DeviceKind::Cpu ? "cpu:" : "cuda:") + std::to_string(id_); }
+
+void* Device::allocateBytes(std::int64_t bytes, Category cat) {
+    if (bytes <= 0) return nullptr;
+    if (ledger_.currentTotal() + bytes > capacity_) {
+        throw MemoryError(name() + ": out of memory: needs " + formatBytes(ledger_.currentTotal() + bytes) +
+                          ", has " + formatBytes(capacity_));
+    }
+    ledger_.add(cat, bytes);
+    if (dryRun_) return nullptr;
+    // Stagger array starts by a few cache lines so streams of equal-sized arrays do not collide in
+    // the same cache sets (all page-aligned starts alias modulo 4 KiB).
+    std::size_t shift = kAlign * ((stagger_++ * 5u) % 32u);
+    std::size_t total = std::size_t(bytes) + shift + kAlign + sizeof(Header);
+    void* base = nullptr;
+    std::size_t pageAlign = total >= kHugeThreshold ? (std::size_t(2) << 20) : 4096;
+    if (posix_memalign(&base, pageAlign, total) != 0 || !base) {
+        ledger_.remove(cat, bytes);
+        throw MemoryError(name() + ": host allocation of " + formatBytes(bytes) + " failed");
+    }
+#ifdef MADV_HUGEPAGE
+    if (total >= kHugeThreshold) madvise(base, total, MADV_HUGEPAGE);
+#endif
+    auto addr = reinterpret_cast<std::uintptr_t>(base) + sizeof(Header) + shift;
+    addr = (addr + kAlign - 1) & ~std::uintptr_t(kAlign - 1);
+    auto* p = reinterpret_cast<void*>(addr);
+    reinterpret_cast<Header*>(p)[-1].base = base;
+    std::memset(p, 0, std::size_t(bytes));
+    return p;
+}
+
+void Device::freeBytes(void* p, std::int64_t bytes, Category cat) {
+    ledger_.remove(cat, bytes);
+    if (!p) return;
+    std::free(reinterpret_cast<Header*>(p)[-1].base);
+}
+
+std::int64_t hostMemoryBytes() {
+    long pages = sysconf(_SC_PHYS_PAGES);
+    long size = sysconf(_SC_PAGE_SIZE);
+    return std::int64_t(pages) * size;
+}
+
+int hostThreads() {
+    unsigned n = std::thread::hardware_concurrency();
+    return n ? int(n) : 1;
+}
+
+} // namespace yee::device

@@ -1,0 +1,59 @@
+#pragma once
+/// \file MemoryLedger.hpp
+/// Per-device accounting of every allocation, by category: current and peak bytes.
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+namespace yee::device {
+
+/// What an allocation is for. Every device allocation names one.
+enum class Category : int {
+    Fields = 0,   ///< E, H
+    Materials,    ///< update coefficients
+    Pml,          ///< CPML psi and profiles
+    Sources,      ///< source profiles on this tile
+    Detectors,    ///< detector accumulators and histories
+    Recorder,     ///< reversible-gradient interface records
+    Checkpoints,  ///< full-state checkpoints
+    Adjoint,      ///< adjoint fields and gradient accumulators
+    Halo,         ///< halo send/receive buffers
+    Staging,      ///< host staging, scratch
+    Count
+};
+
+/// Lower-case name used in tables, JSON and HDF5 (`fields`, `halo`, ...).
+const char* categoryName(Category c);
+constexpr int kCategoryCount = static_cast<int>(Category::Count);
+
+/// Snapshot of a ledger: bytes by category, current and peak (peak of the total is tracked separately
+/// because category peaks need not coincide).
+struct LedgerSnapshot {
+    std::array<std::int64_t, kCategoryCount> current{};
+    std::array<std::int64_t, kCategoryCount> peak{};
+    std::int64_t currentTotal = 0;
+    std::int64_t peakTotal = 0;
+};
+
+/// Thread-safe byte ledger of one device. Buffers report to it on allocate and free.
+class MemoryLedger {
+public:
+    void add(Category c, std::int64_t bytes);
+    void remove(Category c, std::int64_t bytes);
+    LedgerSnapshot snapshot() const;
+    std::int64_t currentTotal() const;
+    std::int64_t peakTotal() const;
+    /// Forget peaks (current stays); used between runs that reuse a prepared scene.
+    void resetPeak();
+
+private:
+    mutable std::mutex m_;
+    LedgerSnapshot s_;
+};
+
+/// Human-readable byte count ("12.3 MiB").
+std::string formatBytes(std::int64_t bytes);
+
+} // namespace yee::device
