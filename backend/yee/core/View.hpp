@@ -37,6 +37,9 @@ template <class T> struct View {
 
     View() = default;
     View(T* base, const ArrayShape& s) : p(base ? base + s.origin : nullptr), sy(s.sy), sz(s.sz) {}
+    /// A view of T converts to a view of const T.
+    template <class U>
+    View(const View<U>& o) : p(o.p), sy(o.sy), sz(o.sz) {} // NOLINT(google-explicit-constructor)
     YEE_HD YEE_FORCEINLINE T& operator()(int i, int j, int k) const { return p[i + j * sy + k * sz]; }
     YEE_HD YEE_FORCEINLINE T* row(int j, int k) const { return p + j * sy + k * sz; }
     explicit operator bool() const { return p != nullptr; }

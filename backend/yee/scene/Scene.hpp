@@ -1,19 +1,27 @@
 #pragma once
 /// \file Scene.hpp
 /// The scene model: plain C++ data, no Qt. Units as in the file format: lengths and wavelengths in
-/// micrometres (um), times in femtoseconds (fs), conductivity in S/m. See docs in README.md.
+/// micrometres (um), times in femtoseconds (fs), conductivity in S/m. The JSON form is read and
+/// written by SceneJson.hpp; validateScene() there checks every rule mentioned below.
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "yee/core/Box.hpp"
 
 namespace yee::scene {
 
+/// A point or extent in um (x, y, z).
 using Vec3 = std::array<double, 3>;
 
+/// Value of the top-level "format" key of a scene file.
 inline constexpr const char* kFormatName = "yee-scene";
+/// Scene file format version written by this build (and the newest it reads).
 inline constexpr int kFormatVersion = 1;
 
 /// Speed of light in um/fs.
@@ -21,6 +29,7 @@ inline constexpr double kC_um_per_fs = 0.299792458;
 /// Impedance of free space in ohms.
 inline constexpr double kEta0 = 376.730313668;
 
+/// Boundary condition of one axis (applied to both faces).
 enum class BoundaryType { Pml, Periodic, Pec };
 
 /// Boundary of one axis (both faces). CPML parameters follow Roden & Gedney (2000).
@@ -33,28 +42,38 @@ struct Boundary {
     double alphaMax = 0.05;    ///< CFS alpha, normalised (alpha / (eps0 c / dx)); graded linearly to 0 inward
 };
 
+/// A non-dispersive isotropic material.
 struct Material {
-    std::string name;
+    std::string name;   ///< unique key in the scene's "materials" map
     double eps = 1.0;   ///< relative permittivity
     double mu = 1.0;    ///< relative permeability
     double sigma = 0.0; ///< electric conductivity, S/m
 };
 
+/// Geometric primitive of an Object.
 enum class Shape { Box, Sphere, Cylinder, Polygon };
 
 /// A geometric object filled with one material. Later objects override earlier ones.
+/// Polygon: the prism {(u, v) inside vertices, |w - center[axis]| <= height / 2}, where w is the
+/// coordinate along `axis` and (u, v) are the two other coordinates in increasing axis order
+/// (axis z: (x, y); axis y: (x, z); axis x: (y, z)). Its in-plane center/size components are the
+/// vertices' bounding box (the parser derives them; objectBounds() recomputes them).
 struct Object {
-    std::string name;
+    std::string name;        ///< optional label
     Shape shape = Shape::Box;
-    Vec3 center{0, 0, 0};
+    Vec3 center{0, 0, 0};    ///< um
     Vec3 size{0, 0, 0};      ///< box extents (box); bounding extents otherwise
     double radius = 0;       ///< sphere, cylinder
     int axis = 2;            ///< cylinder / polygon extrusion axis (0=x,1=y,2=z)
     double height = 0;       ///< cylinder / polygon extent along axis
     std::vector<std::array<double, 2>> vertices; ///< polygon vertices (um, absolute, in the plane normal to axis)
-    std::string material;
+    std::string material;    ///< name of a scene material
 };
 
+/// Axis-aligned bounding box of an object in um: lo = first, hi = second.
+std::pair<Vec3, Vec3> objectBounds(const Object& o);
+
+/// Temporal profile kind of a source.
 enum class ProfileType { GaussianPulse, Cw };
 
 /// Temporal profile of a source.
@@ -62,30 +81,34 @@ struct Profile {
     ProfileType type = ProfileType::GaussianPulse;
     double wavelength = 1.55;  ///< centre wavelength, um
     double bandwidth = 0.3;    ///< Gaussian pulse: FWHM bandwidth in wavelength, um
-    double delay = -1;         ///< pulse centre time, fs (<0: automatic, 4 sigma_t... after t=0)
+    double delay = -1;         ///< pulse centre time, fs (<0: automatic, chosen by the solver)
     double ramp = 20;          ///< CW ramp time, fs (smooth raised-cosine ramp)
     double amplitude = 1.0;
     double phase = 0.0;        ///< radians
 };
 
+/// Kind of source.
 enum class SourceType { PointDipole, GaussianPlane, UniformPlane };
 
+/// An electric current source (a point or a plane sheet).
 struct Source {
-    std::string name;
+    std::string name;            ///< optional label, unique when given
     SourceType type = SourceType::PointDipole;
     Vec3 center{0, 0, 0};
     Vec3 size{0, 0, 0};          ///< plane sources: one zero extent = the plane normal
-    Vec3 polarization{0, 0, 1};  ///< dipole: any direction; plane sources: a transverse axis
+    Vec3 polarization{0, 0, 1};  ///< dipole: any direction; plane sources: transverse to the normal
     int direction = +1;          ///< plane sources: +1 or -1 along the normal
     int normal = 0;              ///< plane sources: normal axis (derived from size / direction string)
     double waist = 1.0;          ///< Gaussian plane: 1/e field waist radius, um
     Profile profile;
 };
 
+/// Kind of detector.
 enum class DetectorType { Snapshot, Flux, Energy, Phasor, Probe };
 
+/// Something recorded during a run. Names are unique and used as HDF5 group names in results.
 struct Detector {
-    std::string name;
+    std::string name;                    ///< required, unique, no '/'
     DetectorType type = DetectorType::Probe;
     Vec3 center{0, 0, 0};
     Vec3 size{0, 0, 0};
@@ -98,10 +121,13 @@ struct Detector {
 };
 
 /// Design region: latent voxel grid -> filter -> projection -> density -> eps.
+/// The region covers the whole grid cells Scene::designCells() (the box snapped to cell faces);
+/// voxel (a, b, c) covers voxelCells cells per axis from the region's low corner, the last voxel
+/// along an axis being truncated when the cell count is not a multiple of voxelCells.
 struct Design {
-    std::string name;
-    Vec3 center{0, 0, 0};
-    Vec3 size{0, 0, 0};
+    std::string name;                     ///< required, unique, no '/'
+    Vec3 center{0, 0, 0};                 ///< um
+    Vec3 size{0, 0, 0};                   ///< um
     std::array<int, 3> voxelCells{1, 1, 1};
     std::array<std::string, 2> materials; ///< rho=0 material, rho=1 material
     double filterRadius = 0;              ///< um; 0 = no filter
@@ -111,25 +137,32 @@ struct Design {
     std::vector<double> latent;           ///< loaded latent values (x fastest), size = product of voxel counts
 };
 
+/// What an objective term reads from its detector.
 enum class Quantity { Flux, PhasorPower, Energy };
+/// How an objective term reduces the detector's record to a number.
 enum class Reduce { TimeIntegral, AtWavelength, Final };
 
+/// One weighted term of the objective.
 struct ObjectiveTerm {
-    std::string detector;
+    std::string detector;  ///< detector name
     Quantity quantity = Quantity::Flux;
     Reduce reduce = Reduce::TimeIntegral;
     double wavelength = 0; ///< for at_wavelength
     double weight = 1.0;
 };
 
+/// The figure of merit: sign * sum of weighted terms.
 struct Objective {
     bool maximize = true;
     std::vector<ObjectiveTerm> terms;
+    /// True when the scene has an objective (at least one term).
     bool defined() const { return !terms.empty(); }
 };
 
+/// How the forward state is brought back during the reverse sweep (see DESIGN.md).
 enum class GradientMethod { Full, Checkpointed, Reversible };
 
+/// One module of the reversible method's recorder chain, applied in order on write.
 struct RecorderModule {
     std::string module;       ///< "LinearReconstructEveryK" | "DtypeConversion"
     int k = 1;
@@ -137,6 +170,7 @@ struct RecorderModule {
     std::string dtype;        ///< bfloat16 | float16 | int8 | float32 | float64
 };
 
+/// The "gradient" section.
 struct GradientConfig {
     GradientMethod method = GradientMethod::Checkpointed;
     int numCheckpoints = 8;
@@ -148,6 +182,7 @@ struct GradientConfig {
     std::string diskPath;         ///< disk tier directory (empty = temp)
 };
 
+/// The "run" section: how the scene is split and where it runs.
 struct RunConfig {
     std::array<int, 3> tiles{1, 1, 1};
     std::string devices = "cpu:1"; ///< "cpu:N" | "cuda:0,1" | "cuda:all"
@@ -155,16 +190,17 @@ struct RunConfig {
     bool overlap = true;               ///< overlap halo exchange with interior work
 };
 
+/// A whole scene. Build it with parseScene()/loadScene() or by hand, then validateScene().
 struct Scene {
     std::string name;
-    double cellUm = 0.025;
+    double cellUm = 0.025;  ///< cubic cell edge, um
     double courant = 0.99;  ///< fraction of the 3-D Courant limit
     Vec3 domainCenter{0, 0, 0};
-    Vec3 domainSize{1, 1, 1};
+    Vec3 domainSize{1, 1, 1}; ///< um, a whole number of cells per axis (PML included)
     double durationFs = 100;
     std::array<Boundary, 3> boundaries;
     std::vector<Material> materials;
-    std::string background;
+    std::string background; ///< material filling space outside objects; empty = vacuum
     std::vector<Object> objects;
     std::vector<Source> sources;
     std::vector<Detector> detectors;
@@ -174,16 +210,31 @@ struct Scene {
     RunConfig run;
 
     // ---- derived quantities (valid after validation) ----
-    /// Grid cells along each axis (domain size / cell, rounded).
+    /// Grid cells along each axis (domain size / cell, rounded; 0 when the cell size is not > 0).
     std::array<int, 3> gridCells() const;
-    /// Time step in fs.
+    /// Time step in fs: dt() * cellUm / c.
     double dtFs() const;
-    /// Time step in normalised units (dx = c = 1).
+    /// Time step in normalised units (dx = c = 1): courant / sqrt(3).
     double dt() const;
-    /// Number of time steps.
+    /// Number of time steps: ceil(durationFs / dtFs()), ignoring a relative excess below 1e-9.
     int steps() const;
+    /// Material named `name`, or nullptr.
     const Material* findMaterial(const std::string& name) const;
+    /// Index of material `name` in `materials`, or -1.
     int materialIndex(const std::string& name) const;
+    /// Low corner of the domain, um.
+    Vec3 domainLo() const;
+    /// PML thickness in cells on each face of `axis` (0 unless the axis has a PML boundary).
+    int pmlCells(int axis) const;
+    /// Cells outside every PML (global cell indices, half-open).
+    Box interiorCells() const;
+    /// Cells of design `d` (global, half-open): each face of the design box is snapped to the nearest
+    /// cell face (round((x - lo) / cell)). Empty when the box is thinner than half a cell.
+    Box designCells(std::size_t d) const;
+    /// Voxel counts of design `d` per axis: ceil(cells / voxelCells).
+    std::array<int, 3> designVoxels(std::size_t d) const;
+    /// Number of latent parameters of design `d` (product of designVoxels()).
+    std::size_t designLatentSize(std::size_t d) const;
 };
 
 } // namespace yee::scene

@@ -1,0 +1,215 @@
+#include "RunCli.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+
+#include "yee/core/Error.hpp"
+
+namespace yee::cli {
+
+namespace {
+
+/// Whole-string positive integer, or nullopt.
+std::optional<int> positiveInt(std::string_view s) {
+    int v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v < 1)
+        return std::nullopt;
+    return v;
+}
+
+std::string stemOf(const std::string& scenePath) {
+    std::string stem = std::filesystem::path(scenePath).stem().string();
+    return stem.empty() ? std::string("scene") : stem;
+}
+
+} // namespace
+
+std::string RunArgs::outputPath() const {
+    return output.empty() ? defaultOutputPath(scene) : output;
+}
+
+std::string RunArgs::snapshotsPath() const {
+    return snapshotsDir.empty() ? defaultSnapshotsDir(scene) : snapshotsDir;
+}
+
+std::array<int, 3> parseTiles(const std::string& text) {
+    std::vector<std::string_view> parts;
+    std::string_view rest = text;
+    for (auto x = rest.find('x'); x != std::string_view::npos; x = rest.find('x')) {
+        parts.push_back(rest.substr(0, x));
+        rest.remove_prefix(x + 1);
+    }
+    parts.push_back(rest);
+    std::array<int, 3> t{};
+    for (std::size_t a = 0; a < 3; ++a) {
+        auto v = parts.size() == 3 ? positiveInt(parts[a]) : std::nullopt;
+        if (!v)
+            throw InputError("--tiles: expected PXxPYxPZ with positive integers (e.g. 2x1x1), got '" + text +
+                             "'");
+        t[a] = *v;
+    }
+    return t;
+}
+
+int parseDevices(const std::string& text) {
+    const std::string prefix = "cpu:";
+    auto n =
+        text.rfind(prefix, 0) == 0 ? positiveInt(std::string_view(text).substr(prefix.size())) : std::nullopt;
+    if (!n)
+        throw InputError("--devices: expected cpu:N with N >= 1, got '" + text + "'");
+    return *n;
+}
+
+RunArgs parseRunArgs(const std::vector<std::string>& args) {
+    RunArgs r;
+    std::vector<std::string> positional;
+    bool optionsEnded = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (optionsEnded || arg.empty() || arg[0] != '-' || arg == "-") {
+            positional.push_back(arg);
+            continue;
+        }
+        if (arg == "--") {
+            optionsEnded = true;
+            continue;
+        }
+        std::string name = arg;
+        std::optional<std::string> inlineValue;
+        if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+            name = arg.substr(0, eq);
+            inlineValue = arg.substr(eq + 1);
+        }
+        auto value = [&]() -> std::string {
+            if (inlineValue)
+                return *inlineValue;
+            if (i + 1 >= args.size())
+                throw InputError(name + ": missing value");
+            return args[++i];
+        };
+        auto flag = [&](bool& target) {
+            if (inlineValue)
+                throw InputError(name + ": takes no value");
+            target = true;
+        };
+
+        if (name == "--check")
+            flag(r.check);
+        else if (name == "--no-overlap")
+            flag(r.noOverlap);
+        else if (name == "--quiet" || name == "-q")
+            flag(r.quiet);
+        else if (name == "--version")
+            flag(r.version);
+        else if (name == "--help" || name == "-h")
+            flag(r.help);
+        else if (name == "--tiles")
+            r.tiles = parseTiles(value());
+        else if (name == "--devices")
+            r.devices = parseDevices(value());
+        else if (name == "--precision") {
+            std::string p = value();
+            if (p == "float32")
+                r.precision = solver::Precision::Float32;
+            else if (p == "float64")
+                r.precision = solver::Precision::Float64;
+            else
+                throw InputError("--precision: expected float32 or float64, got '" + p + "'");
+        } else if (name == "--max-steps") {
+            std::string v = value();
+            auto n = positiveInt(v);
+            if (!n)
+                throw InputError("--max-steps: expected a positive integer, got '" + v + "'");
+            r.maxSteps = *n;
+        } else if (name == "--output" || name == "-o") {
+            r.output = value();
+            if (r.output.empty())
+                throw InputError(name + ": empty file name");
+        } else if (name == "--snapshots-dir") {
+            r.snapshotsDir = value();
+            if (r.snapshotsDir.empty())
+                throw InputError(name + ": empty directory name");
+        } else
+            throw InputError("unknown option '" + name + "' (see yee-run --help)");
+    }
+    if (r.help || r.version)
+        return r;
+    if (positional.empty())
+        throw InputError("missing SCENE.json (see yee-run --help)");
+    if (positional.size() > 1)
+        throw InputError("expected one scene file, got '" + positional[1] + "' as well");
+    r.scene = positional.front();
+    return r;
+}
+
+std::string defaultOutputPath(const std::string& scenePath) {
+    return stemOf(scenePath) + ".results.h5";
+}
+
+std::string defaultSnapshotsDir(const std::string& scenePath) {
+    return stemOf(scenePath) + ".fields";
+}
+
+solver::RunOptions makeRunOptions(const scene::Scene& scene, const RunArgs& args) {
+    solver::RunOptions o = solver::RunOptions::fromScene(scene);
+    if (args.tiles) {
+        o.tiles = *args.tiles;
+        o.devices = args.tiles->at(0) * args.tiles->at(1) * args.tiles->at(2);
+    }
+    if (args.devices)
+        o.devices = *args.devices;
+    if (args.precision)
+        o.precision = *args.precision;
+    if (args.noOverlap)
+        o.overlap = false;
+    if (args.maxSteps)
+        o.maxSteps = *args.maxSteps;
+    return o;
+}
+
+int launcherRanks() {
+    for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"}) {
+        const char* v = std::getenv(var);
+        if (!v || !*v)
+            continue;
+        if (auto n = positiveInt(v))
+            return *n;
+    }
+    return 1;
+}
+
+std::string usageText() {
+    return R"(Usage: yee-run [options] SCENE.json
+
+Runs a Yee Studio scene headless: validates it, prints the memory estimate per device, runs the
+forward FDTD simulation with a progress bar on stderr, and writes the results (HDF5) and field
+snapshots (VTKHDF, ParaView) atomically.
+
+Options:
+  --check                 validate and print the memory estimate per device; run nothing, write nothing
+  --tiles PXxPYxPZ        tile grid, e.g. 2x1x1 (default: the scene's run.tiles)
+  --devices cpu:N         emulated CPU devices, one tile each (default: number of tiles)
+  --precision P           float32 or float64 (default: the scene's run.precision)
+  --no-overlap            exchange halos after each update instead of overlapping them
+  --max-steps N           stop after N time steps (default: the scene's duration)
+  -o, --output FILE.h5    results file (default: <scene-stem>.results.h5 in the current directory)
+  --snapshots-dir DIR     VTKHDF snapshot files (default: <scene-stem>.fields/)
+  -q, --quiet             no progress bar, estimate or summary tables
+  --version               print the version and exit
+  -h, --help              print this help and exit
+
+Under mpirun/srun with more than one rank, each rank runs one tile (MpiComm): the tile grid must have
+exactly as many tiles as ranks; only rank 0 prints and writes.
+
+Exit codes:
+  0  success
+  2  bad input: scene, options, command line or not enough memory (nothing is written)
+  3  runtime failure: divergence, I/O or communication error (a results file marked incomplete is
+     written when the run got far enough)
+  4  cancelled by SIGINT/SIGTERM (a results file marked incomplete is written)
+)";
+}
+
+} // namespace yee::cli

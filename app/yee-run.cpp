@@ -1,0 +1,312 @@
+/// \file yee-run.cpp
+/// Headless runner: `yee-run [options] SCENE.json`. Validates the scene, prints the memory estimate,
+/// runs the forward simulation (LocalComm, or one tile per rank under mpirun/srun), and writes results
+/// and field snapshots atomically. Exit codes: see yee::cli::ExitCode.
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "RunCli.hpp"
+#include "RunReport.hpp"
+#include "yee/core/Error.hpp"
+#include "yee/io/ResultsWriter.hpp"
+#include "yee/io/VtkHdfWriter.hpp"
+#include "yee/scene/SceneJson.hpp"
+#include "yee/solver/Run.hpp"
+
+#ifdef YEE_HAVE_MPI
+#include "yee/comm/MpiComm.hpp"
+#endif
+
+namespace fs = std::filesystem;
+using namespace yee;
+
+namespace {
+
+static_assert(std::atomic<bool>::is_always_lock_free, "the cancel flag is set from a signal handler");
+std::atomic<bool> gCancel{false};
+
+extern "C" void onSignal(int) {
+    gCancel.store(true);
+}
+
+/// SIGINT/SIGTERM ask the run to stop at the next guard interval; a second signal of the same kind
+/// gets the default action (SA_RESETHAND), so an impatient user can still kill the process.
+void installSignalHandlers() {
+    struct sigaction sa {};
+    sa.sa_handler = onSignal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+}
+
+void printError(const std::string& message) {
+    std::string oneLine = message;
+    std::replace(oneLine.begin(), oneLine.end(), '\n', ' ');
+    std::replace(oneLine.begin(), oneLine.end(), '\r', ' ');
+    std::fprintf(stderr, "yee-run: error: %s\n", oneLine.c_str());
+}
+
+/// Refuses an output location that cannot be written, before hours of computing: the parent of
+/// `path` must be a writable directory (`path` itself is created or replaced later).
+void checkWritableParent(const std::string& path, const char* option) {
+    fs::path p(path);
+    if (!p.has_filename())
+        p = p.parent_path();
+    fs::path dir = p.parent_path();
+    if (dir.empty())
+        dir = ".";
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        throw InputError(std::string(option) + ": directory '" + dir.string() + "' does not exist");
+    if (::access(dir.c_str(), W_OK) != 0)
+        throw InputError(std::string(option) + ": directory '" + dir.string() + "' is not writable");
+    if (fs::is_directory(p, ec) && std::string(option) == "--output")
+        throw InputError("--output: '" + path + "' is a directory");
+}
+
+/// Snapshot index paths relative to the results file's directory, as stored in the results.
+std::map<std::string, std::string> relativeTo(const std::string& resultsFile,
+                                              const std::map<std::string, std::string>& paths) {
+    const fs::path base = fs::absolute(fs::path(resultsFile)).parent_path().lexically_normal();
+    std::map<std::string, std::string> out;
+    for (const auto& [detector, path] : paths)
+        out[detector] = fs::absolute(path).lexically_normal().lexically_relative(base).string();
+    return out;
+}
+
+/// Where this process stands in the job.
+struct Launch {
+    bool rank0 = true;
+    comm::Communicator* communicator = nullptr; ///< MpiComm under mpirun/srun, else null (LocalComm)
+};
+
+/// Everything decided before the run.
+struct Plan {
+    scene::Scene scene;
+    solver::RunOptions options;
+    std::string output;
+    std::string snapshotsDir;
+};
+
+/// An exit code and, for failures, the one-line message to print.
+struct Outcome {
+    int code = cli::kExitOk;
+    std::string message;
+};
+
+/// Runs `body` and maps exceptions to exit codes and messages.
+Outcome guarded(const std::function<int()>& body) {
+    try {
+        return {body(), {}};
+    } catch (const InputError& e) {
+        return {cli::kExitBadInput, e.what()};
+    } catch (const Cancelled& e) {
+        return {cli::kExitCancelled, e.what()};
+    } catch (const std::exception& e) {
+        return {cli::kExitFailure, e.what()};
+    }
+}
+
+void report(const Outcome& o) {
+    if (o.message.empty())
+        return;
+    if (o.code == cli::kExitCancelled)
+        std::fprintf(stderr, "yee-run: %s\n", o.message.c_str());
+    else
+        printError(o.message);
+}
+
+/// Loads and validates the scene and the options. Local to this process: no communication.
+Plan prepare(const cli::RunArgs& args, const Launch& launch) {
+    Plan p;
+    p.scene = scene::loadScene(args.scene);
+    p.options = cli::makeRunOptions(p.scene, args);
+    p.options.communicator = launch.communicator;
+    if (launch.communicator) {
+        const auto& t = p.options.tiles;
+        const int tiles = t[0] * t[1] * t[2];
+        if (tiles != launch.communicator->size())
+            throw InputError("--tiles: the tile grid " + std::to_string(t[0]) + "x" + std::to_string(t[1]) +
+                             "x" + std::to_string(t[2]) + " has " + std::to_string(tiles) + " tiles but " +
+                             std::to_string(launch.communicator->size()) +
+                             " MPI ranks were started (one rank per tile)");
+    }
+    solver::validateOptions(p.scene, p.options);
+    p.output = args.outputPath();
+    p.snapshotsDir = args.snapshotsPath();
+    if (!args.check) {
+        checkWritableParent(p.output, "--output");
+        const bool snapshots =
+            std::any_of(p.scene.detectors.begin(), p.scene.detectors.end(),
+                        [](const auto& d) { return d.type == scene::DetectorType::Snapshot; });
+        if (snapshots)
+            checkWritableParent(p.snapshotsDir, "--snapshots-dir");
+    }
+    return p;
+}
+
+/// Prints the memory estimate (refusing a plan that does not fit) and, with --check, stops there.
+int estimate(const cli::RunArgs& args, const Launch& launch, const Plan& p) {
+    solver::Estimate e = solver::estimate(p.scene, p.options);
+    if (launch.rank0 && (args.check || !args.quiet))
+        std::printf("%s", cli::formatEstimate(e).c_str());
+    if (args.check && launch.rank0)
+        std::printf("%s: ok (nothing run, nothing written)\n", args.scene.c_str());
+    std::fflush(stdout);
+    return cli::kExitOk;
+}
+
+/// Runs the plan and writes results (rank 0). Returns the exit code.
+int execute(const cli::RunArgs& args, const Launch& launch, Plan& p) {
+    const bool talk = launch.rank0 && !args.quiet;
+    io::ResultsExtras extras;
+    cli::ProgressBar progress(stderr, ::isatty(STDERR_FILENO) != 0);
+    p.options.cancel = &gCancel;
+    p.options.onTelemetry = [&](const telemetry::Report& r) {
+        extras.timeline.push_back(r);
+        if (talk)
+            progress.update(r);
+    };
+    installSignalHandlers();
+
+    solver::RunResult result = solver::run(p.scene, p.options);
+    if (talk)
+        progress.finish();
+    // Other ranks hold only their device summary (see RunResult); rank 0 reports the outcome.
+    if (!launch.rank0)
+        return cli::kExitOk;
+
+    // Snapshots first: the results file points at their series indexes.
+    extras.snapshotSeries = relativeTo(p.output, io::writeSnapshotSeries(p.snapshotsDir, result.snapshots));
+    io::writeResults(p.output, p.scene, scene::sceneToJson(p.scene), result, extras);
+    if (talk) {
+        std::printf("\nPeak memory per device:\n%s", cli::formatMemoryTable(result.devices).c_str());
+        std::printf("\nCollectives per device (calls):\n%s", cli::formatCommTable(result.devices).c_str());
+        const double rate = result.seconds > 0 ? double(result.cellUpdates) / result.seconds / 1e6 : 0.0;
+        std::printf("\n%d/%d steps in %.2f s (%.1f Mcell/s); results: %s\n", result.steps, result.totalSteps,
+                    result.seconds, rate, p.output.c_str());
+        if (!result.snapshots.empty())
+            std::printf("snapshots: %s\n", p.snapshotsDir.c_str());
+        std::fflush(stdout);
+    }
+    if (result.completed)
+        return cli::kExitOk;
+    if (gCancel.load()) {
+        std::fprintf(stderr, "yee-run: cancelled at step %d of %d; partial results in %s\n", result.steps,
+                     result.totalSteps, p.output.c_str());
+        return cli::kExitCancelled;
+    }
+    printError("run stopped: " + result.status + " (partial results in " + p.output + ")");
+    return cli::kExitFailure;
+}
+
+/// The whole job in one process (LocalComm drives all tiles).
+int runLocal(const cli::RunArgs& args) {
+    const Launch launch;
+    Plan plan;
+    Outcome o = guarded([&] {
+        plan = prepare(args, launch);
+        if (int rc = estimate(args, launch, plan); rc != cli::kExitOk || args.check)
+            return rc;
+        return execute(args, launch, plan);
+    });
+    report(o);
+    return o.code;
+}
+
+#ifdef YEE_HAVE_MPI
+/// Makes every rank take the same decision after a local step: the worst exit code wins, and the
+/// lowest failing rank prints its message (so a failure shared by all ranks is printed once).
+/// Uses MPI directly, not the communicator, so the CommStats of the run stay exactly the solver's.
+Outcome agree(const Outcome& mine, int rank, int size) {
+    int code = mine.code;
+    int firstFailing = mine.code != cli::kExitOk ? rank : size;
+    MPI_Allreduce(MPI_IN_PLACE, &code, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &firstFailing, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (rank == firstFailing)
+        report(mine);
+    return {code, {}};
+}
+
+/// One tile per rank under mpirun/srun. Every rank validates; the ranks agree before anything that
+/// communicates, so a refusal on any rank ends all of them cleanly instead of leaving peers waiting.
+int runMpi(int& argc, char**& argv, const cli::RunArgs& args) {
+    std::unique_ptr<comm::MpiSession> session;
+    std::unique_ptr<comm::MpiComm> mpi;
+    Outcome started = guarded([&] {
+        session = std::make_unique<comm::MpiSession>(&argc, &argv);
+        mpi = std::make_unique<comm::MpiComm>();
+        return cli::kExitOk;
+    });
+    if (started.code != cli::kExitOk) {
+        report(started);
+        return started.code;
+    }
+    const int rank = mpi->rank(), size = mpi->size();
+    if (size == 1) {
+        mpi.reset();
+        return runLocal(args);
+    }
+    const Launch launch{rank == 0, mpi.get()};
+    Plan plan;
+    int code = agree(guarded([&] {
+                         plan = prepare(args, launch);
+                         return cli::kExitOk;
+                     }),
+                     rank, size)
+                   .code;
+    if (code == cli::kExitOk)
+        code = agree(guarded([&] { return estimate(args, launch, plan); }), rank, size).code;
+    if (code == cli::kExitOk && !args.check) {
+        Outcome o = guarded([&] { return execute(args, launch, plan); });
+        // An exception inside the run may leave peers waiting in a collective: end the whole job.
+        if (!o.message.empty() && o.code == cli::kExitFailure)
+            mpi->abort("yee-run: error: " + o.message, o.code);
+        report(o);
+        code = o.code;
+    }
+    mpi.reset();
+    return code;
+}
+#endif
+
+} // namespace
+
+int main(int argc, char** argv) {
+    cli::RunArgs args;
+    Outcome parsed = guarded([&] {
+        args = cli::parseRunArgs(std::vector<std::string>(argv + 1, argv + argc));
+        return cli::kExitOk;
+    });
+    if (parsed.code != cli::kExitOk) {
+        report(parsed);
+        return parsed.code;
+    }
+    if (args.help) {
+        std::printf("%s", cli::usageText().c_str());
+        return cli::kExitOk;
+    }
+    if (args.version) {
+        std::printf("yee-run %s\n", YEE_VERSION);
+        return cli::kExitOk;
+    }
+    if (cli::launcherRanks() <= 1)
+        return runLocal(args);
+#ifdef YEE_HAVE_MPI
+    return runMpi(argc, argv, args);
+#else
+    printError("started as " + std::to_string(cli::launcherRanks()) +
+               " ranks, but this yee-run was built without MPI; run it without mpirun/srun");
+    return cli::kExitBadInput;
+#endif
+}

@@ -1,0 +1,78 @@
+#pragma once
+/// \file Yee.hpp
+/// The Yee leapfrog update, written once for every backend (CPU launcher, CUDA launcher, forward and
+/// adjoint). Units: dx = c = eps0 = mu0 = 1; H is stored as eta0 * H so E and H share units.
+///
+/// Staggering (cell (i,j,k), positions in cells): Ex (i+1/2, j, k), Ey (i, j+1/2, k), Ez (i, j, k+1/2),
+/// Hx (i, j+1/2, k+1/2), Hy (i+1/2, j, k+1/2), Hz (i+1/2, j+1/2, k).
+///
+///   H^{n+1/2} = H^{n-1/2} - Db * curl E^n        curl E uses forward differences  (needs E at i+1)
+///   E^{n+1}   = Ca E^n + Cb * curl H^{n+1/2}     curl H uses backward differences (needs H at i-1)
+///
+/// with Db = dt/mu, Cb = (dt/eps)/(1 + sigma dt/(2 eps)), Ca = (1 - sigma dt/(2 eps))/(1 + sigma dt/(2 eps)).
+/// Halo needs: the H update reads the high E halo, the E update reads the low H halo.
+#include "yee/core/Platform.hpp"
+#include "yee/core/View.hpp"
+
+namespace yee::kernels {
+
+/// H update over the cells it is launched on. Magnetic: per-component Db arrays, else a scalar Db.
+template <class T, bool Magnetic> struct UpdateH {
+    View<T> hx, hy, hz;
+    View<const T> ex, ey, ez;
+    View<const T> dbx, dby, dbz; ///< Magnetic only
+    T db;                        ///< non-magnetic Db = dt
+
+    YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
+        const T e0 = ex(i, j, k), e1 = ey(i, j, k), e2 = ez(i, j, k);
+        // (curl E)_x = dEz/dy - dEy/dz, etc., forward differences.
+        const T cx = (ez(i, j + 1, k) - e2) - (ey(i, j, k + 1) - e1);
+        const T cy = (ex(i, j, k + 1) - e0) - (ez(i + 1, j, k) - e2);
+        const T cz = (ey(i + 1, j, k) - e1) - (ex(i, j + 1, k) - e0);
+        if constexpr (Magnetic) {
+            hx(i, j, k) -= dbx(i, j, k) * cx;
+            hy(i, j, k) -= dby(i, j, k) * cy;
+            hz(i, j, k) -= dbz(i, j, k) * cz;
+        } else {
+            hx(i, j, k) -= db * cx;
+            hy(i, j, k) -= db * cy;
+            hz(i, j, k) -= db * cz;
+        }
+    }
+};
+
+/// E update over the cells it is launched on. Lossy: per-component Ca arrays, else Ca = 1.
+template <class T, bool Lossy> struct UpdateE {
+    View<T> ex, ey, ez;
+    View<const T> hx, hy, hz;
+    View<const T> cbx, cby, cbz;
+    View<const T> cax, cay, caz; ///< Lossy only
+
+    YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
+        const T h0 = hx(i, j, k), h1 = hy(i, j, k), h2 = hz(i, j, k);
+        // (curl H)_x = dHz/dy - dHy/dz, etc., backward differences.
+        const T cx = (h2 - hz(i, j - 1, k)) - (h1 - hy(i, j, k - 1));
+        const T cy = (h0 - hx(i, j, k - 1)) - (h2 - hz(i - 1, j, k));
+        const T cz = (h1 - hy(i - 1, j, k)) - (h0 - hx(i, j - 1, k));
+        if constexpr (Lossy) {
+            ex(i, j, k) = cax(i, j, k) * ex(i, j, k) + cbx(i, j, k) * cx;
+            ey(i, j, k) = cay(i, j, k) * ey(i, j, k) + cby(i, j, k) * cy;
+            ez(i, j, k) = caz(i, j, k) * ez(i, j, k) + cbz(i, j, k) * cz;
+        } else {
+            ex(i, j, k) += cbx(i, j, k) * cx;
+            ey(i, j, k) += cby(i, j, k) * cy;
+            ez(i, j, k) += cbz(i, j, k) * cz;
+        }
+    }
+};
+
+/// Sparse injection: field[offset[n]] += coef[n] * amplitude (sources, TFSF corrections).
+template <class T> struct Inject {
+    T* field;
+    const std::int64_t* offset;
+    const T* coef;
+    T amplitude;
+    YEE_HD YEE_FORCEINLINE void operator()(std::int64_t n) const { field[offset[n]] += coef[n] * amplitude; }
+};
+
+} // namespace yee::kernels

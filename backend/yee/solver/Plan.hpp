@@ -1,0 +1,104 @@
+#pragma once
+/// \file Plan.hpp
+/// The global, tile-independent plan of a run derived from a validated scene: grid geometry, time
+/// step, tile grid, CPML grading, sources as lists of injections and detectors as global boxes.
+/// Every tile reads the same plan and takes the part it owns, so results do not depend on the split.
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "yee/core/Box.hpp"
+#include "yee/scene/Scene.hpp"
+#include "yee/solver/Run.hpp"
+#include "yee/solver/SourceTime.hpp"
+#include "yee/tiling/TileGrid.hpp"
+
+namespace yee::scene {
+class Rasterizer;
+}
+
+namespace yee::solver {
+
+/// Field component ids: 0..2 = Ex, Ey, Ez; 3..5 = Hx, Hy, Hz.
+const char* componentName(int comp);
+int componentFromName(const std::string& n); ///< -1 if unknown
+
+/// Grid geometry and Yee positions.
+struct Geometry {
+    std::array<int, 3> cells{0, 0, 0};
+    std::array<double, 3> loUm{0, 0, 0};
+    double cellUm = 0;
+    /// Yee offset (0 or 0.5 cells) of component `comp` (0..5) along `axis`.
+    static double offset(int comp, int axis) {
+        if (comp < 3) return comp == axis ? 0.5 : 0.0;
+        return (comp - 3) == axis ? 0.0 : 0.5;
+    }
+    /// Position in cells (from the domain's low corner) of a physical coordinate in um.
+    double toCells(int axis, double um) const { return (um - loUm[axis]) / cellUm; }
+    /// Nearest global index of component `comp` to coordinate `um` along `axis`, clamped to the grid.
+    int nearest(int comp, int axis, double um) const;
+    /// Physical coordinate (um) of component `comp` at index `idx` along `axis`.
+    double position(int comp, int axis, int idx) const {
+        return loUm[axis] + (idx + offset(comp, axis)) * cellUm;
+    }
+};
+
+/// One injection list: field component `comp` (0..5) += coefficient(cell) * amp * g(t + shift).
+/// The coefficient is Cb (E) or Db (H) of the cell; t is the time the half-step is centred on.
+struct Injection {
+    int source = 0;
+    int comp = 0;
+    double shift = 0; ///< normalised time shift of the profile
+    std::vector<Index3> cells;
+    std::vector<double> amp;
+};
+
+/// Detector in global cells.
+struct DetectorPlan {
+    int index = 0;
+    scene::DetectorType type = scene::DetectorType::Probe;
+    std::string name;
+    Box box;                  ///< global cells (for flux: one cell thick along normal)
+    int normal = 0;
+    int sign = 1;
+    std::vector<int> comps;   ///< components recorded (probe, phasor, snapshot)
+    std::vector<double> wavelengths;
+    std::vector<double> omegas; ///< normalised angular frequencies
+    int every = 1;
+    int down = 1;
+    int samples = 0;          ///< number of time samples recorded over the run
+    std::vector<Index3> points; ///< probe: one global cell per entry of comps
+};
+
+/// CPML grading per axis (normalised).
+struct PmlParams {
+    int cells = 0;
+    double sigmaMax = 0, kappaMax = 1, alphaMax = 0, order = 3;
+};
+
+struct Plan {
+    scene::Scene scene;
+    Geometry geom;
+    double dt = 0;
+    double dtFs = 0;
+    int steps = 0;
+    std::array<tiling::AxisBoundary, 3> bc{};
+    std::array<PmlParams, 3> pml{};
+    bool lossy = false;
+    bool magnetic = false;
+    std::vector<SourceTime> sourceTimes;
+    std::vector<Injection> injections;
+    std::vector<DetectorPlan> detectors;
+    std::unique_ptr<tiling::TileGrid> tiles;
+    std::shared_ptr<const scene::Rasterizer> raster;
+
+    /// Number of recorded samples of a time series with interval `every` over `steps` steps.
+    static int samplesFor(int steps, int every) { return (steps + every - 1) / every; }
+};
+
+/// Build the plan: validates options against the scene (tile grid, devices) and throws InputError
+/// naming the field before anything is allocated.
+std::shared_ptr<Plan> makePlan(const scene::Scene& s, const RunOptions& o);
+
+} // namespace yee::solver

@@ -1,0 +1,521 @@
+#include "yee/solver/Run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <mutex>
+
+#include "yee/comm/LocalComm.hpp"
+#include "yee/core/Bytes.hpp"
+#include "yee/core/Error.hpp"
+#include "yee/core/ExactSum.hpp"
+#include "yee/solver/Plan.hpp"
+#include "yee/solver/Tile.hpp"
+
+namespace yee::solver {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+constexpr int kSumWords = ExactSum::kWords + 1;
+
+int parseCpuDevices(const std::string& d) {
+    if (d.rfind("cpu:", 0) == 0) {
+        try {
+            return std::stoi(d.substr(4));
+        } catch (...) {
+        }
+    }
+    if (d == "cpu") return 1;
+    return -1;
+}
+
+/// Capacity of one emulated device.
+std::int64_t capacityOf(const RunOptions& o, int devices) {
+    if (o.deviceCapacity > 0) return o.deviceCapacity;
+    return device::hostMemoryBytes() / std::max(1, devices);
+}
+int threadsOf(const RunOptions& o, int devices) {
+    if (o.threadsPerDevice > 0) return o.threadsPerDevice;
+    return std::max(1, device::hostThreads() / std::max(1, devices));
+}
+
+/// Live state shared by the ranks of a LocalComm run for telemetry (copied under a mutex).
+struct Board {
+    std::mutex m;
+    std::vector<telemetry::DeviceReport> devices;
+};
+
+DeviceSummary summarize(device::Device& dev, const Box& tile, const comm::CommStats& st) {
+    DeviceSummary d;
+    d.name = dev.name();
+    d.tile = tile;
+    d.capacity = dev.capacity();
+    d.memory = dev.ledger().snapshot();
+    d.comm = st;
+    return d;
+}
+
+void putSummary(ByteWriter& w, const DeviceSummary& d) {
+    w.putString(d.name);
+    w.put(d.tile);
+    w.put(d.capacity);
+    w.put(d.memory);
+    w.put(d.comm);
+}
+DeviceSummary getSummary(ByteReader& r) {
+    DeviceSummary d;
+    d.name = r.getString();
+    d.tile = r.get<Box>();
+    d.capacity = r.get<std::int64_t>();
+    d.memory = r.get<device::LedgerSnapshot>();
+    d.comm = r.get<comm::CommStats>();
+    return d;
+}
+
+/// Objective from assembled detectors (rank 0).
+std::optional<double> evaluateObjective(const Plan& p, const std::vector<DetectorResult>& dets) {
+    const scene::Objective& obj = p.scene.objective;
+    if (!obj.defined()) return std::nullopt;
+    double total = 0;
+    for (const auto& t : obj.terms) {
+        const DetectorResult* dr = nullptr;
+        const DetectorPlan* dp = nullptr;
+        for (std::size_t i = 0; i < dets.size(); ++i)
+            if (dets[i].name == t.detector) {
+                dr = &dets[i];
+                dp = &p.detectors[i];
+            }
+        if (!dr) throw InputError("objective.terms: unknown detector \"" + t.detector + "\"");
+        double v = 0;
+        const char* series = t.quantity == scene::Quantity::Energy ? "energy" : "flux";
+        if (t.reduce == scene::Reduce::AtWavelength || t.quantity == scene::Quantity::PhasorPower) {
+            const NamedArray* wl = dr->find("wavelengths_um");
+            const NamedArray* pw = dr->find("power");
+            if (!wl || !pw || wl->data.empty())
+                throw InputError("objective.terms: detector \"" + t.detector + "\" has no wavelengths");
+            std::size_t best = 0;
+            for (std::size_t i = 1; i < wl->data.size(); ++i)
+                if (std::abs(wl->data[i] - t.wavelength) < std::abs(wl->data[best] - t.wavelength)) best = i;
+            v = pw->data[best];
+        } else {
+            const NamedArray* s = dr->find(series);
+            if (!s) throw InputError("objective.terms: detector \"" + t.detector + "\" has no " + series);
+            if (t.reduce == scene::Reduce::Final) v = s->data.empty() ? 0 : s->data.back();
+            else {
+                for (double x : s->data) v += x;
+                v *= p.dt * dp->every;
+            }
+        }
+        total += t.weight * v;
+    }
+    return total;
+}
+
+/// Per-rank driver of one tile: time loop, guard, telemetry, output assembly.
+template <class T> struct TileRun {
+    std::shared_ptr<const Plan> plan;
+    const RunOptions& opt;
+    comm::Communicator& comm;
+    device::Device& dev;
+    Board* board; ///< LocalComm runs only
+    int devicesTotal;
+    RunResult* out; ///< rank 0 result
+
+    void operator()() {
+        const Plan& p = *plan;
+        const int rank = comm.rank();
+        Tile<T> tile(plan, rank, dev);
+        tile.fill();
+        const auto t0 = Clock::now();
+        auto lastReport = t0;
+        int done = 0;
+        std::string status = "completed";
+        bool completed = true;
+        const std::int64_t totalCells = std::int64_t(p.geom.cells[0]) * p.geom.cells[1] * p.geom.cells[2];
+        for (int n = 0; n < p.steps; ++n) {
+            tile.step(n, comm, opt.overlap);
+            tile.record(n);
+            done = n + 1;
+            if (done % std::max(1, opt.guardInterval) == 0 || done == p.steps) {
+                // One all-reduce per guard interval: every rank learns about divergence or cancel at once.
+                double flags[2] = {tile.finite() ? 0.0 : 1.0,
+                                   (opt.cancel && opt.cancel->load()) ? 1.0 : 0.0};
+                comm.allReduceMax(std::span<double>(flags, 2), comm::Phase::Forward);
+                publish(tile);
+                const auto now = Clock::now();
+                if (rank == 0 && opt.onTelemetry &&
+                    (std::chrono::duration<double>(now - lastReport).count() >= opt.telemetryInterval ||
+                     done == p.steps || flags[0] != 0 || flags[1] != 0)) {
+                    lastReport = now;
+                    report(done, std::chrono::duration<double>(now - t0).count(), totalCells);
+                }
+                if (flags[0] != 0) {
+                    status = "diverged: non-finite field at step " + std::to_string(done) +
+                             " (checked every " + std::to_string(opt.guardInterval) + " steps)";
+                    completed = false;
+                    break;
+                }
+                if (flags[1] != 0) {
+                    status = "cancelled at step " + std::to_string(done);
+                    completed = false;
+                    break;
+                }
+            }
+        }
+        tile.finishPending(comm);
+        const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        assemble(tile, done, seconds, status, completed);
+    }
+
+    void publish(Tile<T>& tile) {
+        if (!board) return;
+        std::lock_guard<std::mutex> lk(board->m);
+        auto& d = board->devices[std::size_t(comm.rank())];
+        d.device = comm.rank();
+        d.name = dev.name();
+        d.capacity = dev.capacity();
+        d.memory = dev.ledger().snapshot();
+        d.comm = comm.stats();
+        (void)tile;
+    }
+
+    void report(int step, double elapsed, std::int64_t totalCells) {
+        telemetry::Report r;
+        r.phase = "forward";
+        r.step = step;
+        r.totalSteps = plan->steps;
+        r.elapsedSeconds = elapsed;
+        r.stepsPerSecond = elapsed > 0 ? step / elapsed : 0;
+        r.cellUpdatesPerSecond = r.stepsPerSecond * double(totalCells);
+        if (board) {
+            std::lock_guard<std::mutex> lk(board->m);
+            r.devices = board->devices;
+        } else {
+            telemetry::DeviceReport d;
+            d.device = comm.rank();
+            d.name = dev.name();
+            d.capacity = dev.capacity();
+            d.memory = dev.ledger().snapshot();
+            d.comm = comm.stats();
+            r.devices.push_back(d);
+        }
+        opt.onTelemetry(r);
+    }
+
+    void assemble(Tile<T>& tile, int done, double seconds, const std::string& status, bool completed) {
+        const Plan& p = *plan;
+        using DT = scene::DetectorType;
+        auto& dets = tile.detectors();
+        // ---- 1. exact sums of flux / energy series: one integer all-reduce for all detectors ----
+        std::vector<std::int64_t> sums;
+        for (auto& d : dets)
+            if (d.sums.allocated()) sums.insert(sums.end(), d.sums.data(), d.sums.data() + d.sums.size());
+        comm.allReduceSumInt(std::span<std::int64_t>(sums), comm::Phase::Output);
+        // ---- 2. per-cell data (phasors, probes, snapshots) and device summaries: one gather ----
+        ByteWriter w;
+        putSummary(w, summarize(dev, tile.box(), comm.stats()));
+        for (auto& d : dets) {
+            w.put(d.own);
+            w.putArray(d.phasor.data(), d.phasor.size());
+            w.putArray(d.probeSlots.data(), std::int64_t(d.probeSlots.size()));
+            w.putArray(d.series.data(), d.series.size());
+            w.put(d.snapOwn);
+            w.putArray(d.snap.data(), d.snap.size());
+        }
+        const std::int64_t myBlob = std::int64_t(w.buffer().size());
+        std::vector<std::vector<char>> blobs;
+        comm.gather(w.buffer(), blobs, 0, comm::Phase::Output);
+        if (comm.rank() != 0) {
+            out->devices.push_back(summarize(dev, tile.box(), comm.stats()));
+            return;
+        }
+        (void)myBlob;
+        RunResult& r = *out;
+        r.completed = completed;
+        r.status = status;
+        r.steps = done;
+        r.totalSteps = p.steps;
+        r.dt = p.dt;
+        r.dtFs = p.dtFs;
+        r.seconds = seconds;
+        r.cellUpdates = std::int64_t(done) * p.geom.cells[0] * p.geom.cells[1] * p.geom.cells[2];
+        r.gridCells = p.geom.cells;
+        const int N = int(blobs.size());
+        std::vector<std::unique_ptr<ByteReader>> readers;
+        for (int q = 0; q < N; ++q) {
+            readers.push_back(std::make_unique<ByteReader>(blobs[std::size_t(q)]));
+            DeviceSummary ds = getSummary(*readers.back());
+            // The summaries were taken just before the gather; every rank made exactly that one call.
+            ds.comm.count(comm::Phase::Output, comm::Kind::Gather, q == 0 ? 0 : std::int64_t(blobs[std::size_t(q)].size()));
+            r.devices.push_back(ds);
+        }
+        if (!r.devices.empty()) r.devices[0] = summarize(dev, tile.box(), comm.stats());
+
+        std::size_t sumPos = 0;
+        for (std::size_t di = 0; di < dets.size(); ++di) {
+            const DetectorPlan& dp = p.detectors[di];
+            DetectorResult res;
+            res.name = dp.name;
+            struct Part {
+                Box own, snapOwn;
+                std::vector<double> phasor, series;
+                std::vector<int> slots;
+                std::vector<float> snap;
+            };
+            std::vector<Part> parts(static_cast<std::size_t>(N));
+            for (int q = 0; q < N; ++q) {
+                ByteReader& rd = *readers[std::size_t(q)];
+                Part& pt = parts[std::size_t(q)];
+                pt.own = rd.get<Box>();
+                pt.phasor = rd.getArray<double>();
+                pt.slots = rd.getArray<int>();
+                pt.series = rd.getArray<double>();
+                pt.snapOwn = rd.get<Box>();
+                pt.snap = rd.getArray<float>();
+            }
+            const int S = std::min(dp.samples, done / dp.every);
+            NamedArray time{"time_fs", {S}, {}};
+            for (int s = 0; s < S; ++s) time.data.push_back((s + 1) * dp.every * p.dtFs);
+            const std::int64_t nl = std::int64_t(dp.omegas.size());
+            const Box& gb = dp.box;
+            const std::int64_t gcells = gb.cells();
+            auto gidx = [&](int i, int j, int k) {
+                return std::int64_t(i - gb.lo[0]) +
+                       std::int64_t(gb.extent(0)) * (std::int64_t(j - gb.lo[1]) + std::int64_t(gb.extent(1)) * (k - gb.lo[2]));
+            };
+            // Scatter per-cell records of every part into global order.
+            auto gatherCells = [&](std::int64_t per) {
+                std::vector<double> g(std::size_t(gcells * per), 0.0);
+                for (const Part& pt : parts) {
+                    if (pt.own.empty()) continue;
+                    std::int64_t idx = 0;
+                    for (int k = pt.own.lo[2]; k < pt.own.hi[2]; ++k)
+                        for (int j = pt.own.lo[1]; j < pt.own.hi[1]; ++j)
+                            for (int i = pt.own.lo[0]; i < pt.own.hi[0]; ++i, ++idx)
+                                std::copy_n(pt.phasor.data() + idx * per, per, g.data() + gidx(i, j, k) * per);
+                }
+                return g;
+            };
+            auto exactSeries = [&]() {
+                NamedArray a{"", {S}, {}};
+                for (int s = 0; s < dp.samples; ++s) {
+                    ExactSum e;
+                    const std::int64_t* wds = sums.data() + sumPos + std::size_t(s) * kSumWords;
+                    std::copy(wds, wds + ExactSum::kWords, e.words().begin());
+                    double v = wds[ExactSum::kWords] != 0 ? std::nan("") : e.value();
+                    if (s < S) a.data.push_back(v);
+                }
+                sumPos += std::size_t(dp.samples) * kSumWords;
+                return a;
+            };
+            switch (dp.type) {
+            case DT::Flux: {
+                res.type = "flux";
+                NamedArray f = exactSeries();
+                f.name = "flux";
+                res.arrays.push_back(time);
+                res.arrays.push_back(f);
+                std::vector<double> g = gatherCells(nl * 8);
+                NamedArray wl{"wavelengths_um", {nl}, dp.wavelengths};
+                NamedArray pw{"power", {nl}, std::vector<double>(std::size_t(nl), 0.0)};
+                for (std::int64_t w = 0; w < nl; ++w) {
+                    double acc = 0;
+                    for (std::int64_t c = 0; c < gcells; ++c) {
+                        const double* ph = g.data() + (c * nl + w) * 8;
+                        const std::complex<double> ep(ph[0], ph[1]), eq(ph[2], ph[3]), hp(ph[4], ph[5]), hq(ph[6], ph[7]);
+                        acc += 0.5 * (ep * std::conj(hq) - eq * std::conj(hp)).real();
+                    }
+                    pw.data[std::size_t(w)] = dp.sign * acc;
+                }
+                res.arrays.push_back(wl);
+                res.arrays.push_back(pw);
+                res.attrs["normal"] = dp.normal;
+                res.attrs["sign"] = dp.sign;
+                break;
+            }
+            case DT::Energy: {
+                res.type = "energy";
+                NamedArray e = exactSeries();
+                e.name = "energy";
+                res.arrays.push_back(time);
+                res.arrays.push_back(e);
+                break;
+            }
+            case DT::Phasor: {
+                res.type = "phasor";
+                const std::int64_t nc = std::int64_t(dp.comps.size());
+                std::vector<double> g = gatherCells(nc * nl * 2);
+                res.arrays.push_back(NamedArray{"wavelengths_um", {nl}, dp.wavelengths});
+                for (std::int64_t c = 0; c < nc; ++c) {
+                    NamedArray re{std::string(componentName(dp.comps[std::size_t(c)])) + "_re",
+                                  {nl, gb.extent(2), gb.extent(1), gb.extent(0)}, {}};
+                    NamedArray im = re;
+                    im.name = std::string(componentName(dp.comps[std::size_t(c)])) + "_im";
+                    for (std::int64_t w = 0; w < nl; ++w)
+                        for (std::int64_t cell = 0; cell < gcells; ++cell) {
+                            const double* ph = g.data() + ((cell * nc + c) * nl + w) * 2;
+                            re.data.push_back(ph[0]);
+                            im.data.push_back(ph[1]);
+                        }
+                    res.arrays.push_back(std::move(re));
+                    res.arrays.push_back(std::move(im));
+                }
+                break;
+            }
+            case DT::Probe: {
+                res.type = "probe";
+                res.arrays.push_back(time);
+                for (std::size_t c = 0; c < dp.comps.size(); ++c) {
+                    NamedArray a{componentName(dp.comps[c]), {S}, std::vector<double>(std::size_t(S), 0.0)};
+                    for (const Part& pt : parts)
+                        for (std::size_t q = 0; q < pt.slots.size(); ++q)
+                            if (pt.slots[q] == int(c))
+                                for (int s = 0; s < S; ++s) a.data[std::size_t(s)] = pt.series[std::size_t(s) * pt.slots.size() + q];
+                    res.arrays.push_back(std::move(a));
+                }
+                break;
+            }
+            case DT::Snapshot: {
+                res.type = "snapshot";
+                std::array<int, 3> dims{};
+                for (int a = 0; a < 3; ++a) dims[a] = (gb.extent(a) + dp.down - 1) / dp.down;
+                const std::int64_t npts = std::int64_t(dims[0]) * dims[1] * dims[2];
+                const std::int64_t nc = std::int64_t(dp.comps.size());
+                for (int s = 0; s < S; ++s)
+                    for (std::int64_t c = 0; c < nc; ++c) {
+                        Snapshot sn;
+                        sn.detector = dp.name;
+                        sn.component = componentName(dp.comps[std::size_t(c)]);
+                        sn.step = (s + 1) * dp.every;
+                        sn.timeFs = sn.step * p.dtFs;
+                        sn.dims = dims;
+                        for (int a = 0; a < 3; ++a) {
+                            sn.originUm[a] = p.geom.position(dp.comps[std::size_t(c)], a, gb.lo[a]);
+                            sn.spacingUm[a] = p.geom.cellUm * dp.down;
+                        }
+                        sn.data.assign(std::size_t(npts), 0.f);
+                        for (const Part& pt : parts) {
+                            const std::int64_t pts = pt.snapOwn.cells();
+                            if (pts <= 0) continue;
+                            const float* src = pt.snap.data() + (std::int64_t(s) * nc + c) * pts;
+                            std::int64_t idx = 0;
+                            for (int k = pt.snapOwn.lo[2]; k < pt.snapOwn.hi[2]; ++k)
+                                for (int j = pt.snapOwn.lo[1]; j < pt.snapOwn.hi[1]; ++j)
+                                    for (int i = pt.snapOwn.lo[0]; i < pt.snapOwn.hi[0]; ++i, ++idx)
+                                        sn.data[std::size_t(i + dims[0] * (j + std::int64_t(dims[1]) * k))] = src[idx];
+                        }
+                        r.snapshots.push_back(std::move(sn));
+                    }
+                res.attrs["samples"] = S;
+                break;
+            }
+            }
+            r.detectors.push_back(std::move(res));
+        }
+        r.objective = evaluateObjective(p, r.detectors);
+    }
+};
+
+template <class T> RunResult runTyped(std::shared_ptr<const Plan> plan, const RunOptions& o) {
+    RunResult result;
+    const int N = plan->tiles->count();
+    if (o.communicator) {
+        device::Device dev(device::DeviceKind::Cpu, o.communicator->rank(), threadsOf(o, 1), capacityOf(o, 1));
+        TileRun<T> tr{plan, o, *o.communicator, dev, nullptr, N, &result};
+        tr();
+        return result;
+    }
+    comm::LocalHub hub(N);
+    Board board;
+    board.devices.resize(std::size_t(N));
+    std::vector<std::unique_ptr<device::Device>> devs;
+    for (int t = 0; t < N; ++t)
+        devs.push_back(std::make_unique<device::Device>(device::DeviceKind::Cpu, t, threadsOf(o, N), capacityOf(o, N)));
+    std::vector<RunResult> perRank(static_cast<std::size_t>(N));
+    hub.run([&](comm::LocalComm& c) {
+        TileRun<T> tr{plan, o, c, *devs[std::size_t(c.rank())], &board, N, &perRank[std::size_t(c.rank())]};
+        tr();
+    });
+    result = std::move(perRank[0]);
+    return result;
+}
+
+template <class T> Estimate estimateTyped(std::shared_ptr<const Plan> plan, const RunOptions& o) {
+    Estimate e;
+    e.gridCells = plan->geom.cells;
+    e.steps = plan->steps;
+    const int N = plan->tiles->count();
+    const bool mpi = o.communicator != nullptr;
+    for (int t = 0; t < N; ++t) {
+        device::Device dev(device::DeviceKind::Cpu, t, 1, std::numeric_limits<std::int64_t>::max() / 4);
+        dev.setDryRun(true);
+        { Tile<T> tile(plan, t, dev); }
+        DeviceSummary d;
+        d.name = mpi ? "rank:" + std::to_string(t) : dev.name();
+        d.tile = plan->tiles->tile(t).box;
+        d.capacity = capacityOf(o, mpi ? 1 : N);
+        d.memory = dev.ledger().snapshot();
+        e.devices.push_back(d);
+    }
+    return e;
+}
+} // namespace
+
+RunOptions RunOptions::fromScene(const scene::Scene& s) {
+    RunOptions o;
+    o.precision = s.run.precision == "float64" ? Precision::Float64 : Precision::Float32;
+    o.tiles = s.run.tiles;
+    int n = parseCpuDevices(s.run.devices);
+    o.devices = n > 0 ? n : o.tiles[0] * o.tiles[1] * o.tiles[2];
+    o.overlap = s.run.overlap;
+    return o;
+}
+
+std::int64_t Estimate::maxDevicePeak() const {
+    std::int64_t m = 0;
+    for (auto& d : devices) m = std::max(m, d.memory.peakTotal);
+    return m;
+}
+std::int64_t Estimate::totalPeak() const {
+    std::int64_t m = 0;
+    for (auto& d : devices) m += d.memory.peakTotal;
+    return m;
+}
+
+void validateOptions(const scene::Scene& s, const RunOptions& o) {
+    const int tiles = o.tiles[0] * o.tiles[1] * o.tiles[2];
+    for (int a = 0; a < 3; ++a)
+        if (o.tiles[a] < 1)
+            throw InputError("run.tiles[" + std::to_string(a) + "]: must be >= 1 (got " + std::to_string(o.tiles[a]) + ")");
+    if (o.communicator) {
+        if (o.communicator->size() != tiles)
+            throw InputError("run.tiles: " + std::to_string(tiles) + " tiles need " + std::to_string(tiles) +
+                             " ranks, but the job has " + std::to_string(o.communicator->size()));
+    } else if (o.devices < tiles) {
+        throw InputError("run.tiles: " + std::to_string(tiles) + " tiles need " + std::to_string(tiles) +
+                         " devices, but only " + std::to_string(o.devices) + " are available (run.devices)");
+    }
+    if (o.guardInterval < 1) throw InputError("run.guard_interval: must be >= 1");
+    (void)s;
+}
+
+Estimate estimate(const scene::Scene& s, const RunOptions& o) {
+    validateOptions(s, o);
+    auto plan = makePlan(s, o);
+    return o.precision == Precision::Float64 ? estimateTyped<double>(plan, o) : estimateTyped<float>(plan, o);
+}
+
+RunResult run(const scene::Scene& s, const RunOptions& o) {
+    validateOptions(s, o);
+    auto plan = makePlan(s, o);
+    // Refuse before allocating: the dry run of the same allocation path gives every device's peak.
+    Estimate e = o.precision == Precision::Float64 ? estimateTyped<double>(plan, o) : estimateTyped<float>(plan, o);
+    for (const auto& d : e.devices)
+        if (d.memory.peakTotal > d.capacity)
+            throw MemoryError(d.name + ": needs " + device::formatBytes(d.memory.peakTotal) + " but has " +
+                              device::formatBytes(d.capacity) + " (reduce the grid or use more tiles)");
+    return o.precision == Precision::Float64 ? runTyped<double>(plan, o) : runTyped<float>(plan, o);
+}
+
+} // namespace yee::solver

@@ -1,0 +1,662 @@
+#include "yee/solver/Tile.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+
+#include "yee/core/Error.hpp"
+#include "yee/kernels/Cpml.hpp"
+#include "yee/kernels/Halo.hpp"
+#include "yee/kernels/Launch.hpp"
+#include "yee/kernels/Yee.hpp"
+#include "yee/scene/Rasterizer.hpp"
+
+namespace yee::solver {
+
+using device::Buffer;
+using device::Category;
+using kernels::forEachCell;
+
+namespace {
+constexpr int kSumWords = ExactSum::kWords + 1; // words + non-finite flag
+
+Box toLocal(const Box& g, const Box& tile) {
+    Box l;
+    for (int a = 0; a < 3; ++a) {
+        l.lo[a] = g.lo[a] - tile.lo[a];
+        l.hi[a] = g.hi[a] - tile.lo[a];
+    }
+    return l;
+}
+kernels::BoxIndex boxIndex(const Box& b) {
+    return {b.lo[0], b.lo[1], b.lo[2], std::int64_t(b.extent(0)), std::int64_t(b.extent(0)) * b.extent(1)};
+}
+/// Downsampled index range owned: global indices g in [own.lo, own.hi) with (g - det.lo) % d == 0,
+/// expressed as downsampled indices.
+std::pair<int, int> downRange(int detLo, int ownLo, int ownHi, int d) {
+    int lo = (ownLo - detLo + d - 1) / d;
+    int hi = (ownHi - 1 - detLo) / d + 1;
+    if (ownHi <= ownLo) hi = lo;
+    return {lo, std::max(lo, hi)};
+}
+} // namespace
+
+template <class T>
+Tile<T>::Tile(std::shared_ptr<const Plan> plan, int index, device::Device& dev)
+    : plan_(std::move(plan)), index_(index), dev_(dev) {
+    const Plan& p = *plan_;
+    const tiling::TileInfo& info = p.tiles->tile(index);
+    box_ = info.box;
+    shape_ = ArrayShape::make(box_.extent(0), box_.extent(1), box_.extent(2));
+    threads_ = dev.threads();
+
+    for (int c = 0; c < 6; ++c) f_[c] = Buffer<T>(dev, shape_.size, Category::Fields);
+    for (int c = 0; c < 3; ++c) {
+        cb_[c] = Buffer<T>(dev, shape_.size, Category::Materials);
+        if (p.lossy) ca_[c] = Buffer<T>(dev, shape_.size, Category::Materials);
+        if (p.magnetic) db_[c] = Buffer<T>(dev, shape_.size, Category::Materials);
+    }
+    dbScalar_ = T(p.dt);
+
+    for (const tiling::PmlSlab& s : info.pml) {
+        auto sl = std::make_unique<Slab>();
+        sl->slab = s;
+        sl->local = toLocal(s.box, box_);
+        sl->profLo = sl->local.lo[s.axis];
+        const std::int64_t n = s.box.cells();
+        for (int q = 0; q < 2; ++q) {
+            sl->psiE[q] = Buffer<T>(dev, n, Category::Pml);
+            sl->psiH[q] = Buffer<T>(dev, n, Category::Pml);
+        }
+        const int len = s.box.extent(s.axis);
+        for (int q = 0; q < 3; ++q) {
+            sl->profE[q] = Buffer<T>(dev, len, Category::Pml);
+            sl->profH[q] = Buffer<T>(dev, len, Category::Pml);
+        }
+        slabs_.push_back(std::move(sl));
+    }
+
+    for (const Injection& inj : p.injections) {
+        auto ti = std::make_unique<TileInjection>();
+        ti->inj = &inj;
+        for (std::size_t e = 0; e < inj.cells.size(); ++e) {
+            const Index3& g = inj.cells[e];
+            if (!box_.contains(g)) continue;
+            ti->hostCells.push_back(g);
+            ti->hostAmp.push_back(inj.amp[e]);
+            ti->hostOffsets.push_back(shape_.offset(g[0] - box_.lo[0], g[1] - box_.lo[1], g[2] - box_.lo[2]) -
+                                      shape_.origin);
+        }
+        if (ti->hostCells.empty()) continue;
+        ti->offset = Buffer<std::int64_t>(dev, std::int64_t(ti->hostCells.size()), Category::Sources);
+        ti->coef = Buffer<T>(dev, std::int64_t(ti->hostCells.size()), Category::Sources);
+        injections_.push_back(std::move(ti));
+    }
+
+    buildExchanges();
+    allocateDetectors();
+}
+
+template <class T> Tile<T>::~Tile() = default;
+
+template <class T> void Tile<T>::buildExchanges() {
+    const Plan& p = *plan_;
+    const tiling::TileInfo& info = p.tiles->tile(index_);
+    const Index3 n = box_.extents();
+    std::array<bool, 3> hasLo{}, hasHi{};
+    for (int a = 0; a < 3; ++a) {
+        hasLo[a] = info.neighbor[a][0] >= 0;
+        hasHi[a] = info.neighbor[a][1] >= 0;
+    }
+    // E: send the low face to the low neighbour (its high halo); receive our high halo from the high one.
+    // H: send the high face to the high neighbour (its low halo); receive our low halo from the low one.
+    for (int field = 0; field < 2; ++field) {
+        for (int a = 0; a < 3; ++a) {
+            Face f;
+            f.axis = a;
+            f.field = field;
+            Box face{{0, 0, 0}, n};
+            if (field == 0) {
+                f.sendBox = face;
+                f.sendBox.hi[a] = 1;
+                f.recvBox = face;
+                f.recvBox.lo[a] = n[a];
+                f.recvBox.hi[a] = n[a] + 1;
+                f.hasSend = hasLo[a];
+                f.hasRecv = hasHi[a];
+            } else {
+                f.sendBox = face;
+                f.sendBox.lo[a] = n[a] - 1;
+                f.recvBox = face;
+                f.recvBox.lo[a] = -1;
+                f.recvBox.hi[a] = 0;
+                f.hasSend = hasHi[a];
+                f.hasRecv = hasLo[a];
+            }
+            if (!f.hasSend && !f.hasRecv) continue;
+            const std::int64_t cnt = 2 * f.sendBox.cells();
+            if (f.hasSend) f.send = Buffer<T>(dev_, cnt, Category::Halo);
+            if (f.hasRecv) f.recv = Buffer<T>(dev_, cnt, Category::Halo);
+            faces_.push_back(std::move(f));
+        }
+    }
+    for (Face& f : faces_) {
+        comm::ExchangeGroup& g = f.field == 0 ? groupE_ : groupH_;
+        const int tag = f.field * 3 + f.axis;
+        const int sendTo = f.field == 0 ? info.neighbor[f.axis][0] : info.neighbor[f.axis][1];
+        const int recvFrom = f.field == 0 ? info.neighbor[f.axis][1] : info.neighbor[f.axis][0];
+        if (f.hasSend) g.sends.push_back({sendTo, tag, f.send.data(), f.send.bytes()});
+        if (f.hasRecv) g.recvs.push_back({recvFrom, tag, f.recv.data(), f.recv.bytes()});
+    }
+    // Interior / boundary split for overlapping: the H update of the high faces needs the E halo; the
+    // E update of the low faces needs the H halo. The rest is independent of the halos.
+    coreH_ = Box{{0, 0, 0}, n};
+    coreE_ = Box{{0, 0, 0}, n};
+    for (int a = 0; a < 3; ++a) {
+        if (hasHi[a]) coreH_.hi[a] = n[a] - 1;
+        if (hasLo[a]) coreE_.lo[a] = 1;
+    }
+    for (int a = 0; a < 3; ++a) {
+        if (hasHi[a]) {
+            Box s{{0, 0, 0}, n};
+            for (int b = 0; b < a; ++b)
+                if (hasHi[b]) s.hi[b] = n[b] - 1;
+            s.lo[a] = n[a] - 1;
+            restH_.push_back(s);
+        }
+        if (hasLo[a]) {
+            Box s{{0, 0, 0}, n};
+            for (int b = 0; b < a; ++b)
+                if (hasLo[b]) s.lo[b] = 1;
+            s.hi[a] = 1;
+            restE_.push_back(s);
+        }
+    }
+}
+
+template <class T> void Tile<T>::allocateDetectors() {
+    const Plan& p = *plan_;
+    for (const DetectorPlan& dp : p.detectors) {
+        TileDetector<T> d;
+        d.plan = &dp;
+        d.own = dp.box.intersect(box_);
+        using DT = scene::DetectorType;
+        const std::int64_t cells = d.own.empty() ? 0 : d.own.cells();
+        const std::int64_t nl = std::int64_t(dp.omegas.size());
+        switch (dp.type) {
+        case DT::Flux:
+            d.sums = Buffer<std::int64_t>(dev_, std::int64_t(dp.samples) * kSumWords, Category::Detectors);
+            d.phasor = Buffer<double>(dev_, cells * nl * 8, Category::Detectors);
+            break;
+        case DT::Energy:
+            d.sums = Buffer<std::int64_t>(dev_, std::int64_t(dp.samples) * kSumWords, Category::Detectors);
+            d.eps = Buffer<double>(dev_, 3 * cells, Category::Detectors);
+            d.mu = Buffer<double>(dev_, 3 * cells, Category::Detectors);
+            d.prevE = Buffer<double>(dev_, 3 * cells, Category::Detectors);
+            break;
+        case DT::Phasor:
+            d.phasor = Buffer<double>(dev_, cells * std::int64_t(dp.comps.size()) * nl * 2, Category::Detectors);
+            break;
+        case DT::Probe:
+            for (std::size_t c = 0; c < dp.points.size(); ++c)
+                if (box_.contains(dp.points[c])) d.probeSlots.push_back(int(c));
+            d.series = Buffer<double>(dev_, std::int64_t(dp.samples) * std::int64_t(d.probeSlots.size()),
+                                      Category::Detectors);
+            break;
+        case DT::Snapshot: {
+            d.snapOwn = Box{};
+            std::int64_t pts = 1;
+            for (int a = 0; a < 3; ++a) {
+                auto [lo, hi] = downRange(dp.box.lo[a], d.own.lo[a], d.own.hi[a], dp.down);
+                if (d.own.empty()) lo = hi = 0;
+                d.snapOwn.lo[a] = lo;
+                d.snapOwn.hi[a] = hi;
+                pts *= (hi - lo);
+            }
+            d.snap = Buffer<float>(dev_, std::int64_t(dp.samples) * std::int64_t(dp.comps.size()) * pts,
+                                   Category::Detectors);
+            break;
+        }
+        }
+        dets_.push_back(std::move(d));
+    }
+}
+
+template <class T> void Tile<T>::fill() {
+    const Plan& p = *plan_;
+    const scene::Rasterizer& r = *p.raster;
+    const double dt = p.dt;
+    const double sigmaScale = scene::kEta0 * p.scene.cellUm * 1e-6; // S/m -> normalised
+    const Index3 n = box_.extents();
+    // ---- materials: Cb, Ca at E locations, Db at H locations ----
+    for (int c = 0; c < 3; ++c) {
+        View<T> cb(cb_[c].data(), shape_), ca(ca_[c].data(), shape_), db(db_[c].data(), shape_);
+#pragma omp parallel num_threads(threads_)
+        {
+            std::vector<scene::CellMaterial> rowE(static_cast<std::size_t>(n[0])), rowH(static_cast<std::size_t>(n[0]));
+#pragma omp for schedule(dynamic)
+            for (int k = 0; k < n[2]; ++k)
+                for (int j = 0; j < n[1]; ++j) {
+                    const int gj = box_.lo[1] + j, gk = box_.lo[2] + k;
+                    r.fillRow(0, c, gj, gk, box_.lo[0], box_.hi[0], rowE.data());
+                    if (p.magnetic) r.fillRow(1, c, gj, gk, box_.lo[0], box_.hi[0], rowH.data());
+                    for (int i = 0; i < n[0]; ++i) {
+                        const Index3 g{box_.lo[0] + i, gj, gk};
+                        const scene::CellMaterial& m = rowE[std::size_t(i)];
+                        const double s = m.sigma * sigmaScale * dt / (2 * m.eps);
+                        double cbv = (dt / m.eps) / (1 + s);
+                        // PEC walls (behind CPML or explicit): tangential E on the low face stays zero;
+                        // the high face's tangential E is the never-written halo.
+                        for (int a = 0; a < 3; ++a)
+                            if (a != c && g[a] == 0 && p.bc[a] != tiling::AxisBoundary::Periodic) cbv = 0;
+                        cb(i, j, k) = T(cbv);
+                        if (p.lossy) ca(i, j, k) = T((1 - s) / (1 + s));
+                        if (p.magnetic) db(i, j, k) = T(dt / rowH[std::size_t(i)].mu);
+                    }
+                }
+        }
+    }
+    // ---- CPML grading ----
+    for (auto& sl : slabs_) {
+        const int a = sl->slab.axis;
+        const PmlParams& pp = p.pml[a];
+        const int d = sl->slab.thickness, N = p.geom.cells[a];
+        const int len = sl->slab.box.extent(a);
+        for (int h = 0; h < 2; ++h) {
+            auto& prof = h == 0 ? sl->profE : sl->profH;
+            for (int q = 0; q < len; ++q) {
+                const int g = sl->slab.box.lo[a] + q;
+                const double pos = g + (h == 0 ? 0.0 : 0.5);
+                double rho = sl->slab.side == 0 ? d - pos : pos - (N - d);
+                rho = std::clamp(rho, 0.0, double(d));
+                const double x = rho / d;
+                const double xm = std::pow(x, pp.order);
+                const double sigma = pp.sigmaMax * xm;
+                const double kappa = 1 + (pp.kappaMax - 1) * xm;
+                const double alpha = pp.alphaMax * (1 - x);
+                const double b = std::exp(-(sigma / kappa + alpha) * dt);
+                const double den = sigma * kappa + kappa * kappa * alpha;
+                const double cc = den > 0 ? sigma / den * (b - 1) : 0.0;
+                prof[0][q] = T(b);
+                prof[1][q] = T(cc);
+                prof[2][q] = T(1 / kappa - 1);
+            }
+        }
+    }
+    // ---- injections: coefficient of the cell times amplitude ----
+    for (auto& ti : injections_) {
+        const int comp = ti->inj->comp;
+        for (std::size_t e = 0; e < ti->hostCells.size(); ++e) {
+            const Index3& g = ti->hostCells[e];
+            double coef;
+            if (comp < 3) {
+                coef = double(cb_[comp][ti->hostOffsets[e] + shape_.origin]);
+            } else {
+                coef = p.magnetic ? double(db_[comp - 3][ti->hostOffsets[e] + shape_.origin]) : dt;
+            }
+            (void)g;
+            ti->offset[std::int64_t(e)] = ti->hostOffsets[e] + shape_.origin;
+            ti->coef[std::int64_t(e)] = T(coef * ti->hostAmp[e]);
+        }
+    }
+    // ---- detector constants ----
+    for (auto& d : dets_) {
+        if (d.plan->type != scene::DetectorType::Energy || d.own.empty()) continue;
+        const std::int64_t cells = d.own.cells();
+        std::int64_t idx = 0;
+        for (int k = d.own.lo[2]; k < d.own.hi[2]; ++k)
+            for (int j = d.own.lo[1]; j < d.own.hi[1]; ++j)
+                for (int i = d.own.lo[0]; i < d.own.hi[0]; ++i, ++idx)
+                    for (int c = 0; c < 3; ++c) {
+                        d.eps[c * cells + idx] = r.atE(c, i, j, k).eps;
+                        d.mu[c * cells + idx] = r.atH(c, i, j, k).mu;
+                    }
+    }
+}
+
+template <class T> void Tile<T>::updateH(const Box& b) {
+    const Plan& p = *plan_;
+    if (p.magnetic) {
+        kernels::UpdateH<T, true> k{field(3), field(4), field(5), field(0), field(1), field(2),
+                                    View<const T>(db_[0].data(), shape_), View<const T>(db_[1].data(), shape_),
+                                    View<const T>(db_[2].data(), shape_), dbScalar_};
+        forEachCell(b, threads_, k);
+    } else {
+        kernels::UpdateH<T, false> k{field(3), field(4), field(5), field(0), field(1), field(2), {}, {}, {}, dbScalar_};
+        forEachCell(b, threads_, k);
+    }
+}
+
+template <class T> void Tile<T>::updateE(const Box& b) {
+    const Plan& p = *plan_;
+    View<const T> cbx(cb_[0].data(), shape_), cby(cb_[1].data(), shape_), cbz(cb_[2].data(), shape_);
+    if (p.lossy) {
+        kernels::UpdateE<T, true> k{field(0), field(1), field(2), field(3), field(4), field(5), cbx, cby, cbz,
+                                    View<const T>(ca_[0].data(), shape_), View<const T>(ca_[1].data(), shape_),
+                                    View<const T>(ca_[2].data(), shape_)};
+        forEachCell(b, threads_, k);
+    } else {
+        kernels::UpdateE<T, false> k{field(0), field(1), field(2), field(3), field(4), field(5), cbx, cby, cbz,
+                                     {}, {}, {}};
+        forEachCell(b, threads_, k);
+    }
+}
+
+namespace {
+template <class T, int A>
+void runCpmlE(const View<T>* f, const std::array<Buffer<T>, 3>& cb, const ArrayShape& sh, const Box& local,
+              std::array<Buffer<T>, 2>& psi, std::array<Buffer<T>, 3>& prof, int profLo, int threads) {
+    constexpr int p1 = (A + 1) % 3, p2 = (A + 2) % 3;
+    kernels::CpmlE<T, A> k{f[p1],
+                           f[p2],
+                           f[3 + p2],
+                           f[3 + p1],
+                           View<const T>(cb[p1].data(), sh),
+                           View<const T>(cb[p2].data(), sh),
+                           psi[0].data(),
+                           psi[1].data(),
+                           {local.lo[0], local.lo[1], local.lo[2], std::int64_t(local.extent(0)),
+                            std::int64_t(local.extent(0)) * local.extent(1)},
+                           {prof[0].data(), prof[1].data(), prof[2].data()},
+                           profLo};
+    forEachCell(local, threads, k);
+}
+template <class T, int A, bool M>
+void runCpmlH(const View<T>* f, const std::array<Buffer<T>, 3>& db, T dbs, const ArrayShape& sh, const Box& local,
+              std::array<Buffer<T>, 2>& psi, std::array<Buffer<T>, 3>& prof, int profLo, int threads) {
+    constexpr int q1 = (A + 1) % 3, q2 = (A + 2) % 3;
+    kernels::CpmlH<T, A, M> k{f[3 + q1],
+                              f[3 + q2],
+                              f[q2],
+                              f[q1],
+                              View<const T>(db[q1].data(), sh),
+                              View<const T>(db[q2].data(), sh),
+                              dbs,
+                              psi[0].data(),
+                              psi[1].data(),
+                              {local.lo[0], local.lo[1], local.lo[2], std::int64_t(local.extent(0)),
+                               std::int64_t(local.extent(0)) * local.extent(1)},
+                              {prof[0].data(), prof[1].data(), prof[2].data()},
+                              profLo};
+    forEachCell(local, threads, k);
+}
+} // namespace
+
+template <class T> void Tile<T>::cpmlH() {
+    View<T> f[6];
+    for (int c = 0; c < 6; ++c) f[c] = field(c);
+    const bool m = plan_->magnetic;
+    // Fixed order x, y, z (and low before high) so corner cells round identically in every tiling.
+    for (int a = 0; a < 3; ++a)
+        for (auto& sl : slabs_) {
+            if (sl->slab.axis != a) continue;
+#define YEE_CPML_H(AX)                                                                                         \
+    if (m) runCpmlH<T, AX, true>(f, db_, dbScalar_, shape_, sl->local, sl->psiH, sl->profH, sl->profLo, threads_); \
+    else runCpmlH<T, AX, false>(f, db_, dbScalar_, shape_, sl->local, sl->psiH, sl->profH, sl->profLo, threads_)
+            if (a == 0) { YEE_CPML_H(0); } else if (a == 1) { YEE_CPML_H(1); } else { YEE_CPML_H(2); }
+#undef YEE_CPML_H
+        }
+}
+
+template <class T> void Tile<T>::cpmlE() {
+    View<T> f[6];
+    for (int c = 0; c < 6; ++c) f[c] = field(c);
+    for (int a = 0; a < 3; ++a)
+        for (auto& sl : slabs_) {
+            if (sl->slab.axis != a) continue;
+            if (a == 0) runCpmlE<T, 0>(f, cb_, shape_, sl->local, sl->psiE, sl->profE, sl->profLo, threads_);
+            else if (a == 1) runCpmlE<T, 1>(f, cb_, shape_, sl->local, sl->psiE, sl->profE, sl->profLo, threads_);
+            else runCpmlE<T, 2>(f, cb_, shape_, sl->local, sl->psiE, sl->profE, sl->profLo, threads_);
+        }
+}
+
+template <class T> void Tile<T>::inject(int fieldGroup, double t) {
+    const Plan& p = *plan_;
+    for (auto& ti : injections_) {
+        const int comp = ti->inj->comp;
+        if ((comp < 3) != (fieldGroup == 0)) continue;
+        const T amp = T(p.sourceTimes[ti->inj->source](t + ti->inj->shift));
+        kernels::Inject<T> k{f_[comp].data(), ti->offset.data(), ti->coef.data(), amp};
+        kernels::forEachIndex(ti->offset.size(), 1, k);
+    }
+}
+
+template <class T> void Tile<T>::pack(int fieldGroup) {
+    for (Face& f : faces_) {
+        if (f.field != fieldGroup || !f.hasSend) continue;
+        const int c1 = (f.axis + 1) % 3 + 3 * fieldGroup, c2 = (f.axis + 2) % 3 + 3 * fieldGroup;
+        const std::int64_t half = f.sendBox.cells();
+        kernels::PackFace<T> k1{field(c1), f.send.data(), boxIndex(f.sendBox)};
+        kernels::PackFace<T> k2{field(c2), f.send.data() + half, boxIndex(f.sendBox)};
+        forEachCell(f.sendBox, 1, k1);
+        forEachCell(f.sendBox, 1, k2);
+    }
+}
+
+template <class T> void Tile<T>::unpack(int fieldGroup) {
+    for (Face& f : faces_) {
+        if (f.field != fieldGroup || !f.hasRecv) continue;
+        const int c1 = (f.axis + 1) % 3 + 3 * fieldGroup, c2 = (f.axis + 2) % 3 + 3 * fieldGroup;
+        const std::int64_t half = f.recvBox.cells();
+        kernels::BoxIndex bi = boxIndex(f.recvBox);
+        kernels::UnpackFace<T> k1{field(c1), f.recv.data(), bi, 0, 0, 0};
+        kernels::UnpackFace<T> k2{field(c2), f.recv.data() + half, bi, 0, 0, 0};
+        forEachCell(f.recvBox, 1, k1);
+        forEachCell(f.recvBox, 1, k2);
+    }
+}
+
+template <class T> void Tile<T>::step(int n, comm::Communicator& comm, bool overlap) {
+    const double dt = plan_->dt;
+    // ---- H^{n-1/2} -> H^{n+1/2}: curl of E^n; the high E halo arrives from the previous step ----
+    if (overlap) {
+        updateH(coreH_); // independent of the E halo
+        finishPending(comm);
+        for (const Box& b : restH_) updateH(b);
+    } else {
+        finishPending(comm);
+        updateH(coreH_);
+        for (const Box& b : restH_) updateH(b);
+    }
+    cpmlH();
+    inject(1, n * dt); // magnetic-side plane-source corrections, E^n time
+    // H^{n+1/2} valid on owned cells; low H halo stale.
+    pack(1);
+    comm.exchangeStart(groupH_, comm::Phase::Forward);
+    saveEnergyE();
+    // ---- E^n -> E^{n+1}: curl of H^{n+1/2}; the low H halo is needed on the low faces ----
+    if (overlap) {
+        updateE(coreE_);
+        comm.exchangeFinish(groupH_);
+        unpack(1);
+        for (const Box& b : restE_) updateE(b);
+    } else {
+        comm.exchangeFinish(groupH_);
+        unpack(1);
+        updateE(coreE_);
+        for (const Box& b : restE_) updateE(b);
+    }
+    cpmlE();
+    inject(0, (n + 0.5) * dt); // electric currents J^{n+1/2}
+    // E^{n+1} valid on owned cells; high E halo stale until the exchange completes.
+    pack(0);
+    comm.exchangeStart(groupE_, comm::Phase::Forward);
+    pendingE_ = true;
+    if (!overlap) finishPending(comm);
+}
+
+template <class T> void Tile<T>::finishPending(comm::Communicator& comm) {
+    if (!pendingE_) return;
+    comm.exchangeFinish(groupE_);
+    unpack(0);
+    pendingE_ = false;
+}
+
+template <class T> void Tile<T>::saveEnergyE() {
+    for (auto& d : dets_) {
+        if (d.plan->type != scene::DetectorType::Energy || d.own.empty()) continue;
+        const std::int64_t cells = d.own.cells();
+        for (int c = 0; c < 3; ++c) {
+            View<T> f = field(c);
+            std::int64_t idx = 0;
+            for (int k = d.own.lo[2]; k < d.own.hi[2]; ++k)
+                for (int j = d.own.lo[1]; j < d.own.hi[1]; ++j)
+                    for (int i = d.own.lo[0]; i < d.own.hi[0]; ++i, ++idx)
+                        d.prevE[c * cells + idx] = double(f(i - box_.lo[0], j - box_.lo[1], k - box_.lo[2]));
+        }
+    }
+}
+
+template <class T> void Tile<T>::record(int n) {
+    using DT = scene::DetectorType;
+    const double dt = plan_->dt;
+    const double tE = (n + 1) * dt, tH = (n + 0.5) * dt;
+    const auto L = [&](const Index3& g) { return Index3{g[0] - box_.lo[0], g[1] - box_.lo[1], g[2] - box_.lo[2]}; };
+    for (auto& d : dets_) {
+        const DetectorPlan& dp = *d.plan;
+        const bool sample = (n + 1) % dp.every == 0;
+        const int s = (n + 1) / dp.every - 1;
+        if (dp.type == DT::Probe) {
+            if (!sample || s >= dp.samples) continue;
+            for (std::size_t q = 0; q < d.probeSlots.size(); ++q) {
+                const int slot = d.probeSlots[q];
+                const Index3 l = L(dp.points[slot]);
+                d.series[std::int64_t(s) * std::int64_t(d.probeSlots.size()) + std::int64_t(q)] =
+                    double(field(dp.comps[slot])(l[0], l[1], l[2]));
+            }
+            continue;
+        }
+        if (d.own.empty()) continue;
+        const std::int64_t cells = d.own.cells();
+        if (dp.type == DT::Flux) {
+            // S_a = E_p Hbar_q - E_q Hbar_p on the E plane i0; Hbar averages H over the two half-cells
+            // around the plane (the low one may be the H halo, valid after the H exchange).
+            const int a = dp.normal, pa = (a + 1) % 3, qa = (a + 2) % 3;
+            View<T> ep = field(pa), eq = field(qa), hp = field(3 + pa), hq = field(3 + qa);
+            Index3 da{0, 0, 0};
+            da[a] = 1;
+            ExactSum acc;
+            const std::int64_t nl = std::int64_t(dp.omegas.size());
+            std::vector<std::complex<double>> wE(nl), wH(nl);
+            for (std::int64_t w = 0; w < nl; ++w) {
+                wE[w] = std::polar(dt, dp.omegas[w] * tE);
+                wH[w] = std::polar(dt, dp.omegas[w] * tH);
+            }
+            std::int64_t idx = 0;
+            for (int k = d.own.lo[2]; k < d.own.hi[2]; ++k)
+                for (int j = d.own.lo[1]; j < d.own.hi[1]; ++j)
+                    for (int i = d.own.lo[0]; i < d.own.hi[0]; ++i, ++idx) {
+                        const Index3 l = L({i, j, k});
+                        const double vp = ep(l[0], l[1], l[2]), vq = eq(l[0], l[1], l[2]);
+                        const double hpb = 0.5 * (double(hp(l[0] - da[0], l[1] - da[1], l[2] - da[2])) +
+                                                  double(hp(l[0], l[1], l[2])));
+                        const double hqb = 0.5 * (double(hq(l[0] - da[0], l[1] - da[1], l[2] - da[2])) +
+                                                  double(hq(l[0], l[1], l[2])));
+                        if (sample && s < dp.samples) acc.add(dp.sign * (vp * hqb - vq * hpb));
+                        double* ph = d.phasor.data() + (idx * nl) * 8;
+                        for (std::int64_t w = 0; w < nl; ++w, ph += 8) {
+                            ph[0] += vp * wE[w].real();
+                            ph[1] += vp * wE[w].imag();
+                            ph[2] += vq * wE[w].real();
+                            ph[3] += vq * wE[w].imag();
+                            ph[4] += hpb * wH[w].real();
+                            ph[5] += hpb * wH[w].imag();
+                            ph[6] += hqb * wH[w].real();
+                            ph[7] += hqb * wH[w].imag();
+                        }
+                    }
+            if (sample && s < dp.samples) {
+                acc.normalize();
+                std::int64_t* out = d.sums.data() + std::int64_t(s) * kSumWords;
+                std::copy(acc.words().begin(), acc.words().end(), out);
+                out[ExactSum::kWords] = acc.nonFinite() ? 1 : 0;
+            }
+        } else if (dp.type == DT::Energy) {
+            if (!sample || s >= dp.samples) continue;
+            ExactSum acc;
+            std::int64_t idx = 0;
+            for (int k = d.own.lo[2]; k < d.own.hi[2]; ++k)
+                for (int j = d.own.lo[1]; j < d.own.hi[1]; ++j)
+                    for (int i = d.own.lo[0]; i < d.own.hi[0]; ++i, ++idx) {
+                        const Index3 l = L({i, j, k});
+                        // Leapfrog-conserved energy centred at n+1/2: (eps E^n.E^{n+1} + mu |H^{n+1/2}|^2) / 2.
+                        double u = 0;
+                        for (int c = 0; c < 3; ++c) {
+                            const double e = field(c)(l[0], l[1], l[2]);
+                            const double h = field(3 + c)(l[0], l[1], l[2]);
+                            u += 0.5 * (d.eps[c * cells + idx] * d.prevE[c * cells + idx] * e +
+                                        d.mu[c * cells + idx] * h * h);
+                        }
+                        acc.add(u);
+                    }
+            acc.normalize();
+            std::int64_t* out = d.sums.data() + std::int64_t(s) * kSumWords;
+            std::copy(acc.words().begin(), acc.words().end(), out);
+            out[ExactSum::kWords] = acc.nonFinite() ? 1 : 0;
+        } else if (dp.type == DT::Phasor) {
+            const std::int64_t nl = std::int64_t(dp.omegas.size()), nc = std::int64_t(dp.comps.size());
+            std::vector<std::complex<double>> wE(nl), wH(nl);
+            for (std::int64_t w = 0; w < nl; ++w) {
+                wE[w] = std::polar(dt, dp.omegas[w] * tE);
+                wH[w] = std::polar(dt, dp.omegas[w] * tH);
+            }
+            std::int64_t idx = 0;
+            for (int k = d.own.lo[2]; k < d.own.hi[2]; ++k)
+                for (int j = d.own.lo[1]; j < d.own.hi[1]; ++j)
+                    for (int i = d.own.lo[0]; i < d.own.hi[0]; ++i, ++idx) {
+                        const Index3 l = L({i, j, k});
+                        for (std::int64_t c = 0; c < nc; ++c) {
+                            const int comp = dp.comps[c];
+                            const double v = field(comp)(l[0], l[1], l[2]);
+                            double* ph = d.phasor.data() + ((idx * nc + c) * nl) * 2;
+                            for (std::int64_t w = 0; w < nl; ++w) {
+                                const auto& wt = comp < 3 ? wE[w] : wH[w];
+                                ph[2 * w] += v * wt.real();
+                                ph[2 * w + 1] += v * wt.imag();
+                            }
+                        }
+                    }
+        } else if (dp.type == DT::Snapshot) {
+            if (!sample || s >= dp.samples) continue;
+            const Box& so = d.snapOwn;
+            const std::int64_t pts = so.cells();
+            if (pts <= 0) continue;
+            const std::int64_t nc = std::int64_t(dp.comps.size());
+            for (std::int64_t c = 0; c < nc; ++c) {
+                View<T> f = field(dp.comps[c]);
+                float* out = d.snap.data() + (std::int64_t(s) * nc + c) * pts;
+                std::int64_t idx = 0;
+                for (int k = so.lo[2]; k < so.hi[2]; ++k)
+                    for (int j = so.lo[1]; j < so.hi[1]; ++j)
+                        for (int i = so.lo[0]; i < so.hi[0]; ++i, ++idx) {
+                            const Index3 g{dp.box.lo[0] + i * dp.down, dp.box.lo[1] + j * dp.down,
+                                           dp.box.lo[2] + k * dp.down};
+                            const Index3 l = L(g);
+                            out[idx] = float(f(l[0], l[1], l[2]));
+                        }
+            }
+        }
+    }
+}
+
+template <class T> bool Tile<T>::finite() const {
+    const Index3 n = box_.extents();
+    bool ok = true;
+    for (int c = 0; c < 6 && ok; ++c) {
+        View<T> f = field(c);
+        int bad = 0;
+#pragma omp parallel for num_threads(threads_) reduction(| : bad)
+        for (int k = 0; k < n[2]; ++k)
+            for (int j = 0; j < n[1]; ++j) {
+                const T* row = f.row(j, k);
+                for (int i = 0; i < n[0]; ++i) bad |= !std::isfinite(row[i]);
+            }
+        ok = bad == 0;
+    }
+    return ok;
+}
+
+template class Tile<float>;
+template class Tile<double>;
+
+} // namespace yee::solver

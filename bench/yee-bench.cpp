@@ -1,0 +1,138 @@
+/// yee-bench: forward-solver throughput on a 3-D box with CPML on all faces (the same box as
+/// ../shared/bench/meep_box.py: N^3 cells including 10-cell PML, eps = 2.25, one Ez dipole).
+/// Prints Mcell-updates/s in float32 and float64, the bytes each cell update moves, a read-modify-write
+/// bandwidth measured in this same run, and the resulting fraction of the memory roofline. With
+/// --tiles it also runs decomposed grids on emulated devices and prints their throughput ratio to the
+/// single-domain run.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <omp.h>
+
+#include "yee/core/Error.hpp"
+#include "yee/device/Device.hpp"
+#include "yee/scene/Scene.hpp"
+#include "yee/solver/Run.hpp"
+
+using namespace yee;
+
+namespace {
+
+scene::Scene benchScene(int n, int pml) {
+    scene::Scene s;
+    s.name = "bench box";
+    s.cellUm = 0.1;
+    s.courant = 0.99;
+    s.domainSize = {n * s.cellUm, n * s.cellUm, n * s.cellUm};
+    for (auto& b : s.boundaries) {
+        b.type = scene::BoundaryType::Pml;
+        b.cells = pml;
+    }
+    scene::Material m;
+    m.name = "medium";
+    m.eps = 2.25;
+    s.materials.push_back(m);
+    s.background = "medium";
+    scene::Source src;
+    src.name = "dipole";
+    src.type = scene::SourceType::PointDipole;
+    src.polarization = {0, 0, 1};
+    src.profile.wavelength = 1.0;
+    src.profile.bandwidth = 0.5;
+    s.sources.push_back(src);
+    s.durationFs = 1e9; // bounded by --steps
+    return s;
+}
+
+/// Read-modify-write bandwidth a += s*b (the FDTD access pattern), GB/s, best of several passes.
+double rmwBandwidth(int threads) {
+    const std::size_t n = std::size_t(1) << 25; // 2 x 128 MiB of float: well beyond the caches
+    device::Device dev(device::DeviceKind::Cpu, 0, threads, std::int64_t(1) << 40);
+    device::Buffer<float> a(dev, std::int64_t(n), device::Category::Staging);
+    device::Buffer<float> b(dev, std::int64_t(n), device::Category::Staging);
+    float* pa = a.data();
+    const float* pb = b.data();
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::size_t i = 0; i < n; ++i) pa[i] = 1.0f;
+    double best = 0;
+    for (int rep = 0; rep < 6; ++rep) {
+        auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (std::size_t i = 0; i < n; ++i) pa[i] += 0.5f * pb[i];
+        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        best = std::max(best, 3.0 * sizeof(float) * double(n) / s / 1e9);
+    }
+    return best;
+}
+
+double runOnce(const scene::Scene& s, solver::Precision p, std::array<int, 3> tiles, int steps, bool overlap) {
+    solver::RunOptions o = solver::RunOptions::fromScene(s);
+    o.precision = p;
+    o.tiles = tiles;
+    o.devices = tiles[0] * tiles[1] * tiles[2];
+    o.maxSteps = steps;
+    o.overlap = overlap;
+    o.guardInterval = 1000000;
+    solver::RunResult r = solver::run(s, o);
+    return double(r.cellUpdates) / r.seconds / 1e6;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    int n = 128, steps = 200, pml = 10, reps = 3;
+    bool decomposed = false, onlyF32 = false;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        auto next = [&]() { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
+        if (a == "--n") n = next();
+        else if (a == "--steps") steps = next();
+        else if (a == "--pml") pml = next();
+        else if (a == "--reps") reps = next();
+        else if (a == "--decomposed") decomposed = true;
+        else if (a == "--float32-only") onlyF32 = true;
+        else {
+            std::fprintf(stderr, "usage: yee-bench [--n N] [--steps S] [--pml P] [--reps R] [--decomposed] [--float32-only]\n");
+            return 2;
+        }
+    }
+    try {
+        const int threads = device::hostThreads();
+        const scene::Scene s = benchScene(n, pml);
+        std::printf("yee-bench: %d^3 cells (PML %d on all faces), %d steps, %d threads\n", n, pml, steps, threads);
+        const double bw = rmwBandwidth(threads);
+        std::printf("rmw_bandwidth_GBps %.2f\n", bw);
+        // Bytes moved per cell update by the two sweeps (lossless, non-magnetic kernels):
+        // H: read+write H (6) + read E (3); E: read+write E (6) + read H (3) + read Cb (3) = 21 values.
+        const double valuesPerCell = 21;
+        for (int pi = 0; pi < (onlyF32 ? 1 : 2); ++pi) {
+            const auto prec = pi == 0 ? solver::Precision::Float32 : solver::Precision::Float64;
+            const double bytes = valuesPerCell * (pi == 0 ? 4 : 8);
+            double best = 0;
+            for (int r = 0; r < reps; ++r) best = std::max(best, runOnce(s, prec, {1, 1, 1}, steps, true));
+            const double roof = bw * 1e9 / bytes / 1e6;
+            std::printf("%s Mcell_per_s %.1f bytes_per_cell %.0f roofline_Mcell_per_s %.1f roofline_fraction %.3f\n",
+                        pi == 0 ? "float32" : "float64", best, bytes, roof, best / roof);
+        }
+        if (decomposed) {
+            double single = 0, two = 0, twoSerial = 0;
+            for (int r = 0; r < reps; ++r) {
+                single = std::max(single, runOnce(s, solver::Precision::Float32, {1, 1, 1}, steps, true));
+                two = std::max(two, runOnce(s, solver::Precision::Float32, {2, 1, 1}, steps, true));
+                twoSerial = std::max(twoSerial, runOnce(s, solver::Precision::Float32, {2, 1, 1}, steps, false));
+            }
+            std::printf("local_1x1x1 Mcell_per_s %.1f\n", single);
+            std::printf("local_2x1x1 Mcell_per_s %.1f ratio_to_single %.3f\n", two, two / single);
+            std::printf("local_2x1x1_no_overlap Mcell_per_s %.1f ratio_to_single %.3f\n", twoSerial, twoSerial / single);
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "yee-bench: error: %s\n", e.what());
+        return 2;
+    }
+    return 0;
+}

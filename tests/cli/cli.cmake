@@ -1,0 +1,17 @@
+# yee-run: argument parsing, report formatting, and the binary end to end.
+set(_cli ${CMAKE_CURRENT_LIST_DIR})
+
+yee_add_test(NAME cli_args SOURCES ${_cli}/tst_RunCli.cpp LIBS yee_runcli LABELS cli TIMEOUT 60)
+yee_add_test(NAME cli_report SOURCES ${_cli}/tst_RunReport.cpp LIBS yee_runcli LABELS cli TIMEOUT 60)
+
+yee_add_test(NAME cli_yee_run SOURCES ${_cli}/tst_YeeRun.cpp LABELS cli TIMEOUT 1200)
+add_dependencies(tst_cli_yee_run yee-run)
+target_compile_definitions(tst_cli_yee_run PRIVATE YEE_RUN_EXE="$<TARGET_FILE:yee-run>")
+
+# The MPI cases of the same executable: yee-run under mpirun with one rank per tile.
+if(TARGET yee_mpi AND MPIEXEC_EXECUTABLE)
+  target_compile_definitions(tst_cli_yee_run PRIVATE YEE_MPIEXEC="${MPIEXEC_EXECUTABLE}")
+  add_test(NAME cli_yee_run_mpi COMMAND tst_cli_yee_run mpiRanksMatchLocalRun mpiTileCountMustMatchRanks)
+  set_tests_properties(cli_yee_run_mpi PROPERTIES TIMEOUT 600 LABELS "cli;mpi"
+    ENVIRONMENT "YEE_TEST_MPI=1;QT_QPA_PLATFORM=offscreen;OMPI_MCA_btl_vader_single_copy_mechanism=none;OMPI_MCA_rmaps_base_oversubscribe=1")
+endif()

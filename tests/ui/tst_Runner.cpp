@@ -1,0 +1,136 @@
+#include <QtTest>
+
+#include "UiTestScenes.hpp"
+#include "ui/Estimator.hpp"
+#include "ui/Runner.hpp"
+#include "yee/io/ResultsWriter.hpp"
+
+using namespace yee;
+using namespace yee::ui;
+
+namespace {
+/// A scene that takes a while: enough steps that cancel arrives long before the end.
+scene::Scene longScene() {
+    scene::Scene s = test::smallScene();
+    s.durationFs = 2000;
+    return s;
+}
+} // namespace
+
+/// The runner runs the solver on its worker thread: telemetry arrives as queued signals on this
+/// thread, the result file is written, and cancel stops the run early with an incomplete result.
+class tst_Runner : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QVERIFY(dir_.isValid()); }
+
+    void runsAndReportsTelemetry() {
+        Runner runner;
+        QSignalSpy telemetry(&runner, &Runner::telemetryReceived);
+        QSignalSpy finished(&runner, &Runner::runFinished);
+        QSignalSpy failed(&runner, &Runner::runFailed);
+        RunRequest req;
+        req.scene = test::smallScene();
+        req.scene.run.tiles = {2, 1, 1};
+        req.scene.run.devices = "cpu:2";
+        req.options = RunSettings{}.optionsFor(req.scene);
+        req.options.telemetryInterval = 0.0;
+        req.resultPath = dir_.filePath("small.h5");
+        QVERIFY(runner.start(req));
+        QVERIFY(runner.isRunning());
+        QVERIFY(!runner.start(req)); // one run at a time
+        QVERIFY2(finished.wait(120000), failed.isEmpty() ? "no result" : qPrintable(failed.first().first().toString()));
+        QVERIFY(!runner.isRunning());
+        QVERIFY(telemetry.count() >= 1);
+        const auto report = telemetry.last().first().value<telemetry::Report>();
+        QCOMPARE(int(report.devices.size()), 2);
+        QVERIFY(report.totalSteps > 0);
+        const auto result = finished.first().first().value<RunResultPtr>();
+        QVERIFY(result);
+        QVERIFY2(result->completed, result->status.c_str());
+        QCOMPARE(result->steps, result->totalSteps);
+        const io::ResultsFile file = io::readResults(req.resultPath.toStdString());
+        QVERIFY(file.complete);
+        QCOMPARE(int(file.devices.size()), 2);
+    }
+
+    void cancelStopsEarly() {
+        Runner runner;
+        QSignalSpy telemetry(&runner, &Runner::telemetryReceived);
+        QSignalSpy finished(&runner, &Runner::runFinished);
+        QSignalSpy failed(&runner, &Runner::runFailed);
+        RunRequest req;
+        req.scene = longScene();
+        req.options = RunSettings{}.optionsFor(req.scene);
+        req.options.telemetryInterval = 0.0;
+        req.options.guardInterval = 4;
+        req.resultPath = dir_.filePath("cancelled.h5");
+        QVERIFY(runner.start(req));
+        QVERIFY(telemetry.wait(60000)); // the run is under way
+        QElapsedTimer clock;
+        clock.start();
+        runner.cancel();
+        QVERIFY2(finished.wait(60000), failed.isEmpty() ? "no result" : qPrintable(failed.first().first().toString()));
+        const auto result = finished.first().first().value<RunResultPtr>();
+        QVERIFY(!result->completed);
+        QVERIFY(result->steps < result->totalSteps);
+        const io::ResultsFile file = io::readResults(req.resultPath.toStdString());
+        QVERIFY(!file.complete);
+        QVERIFY2(QString::fromStdString(file.status).startsWith("incomplete"), file.status.c_str());
+        qInfo("cancelled after %d of %d steps, %lld ms after the request", result->steps, result->totalSteps,
+              static_cast<long long>(clock.elapsed()));
+    }
+
+    void badConfigurationFails() {
+        Runner runner;
+        QSignalSpy failed(&runner, &Runner::runFailed);
+        RunRequest req;
+        req.scene = test::smallScene();
+        req.scene.run.tiles = {4, 1, 1};
+        req.scene.run.devices = "cpu:2";
+        req.options = RunSettings{}.optionsFor(req.scene);
+        QVERIFY(runner.start(req));
+        QVERIFY(failed.wait(30000));
+        QVERIFY2(failed.first().first().toString().contains("run.tiles"), qPrintable(failed.first().first().toString()));
+    }
+
+    void estimatorExplainsImpossibleChoices_data() {
+        QTest::addColumn<QList<int>>("tiles");
+        QTest::addColumn<QString>("devices");
+        QTest::addColumn<qint64>("capacity");
+        QTest::addColumn<QString>("problem");
+        QTest::newRow("fine") << QList<int>{2, 1, 1} << "cpu:2" << qint64(0) << "";
+        QTest::newRow("too few devices") << QList<int>{2, 2, 1} << "cpu:2" << qint64(0) << "run.tiles";
+        QTest::newRow("not enough memory") << QList<int>{1, 1, 1} << "cpu:1" << qint64(1024) << "needs";
+    }
+    void estimatorExplainsImpossibleChoices() {
+        QFETCH(QList<int>, tiles);
+        QFETCH(QString, devices);
+        QFETCH(qint64, capacity);
+        QFETCH(QString, problem);
+        scene::Scene s = test::smallScene();
+        s.run.tiles = {tiles[0], tiles[1], tiles[2]};
+        s.run.devices = devices.toStdString();
+        RunSettings settings;
+        settings.deviceCapacity = capacity;
+        Estimator estimator;
+        QSignalSpy spy(&estimator, &Estimator::estimated);
+        estimator.request(s, settings);
+        QVERIFY(spy.wait(30000));
+        const EstimateOutcome& out = estimator.latest();
+        if (problem.isEmpty()) {
+            QVERIFY2(out.problem.isEmpty(), qPrintable(out.problem));
+            QVERIFY(out.estimate);
+            QCOMPARE(int(out.estimate->devices.size()), tiles[0] * tiles[1] * tiles[2]);
+            QVERIFY(out.estimate->maxDevicePeak() > 0);
+        } else {
+            QVERIFY2(out.problem.contains(problem), qPrintable(out.problem));
+        }
+    }
+
+private:
+    QTemporaryDir dir_;
+};
+
+QTEST_MAIN(tst_Runner)
+#include "tst_Runner.moc"

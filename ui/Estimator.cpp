@@ -1,0 +1,75 @@
+#include "ui/Estimator.hpp"
+
+#include <QCoreApplication>
+
+#include "yee/core/Error.hpp"
+#include "yee/device/MemoryLedger.hpp"
+#include "yee/scene/SceneJson.hpp"
+
+namespace yee::ui {
+
+solver::RunOptions RunSettings::optionsFor(const scene::Scene& s) const {
+    solver::RunOptions o = solver::RunOptions::fromScene(s);
+    o.deviceCapacity = deviceCapacity;
+    o.maxSteps = maxSteps;
+    return o;
+}
+
+Estimator::Estimator(QObject* parent) : QObject(parent) {
+    qRegisterMetaType<EstimateOutcome>();
+    pool_.setMaxThreadCount(1);
+    debounce_.setSingleShot(true);
+    debounce_.setInterval(120);
+    connect(&debounce_, &QTimer::timeout, this, &Estimator::launch);
+}
+
+Estimator::~Estimator() { pool_.waitForDone(); }
+
+void Estimator::request(const scene::Scene& s, const RunSettings& settings) {
+    scene_ = std::make_shared<const scene::Scene>(s);
+    settings_ = settings;
+    debounce_.start();
+}
+
+EstimateOutcome Estimator::compute(const scene::Scene& s, const RunSettings& settings) {
+    EstimateOutcome out;
+    try {
+        scene::validateScene(s);
+        solver::Estimate e = solver::estimate(s, settings.optionsFor(s));
+        for (const auto& d : e.devices)
+            if (d.memory.peakTotal > d.capacity)
+                out.problem = QCoreApplication::translate("yee::ui::Estimator",
+                                                          "%1: needs %2 at its peak but holds only %3 "
+                                                          "(use more tiles, a coarser grid, or more capacity)")
+                                  .arg(QString::fromStdString(d.name),
+                                       QString::fromStdString(device::formatBytes(d.memory.peakTotal)),
+                                       QString::fromStdString(device::formatBytes(d.capacity)));
+        out.estimate = std::move(e);
+    } catch (const std::exception& e) {
+        out.problem = QString::fromStdString(e.what());
+    }
+    return out;
+}
+
+void Estimator::launch() {
+    const quint64 gen = ++generation_;
+    auto s = scene_;
+    const RunSettings settings = settings_;
+    ++pending_;
+    pool_.start([this, s, settings, gen] {
+        EstimateOutcome out = compute(*s, settings);
+        out.generation = gen;
+        QMetaObject::invokeMethod(
+            this,
+            [this, out = std::move(out)] {
+                --pending_;
+                // Drop outcomes overtaken by a newer request.
+                if (out.generation < latest_.generation || out.generation != generation_) return;
+                latest_ = out;
+                emit estimated(latest_);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+} // namespace yee::ui

@@ -1,0 +1,72 @@
+#pragma once
+/// \file Estimator.hpp
+/// Per-device memory estimates (solver::estimate, a dry run of the allocation path) computed off the
+/// GUI thread whenever the scene or the run settings change. Panels show the latest one.
+#include <QObject>
+#include <QThreadPool>
+#include <QTimer>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+
+#include "yee/solver/Run.hpp"
+
+namespace yee::ui {
+
+/// What the UI adds to the scene's own "run" section before estimating or running.
+struct RunSettings {
+    /// Bytes each emulated device may hold; 0 = host memory / devices (the solver's default).
+    std::int64_t deviceCapacity = 0;
+    /// Stop after this many steps (<0: the scene's duration).
+    int maxSteps = -1;
+
+    /// RunOptions for `s`: the scene's run section (RunOptions::fromScene) plus these settings.
+    solver::RunOptions optionsFor(const scene::Scene& s) const;
+};
+
+/// Outcome of one estimate: either the estimate or the reason it is impossible.
+struct EstimateOutcome {
+    std::optional<solver::Estimate> estimate;
+    /// Why the configuration cannot run (bad tile grid, too few devices, not enough memory on a device),
+    /// naming the scene field; empty when it can run.
+    QString problem;
+    /// Generation counter; larger is newer.
+    quint64 generation = 0;
+};
+
+/// Debounced, asynchronous estimator. Only the newest request's outcome is published.
+class Estimator : public QObject {
+    Q_OBJECT
+public:
+    explicit Estimator(QObject* parent = nullptr);
+    ~Estimator() override;
+
+    /// Schedule an estimate of `s` with `settings` (after a short debounce; older requests are dropped).
+    void request(const scene::Scene& s, const RunSettings& settings);
+    /// Compute synchronously on this thread (tests, and the run action's final check).
+    static EstimateOutcome compute(const scene::Scene& s, const RunSettings& settings);
+    /// The newest published outcome.
+    const EstimateOutcome& latest() const { return latest_; }
+    /// True while a computation is scheduled or running.
+    bool busy() const { return pending_ > 0 || debounce_.isActive(); }
+
+signals:
+    /// A new outcome is available (see latest()).
+    void estimated(const yee::ui::EstimateOutcome& outcome);
+
+private:
+    void launch();
+
+    QThreadPool pool_;
+    QTimer debounce_;
+    std::shared_ptr<const scene::Scene> scene_;
+    RunSettings settings_;
+    quint64 generation_ = 0;
+    std::atomic<int> pending_{0};
+    EstimateOutcome latest_;
+};
+
+} // namespace yee::ui
+
+Q_DECLARE_METATYPE(yee::ui::EstimateOutcome)

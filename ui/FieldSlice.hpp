@@ -1,0 +1,35 @@
+#pragma once
+/// \file FieldSlice.hpp
+/// A 2-D slice of a regular 3-D scalar grid (a field snapshot or a gradient map), ready to draw.
+#include <array>
+#include <vector>
+
+#include "yee/solver/Run.hpp"
+
+namespace yee::ui {
+
+/// Values on an nu x nv grid spanning the plane normal to `normal`; u and v are the other two axes in
+/// increasing order. values[iu + nu * iv]. Coordinates in um.
+struct FieldSlice {
+    int normal = 2;
+    int u = 0, v = 1;
+    int nu = 0, nv = 0;
+    std::array<double, 3> origin{0, 0, 0}; ///< world position of sample (0, 0)
+    double du = 0, dv = 0;                 ///< spacing along u and v
+    std::vector<float> values;
+    float min = 0, max = 0;
+
+    bool empty() const { return values.empty(); }
+    /// True when not all values are equal.
+    bool varies() const { return max > min; }
+};
+
+/// The slice of `snap` at sample `index` (clamped) along `normal` (0..2).
+FieldSlice sliceOf(const solver::Snapshot& snap, int normal, int index);
+/// The axis along which `snap` is one sample thick (a plane snapshot), or 2 for a volume.
+int naturalNormal(const solver::Snapshot& snap);
+/// A design region's gradient (C-order array shaped [nz, ny, nx] or flat) as a snapshot-like volume
+/// centred on the design's voxels, so it can be sliced and drawn like a field.
+solver::Snapshot gradientVolume(const scene::Scene& s, std::size_t design, const solver::NamedArray& gradient);
+
+} // namespace yee::ui

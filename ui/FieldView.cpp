@@ -1,0 +1,151 @@
+#include "ui/FieldView.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <vtkActor.h>
+#include <vtkCamera.h>
+#include <vtkCellArray.h>
+#include <vtkColorTransferFunction.h>
+#include <vtkFloatArray.h>
+#include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkPolyData.h>
+#include <vtkPolyDataMapper.h>
+#include <vtkProperty.h>
+#include <vtkRenderer.h>
+#include <vtkScalarBarActor.h>
+#include <vtkTextActor.h>
+#include <vtkTextProperty.h>
+
+namespace yee::ui {
+
+FieldView::FieldView(QWidget* parent)
+    : VtkWidget(parent), plane_(vtkSmartPointer<vtkPolyData>::New()), actor_(vtkSmartPointer<vtkActor>::New()),
+      colors_(vtkSmartPointer<vtkColorTransferFunction>::New()), bar_(vtkSmartPointer<vtkScalarBarActor>::New()),
+      title_(vtkSmartPointer<vtkTextActor>::New()) {
+    setObjectName(QStringLiteral("fieldView"));
+    renderer()->GradientBackgroundOff();
+    renderer()->SetBackground(1, 1, 1);
+
+    colors_->SetColorSpaceToDiverging();
+    auto mapper = vtkSmartPointer<vtkPolyDataMapper>::New();
+    mapper->SetInputData(plane_);
+    mapper->SetLookupTable(colors_);
+    mapper->SetScalarModeToUsePointData();
+    mapper->ScalarVisibilityOn();
+    mapper->SetColorModeToMapScalars();
+    mapper->InterpolateScalarsBeforeMappingOn();
+    actor_->SetMapper(mapper);
+    actor_->GetProperty()->LightingOff();
+    actor_->VisibilityOff();
+    renderer()->AddActor(actor_);
+
+    bar_->SetLookupTable(colors_);
+    bar_->SetNumberOfLabels(5);
+    bar_->SetLabelFormat("%-#.3g");
+    bar_->SetPosition(0.86, 0.1);
+    bar_->SetWidth(0.12);
+    bar_->SetHeight(0.8);
+    bar_->GetLabelTextProperty()->SetColor(0.1, 0.1, 0.1);
+    bar_->GetLabelTextProperty()->ShadowOff();
+    bar_->GetLabelTextProperty()->ItalicOff();
+    bar_->GetTitleTextProperty()->SetColor(0.1, 0.1, 0.1);
+    bar_->GetTitleTextProperty()->ShadowOff();
+    bar_->GetTitleTextProperty()->ItalicOff();
+    bar_->UnconstrainedFontSizeOn();
+    bar_->GetLabelTextProperty()->SetFontSize(12);
+    bar_->GetTitleTextProperty()->SetFontSize(13);
+    bar_->VisibilityOff();
+    renderer()->AddViewProp(bar_);
+
+    title_->GetTextProperty()->SetColor(0.1, 0.1, 0.1);
+    title_->GetTextProperty()->SetFontSize(14);
+    title_->SetPosition(10, 10);
+    renderer()->AddViewProp(title_);
+    clear();
+}
+
+FieldView::~FieldView() = default;
+
+void FieldView::clear(const QString& message) {
+    slice_ = {};
+    actor_->VisibilityOff();
+    bar_->VisibilityOff();
+    title_->SetInput((message.isEmpty() ? tr("No field to show.") : message).toUtf8().constData());
+    requestRender();
+}
+
+void FieldView::setSlice(const FieldSlice& slice, const QString& title, const QString& quantity) {
+    if (slice.empty()) {
+        clear(tr("The selected data is empty."));
+        return;
+    }
+    slice_ = slice;
+    // Points at sample positions, quads between them (a single row or column is widened to half a sample).
+    const int nu = std::max(2, slice.nu), nv = std::max(2, slice.nv);
+    vtkNew<vtkPoints> pts;
+    pts->SetNumberOfPoints(vtkIdType(nu) * nv);
+    vtkNew<vtkFloatArray> scalars;
+    scalars->SetName("value");
+    scalars->SetNumberOfTuples(vtkIdType(nu) * nv);
+    const double du = slice.du > 0 ? slice.du : 1.0, dv = slice.dv > 0 ? slice.dv : 1.0;
+    for (int iv = 0; iv < nv; ++iv)
+        for (int iu = 0; iu < nu; ++iu) {
+            const int su = std::min(iu, slice.nu - 1), sv = std::min(iv, slice.nv - 1);
+            double p[3] = {slice.origin[0], slice.origin[1], slice.origin[2]};
+            p[slice.u] += (slice.nu > 1 ? iu : iu - 0.5) * du;
+            p[slice.v] += (slice.nv > 1 ? iv : iv - 0.5) * dv;
+            const vtkIdType id = iu + vtkIdType(nu) * iv;
+            pts->SetPoint(id, p);
+            scalars->SetValue(id, slice.values[std::size_t(su + slice.nu * sv)]);
+        }
+    vtkNew<vtkCellArray> quads;
+    for (int iv = 0; iv + 1 < nv; ++iv)
+        for (int iu = 0; iu + 1 < nu; ++iu) {
+            const vtkIdType a = iu + vtkIdType(nu) * iv;
+            const vtkIdType q[4] = {a, a + 1, a + 1 + nu, a + nu};
+            quads->InsertNextCell(4, q);
+        }
+    plane_->Initialize();
+    plane_->SetPoints(pts);
+    plane_->SetPolys(quads);
+    plane_->GetPointData()->SetScalars(scalars);
+    plane_->Modified();
+
+    range_ = std::max(std::abs(double(slice.min)), std::abs(double(slice.max)));
+    if (!(range_ > 0)) range_ = 1.0;
+    colors_->RemoveAllPoints();
+    colors_->AddRGBPoint(-range_, 0.230, 0.299, 0.754);
+    colors_->AddRGBPoint(0.0, 0.865, 0.865, 0.865);
+    colors_->AddRGBPoint(range_, 0.706, 0.016, 0.150);
+    actor_->GetMapper()->SetScalarRange(-range_, range_);
+    actor_->VisibilityOn();
+    bar_->SetTitle(quantity.toUtf8().constData());
+    bar_->VisibilityOn();
+    title_->SetInput(title.toUtf8().constData());
+
+    if (lastNormal_ != slice.normal) {
+        // Look along the normal; u to the right, v up.
+        vtkCamera* cam = renderer()->GetActiveCamera();
+        cam->ParallelProjectionOn();
+        double focal[3] = {0, 0, 0}, pos[3], up[3] = {0, 0, 0};
+        cam->SetFocalPoint(focal);
+        pos[0] = pos[1] = pos[2] = 0;
+        pos[slice.normal] = slice.normal == 1 ? -1 : 1; // y-normal: look from -y so x goes right, z up
+        up[slice.v] = 1;
+        cam->SetPosition(pos);
+        cam->SetViewUp(up);
+        lastNormal_ = slice.normal;
+    }
+    double b[6];
+    plane_->GetBounds(b);
+    // Leave room on the right for the colour bar.
+    const double w = b[2 * slice.u + 1] - b[2 * slice.u];
+    b[2 * slice.u + 1] += 0.25 * w;
+    renderer()->ResetCamera(b);
+    renderer()->GetActiveCamera()->Zoom(1.1);
+    requestRender();
+}
+
+} // namespace yee::ui

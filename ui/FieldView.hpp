@@ -1,0 +1,44 @@
+#pragma once
+/// \file FieldView.hpp
+/// A VTK view of one FieldSlice: a coloured plane in world coordinates (um) with a colour bar.
+#include <QString>
+
+#include "ui/FieldSlice.hpp"
+#include "ui/VtkWidget.hpp"
+
+class vtkActor;
+class vtkColorTransferFunction;
+class vtkPolyData;
+class vtkScalarBarActor;
+class vtkTextActor;
+
+namespace yee::ui {
+
+/// Shows a slice with a diverging colour map symmetric about zero (fields and gradients change sign),
+/// looking along the slice normal with a parallel projection.
+class FieldView : public VtkWidget {
+    Q_OBJECT
+public:
+    explicit FieldView(QWidget* parent = nullptr);
+    ~FieldView() override;
+
+    /// Show `slice` titled `title`; the colour bar is labelled `quantity`.
+    void setSlice(const FieldSlice& slice, const QString& title, const QString& quantity);
+    /// Remove the slice and show `message` instead.
+    void clear(const QString& message = {});
+    const FieldSlice& slice() const { return slice_; }
+    /// Colour range in use (symmetric: [-range, range]).
+    double range() const { return range_; }
+
+private:
+    FieldSlice slice_;
+    double range_ = 1;
+    vtkSmartPointer<vtkPolyData> plane_;
+    vtkSmartPointer<vtkActor> actor_;
+    vtkSmartPointer<vtkColorTransferFunction> colors_;
+    vtkSmartPointer<vtkScalarBarActor> bar_;
+    vtkSmartPointer<vtkTextActor> title_;
+    int lastNormal_ = -1;
+};
+
+} // namespace yee::ui

@@ -1,0 +1,309 @@
+#include "ui/GradientPanel.hpp"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMenu>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+
+#include "ui/MemoryBars.hpp"
+#include "ui/SceneCommands.hpp"
+#include "ui/SceneDocument.hpp"
+#include "ui/SceneProperties.hpp"
+
+namespace yee::ui {
+
+namespace {
+const char* const kLinear = "LinearReconstructEveryK";
+const char* const kDtype = "DtypeConversion";
+
+QString moduleText(const scene::RecorderModule& m) {
+    if (m.module == kLinear) {
+        QString t = QStringLiteral("LinearReconstructEveryK(k=%1").arg(m.k);
+        if (m.startAfter > 0) t += QStringLiteral(", start_after=%1").arg(m.startAfter);
+        return t + QLatin1Char(')');
+    }
+    if (m.module == kDtype) return QStringLiteral("DtypeConversion(%1)").arg(QString::fromStdString(m.dtype));
+    return QString::fromStdString(m.module);
+}
+} // namespace
+
+GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(parent), doc_(doc) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 6, 6, 6);
+
+    auto* methodBox = new QGroupBox(tr("Forward state in the reverse sweep"), this);
+    auto* mf = new QFormLayout(methodBox);
+    method_ = new QComboBox(methodBox);
+    method_->setObjectName(QStringLiteral("gradientMethod"));
+    method_->addItem(tr("full \u2014 keep every step (small problems)"), QStringLiteral("full"));
+    method_->addItem(tr("checkpointed \u2014 binomial checkpoints, exact"), QStringLiteral("checkpointed"));
+    method_->addItem(tr("reversible \u2014 run Maxwell backwards, record the PML interface"), QStringLiteral("reversible"));
+    mf->addRow(tr("Method"), method_);
+    checkpoints_ = new QSpinBox(methodBox);
+    checkpoints_->setObjectName(QStringLiteral("numCheckpoints"));
+    checkpoints_->setRange(1, 100000);
+    mf->addRow(tr("Checkpoints"), checkpoints_);
+    driftCheckpoints_ = new QSpinBox(methodBox);
+    driftCheckpoints_->setObjectName(QStringLiteral("numCheckpointsReversible"));
+    driftCheckpoints_->setRange(0, 100000);
+    driftCheckpoints_->setToolTip(tr("Full-state checkpoints bounding drift in lossy media (0 = none)"));
+    mf->addRow(tr("Drift checkpoints"), driftCheckpoints_);
+    layout->addWidget(methodBox);
+
+    recorderBox_ = new QGroupBox(tr("Recorder chain (applied in order on write, undone on read)"), this);
+    auto* rl = new QVBoxLayout(recorderBox_);
+    chain_ = new QListWidget(recorderBox_);
+    chain_->setObjectName(QStringLiteral("recorderChain"));
+    chain_->setMaximumHeight(90);
+    rl->addWidget(chain_);
+    auto* buttons = new QHBoxLayout;
+    add_ = new QPushButton(tr("Add"), recorderBox_);
+    auto* addMenu = new QMenu(add_);
+    addMenu->addAction(tr("LinearReconstructEveryK \u2014 keep every k-th step"), this, [this] { addModule(kLinear); });
+    addMenu->addAction(tr("DtypeConversion \u2014 store in a smaller type with a per-record scale"), this,
+                       [this] { addModule(kDtype); });
+    add_->setMenu(addMenu);
+    remove_ = new QPushButton(tr("Remove"), recorderBox_);
+    up_ = new QPushButton(tr("Up"), recorderBox_);
+    down_ = new QPushButton(tr("Down"), recorderBox_);
+    for (auto* b : {add_, remove_, up_, down_}) buttons->addWidget(b);
+    rl->addLayout(buttons);
+    moduleEditor_ = new QStackedWidget(recorderBox_);
+    moduleEditor_->addWidget(new QLabel(tr("Select a module to edit it."), moduleEditor_));
+    auto* linear = new QWidget(moduleEditor_);
+    auto* lf = new QFormLayout(linear);
+    lf->setContentsMargins(0, 0, 0, 0);
+    k_ = new QSpinBox(linear);
+    k_->setRange(1, 10000);
+    lf->addRow(tr("k (keep every k-th step)"), k_);
+    startAfter_ = new QSpinBox(linear);
+    startAfter_->setRange(0, 100000000);
+    lf->addRow(tr("start after (steps)"), startAfter_);
+    moduleEditor_->addWidget(linear);
+    auto* dtypeW = new QWidget(moduleEditor_);
+    auto* df = new QFormLayout(dtypeW);
+    df->setContentsMargins(0, 0, 0, 0);
+    dtype_ = new QComboBox(dtypeW);
+    for (const char* t : {"bfloat16", "float16", "int8", "float32", "float64"}) dtype_->addItem(QLatin1String(t), QLatin1String(t));
+    df->addRow(tr("stored type"), dtype_);
+    moduleEditor_->addWidget(dtypeW);
+    rl->addWidget(moduleEditor_);
+    layout->addWidget(recorderBox_);
+
+    auto* storage = new QGroupBox(tr("Storage tier"), this);
+    auto* sf = new QFormLayout(storage);
+    tier_ = new QComboBox(storage);
+    tier_->setObjectName(QStringLiteral("storageTier"));
+    tier_->addItem(tr("device \u2014 on the tile's device"), QStringLiteral("device"));
+    tier_->addItem(tr("host \u2014 pinned ring, async copies"), QStringLiteral("host"));
+    tier_->addItem(tr("disk \u2014 file-backed, read-ahead"), QStringLiteral("disk"));
+    sf->addRow(tr("Tier"), tier_);
+    transferInterval_ = new QSpinBox(storage);
+    transferInterval_->setRange(1, 100000);
+    sf->addRow(tr("Transfer interval (steps)"), transferInterval_);
+    ringBuffers_ = new QSpinBox(storage);
+    ringBuffers_->setRange(2, 1024);
+    sf->addRow(tr("Ring buffers"), ringBuffers_);
+    diskPath_ = new QLineEdit(storage);
+    diskPath_->setPlaceholderText(tr("temporary directory"));
+    sf->addRow(tr("Disk directory"), diskPath_);
+    layout->addWidget(storage);
+
+    auto* est = new QGroupBox(tr("Per-device memory estimate"), this);
+    auto* el = new QVBoxLayout(est);
+    summary_ = new QLabel(est);
+    summary_->setWordWrap(true);
+    el->addWidget(summary_);
+    note_ = new QLabel(tr("The estimate covers the forward pass (fields, materials, PML, sources, detectors, halos); "
+                          "gradient state (recorder, checkpoints, adjoint) joins it once the gradient solver provides it."),
+                       est);
+    note_->setWordWrap(true);
+    note_->setStyleSheet(QStringLiteral("QLabel { color: palette(mid); }"));
+    el->addWidget(note_);
+    bars_ = new MemoryBars(MemoryBars::Mode::PeakOnly, est);
+    auto* scroll = new QScrollArea(est);
+    scroll->setWidget(bars_);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    el->addWidget(scroll, 1);
+    layout->addWidget(est, 1);
+
+    // Edits become undo commands; the panel then re-syncs from the scene.
+    connect(method_, &QComboBox::activated, this,
+            [this] { setProperty(QStringLiteral("method"), method_->currentData()); });
+    connect(checkpoints_, &QSpinBox::valueChanged, this,
+            [this](int v) { setProperty(QStringLiteral("num_checkpoints"), v, &checkpointsKey_); });
+    connect(checkpoints_, &QSpinBox::editingFinished, this, [this] { checkpointsKey_ = 0; });
+    connect(driftCheckpoints_, &QSpinBox::valueChanged, this,
+            [this](int v) { setProperty(QStringLiteral("num_checkpoints_reversible"), v, &driftKey_); });
+    connect(driftCheckpoints_, &QSpinBox::editingFinished, this, [this] { driftKey_ = 0; });
+    connect(tier_, &QComboBox::activated, this, [this] { setProperty(QStringLiteral("storage.tier"), tier_->currentData()); });
+    connect(transferInterval_, &QSpinBox::valueChanged, this,
+            [this](int v) { setProperty(QStringLiteral("storage.transfer_interval"), v, &transferKey_); });
+    connect(transferInterval_, &QSpinBox::editingFinished, this, [this] { transferKey_ = 0; });
+    connect(ringBuffers_, &QSpinBox::valueChanged, this,
+            [this](int v) { setProperty(QStringLiteral("storage.ring_buffers"), v, &ringKey_); });
+    connect(ringBuffers_, &QSpinBox::editingFinished, this, [this] { ringKey_ = 0; });
+    connect(diskPath_, &QLineEdit::editingFinished, this, [this] { setProperty(QStringLiteral("storage.path"), diskPath_->text()); });
+    connect(remove_, &QPushButton::clicked, this, &GradientPanel::removeSelectedModule);
+    connect(up_, &QPushButton::clicked, this, [this] { moveSelectedModule(-1); });
+    connect(down_, &QPushButton::clicked, this, [this] { moveSelectedModule(+1); });
+    connect(chain_, &QListWidget::currentRowChanged, this, &GradientPanel::syncModuleEditor);
+    auto editModule = [this](auto apply) {
+        const int row = chain_->currentRow();
+        auto chain = doc_->scene().gradient.recorder;
+        if (row < 0 || row >= int(chain.size())) return;
+        apply(chain[std::size_t(row)]);
+        if (moduleKey_ == 0) moduleKey_ = newMergeKey();
+        pushChain(chain, row, moduleKey_);
+    };
+    connect(k_, &QSpinBox::valueChanged, this, [editModule](int v) { editModule([v](scene::RecorderModule& m) { m.k = v; }); });
+    connect(startAfter_, &QSpinBox::valueChanged, this,
+            [editModule](int v) { editModule([v](scene::RecorderModule& m) { m.startAfter = v; }); });
+    connect(dtype_, &QComboBox::activated, this, [this, editModule] {
+        const std::string t = dtype_->currentData().toString().toStdString();
+        editModule([t](scene::RecorderModule& m) { m.dtype = t; });
+        moduleKey_ = 0;
+    });
+    connect(k_, &QSpinBox::editingFinished, this, [this] { moduleKey_ = 0; });
+    connect(startAfter_, &QSpinBox::editingFinished, this, [this] { moduleKey_ = 0; });
+    connect(doc_, &SceneDocument::sceneChanged, this, &GradientPanel::syncFromScene);
+    syncFromScene();
+}
+
+void GradientPanel::setProperty(const QString& key, const QVariant& value, int* mergeKey) {
+    const ItemRef ref{ItemKind::Gradient, -1};
+    const PropertyCheck c = checkProperty(doc_->scene(), ref, key, value);
+    if (!c.ok) {
+        summary_->setText(tr("Not applied: %1").arg(c.error));
+        syncFromScene();
+        return;
+    }
+    if (c.value == propertyValue(doc_->scene(), ref, key)) return;
+    int key0 = 0;
+    if (mergeKey) {
+        if (*mergeKey == 0) *mergeKey = newMergeKey();
+        key0 = *mergeKey;
+    }
+    doc_->undoStack()->push(new SetPropertyCommand(doc_, ref, key, c.value, key0));
+}
+
+void GradientPanel::pushChain(std::vector<scene::RecorderModule> chain, int select, int mergeKey) {
+    doc_->undoStack()->push(new SetRecorderChainCommand(doc_, std::move(chain), mergeKey));
+    chain_->setCurrentRow(select);
+}
+
+void GradientPanel::addModule(const QString& module) {
+    auto chain = doc_->scene().gradient.recorder;
+    scene::RecorderModule m;
+    m.module = module.toStdString();
+    if (module == kLinear) m.k = 4;
+    else m.dtype = "bfloat16";
+    const int at = chain_->currentRow() < 0 ? int(chain.size()) : chain_->currentRow() + 1;
+    chain.insert(chain.begin() + at, m);
+    pushChain(chain, at);
+}
+
+void GradientPanel::removeSelectedModule() {
+    const int row = chain_->currentRow();
+    auto chain = doc_->scene().gradient.recorder;
+    if (row < 0 || row >= int(chain.size())) return;
+    chain.erase(chain.begin() + row);
+    pushChain(chain, std::min(row, int(chain.size()) - 1));
+}
+
+void GradientPanel::moveSelectedModule(int delta) {
+    const int row = chain_->currentRow(), to = row + delta;
+    auto chain = doc_->scene().gradient.recorder;
+    if (row < 0 || row >= int(chain.size()) || to < 0 || to >= int(chain.size())) return;
+    std::swap(chain[std::size_t(row)], chain[std::size_t(to)]);
+    pushChain(chain, to);
+}
+
+void GradientPanel::syncFromScene() {
+    const auto& g = doc_->scene().gradient;
+    const QString method = gradientMethodName(g.method);
+    {
+        const QSignalBlocker b1(method_), b2(checkpoints_), b3(driftCheckpoints_), b4(tier_), b5(transferInterval_),
+            b6(ringBuffers_), b7(diskPath_);
+        method_->setCurrentIndex(method_->findData(method));
+        checkpoints_->setValue(g.numCheckpoints);
+        driftCheckpoints_->setValue(g.numCheckpointsReversible);
+        tier_->setCurrentIndex(std::max(0, tier_->findData(QString::fromStdString(g.tier))));
+        transferInterval_->setValue(g.transferInterval);
+        ringBuffers_->setValue(g.ringBuffers);
+        diskPath_->setText(QString::fromStdString(g.diskPath));
+    }
+    const bool checkpointed = g.method == scene::GradientMethod::Checkpointed;
+    const bool reversible = g.method == scene::GradientMethod::Reversible;
+    checkpoints_->setEnabled(checkpointed);
+    driftCheckpoints_->setEnabled(reversible);
+    recorderBox_->setEnabled(reversible);
+    transferInterval_->setEnabled(g.tier == "host");
+    ringBuffers_->setEnabled(g.tier == "host");
+    diskPath_->setEnabled(g.tier == "disk");
+
+    const int row = chain_->currentRow();
+    {
+        const QSignalBlocker b(chain_);
+        chain_->clear();
+        for (std::size_t i = 0; i < g.recorder.size(); ++i)
+            chain_->addItem(QStringLiteral("%1. %2").arg(i + 1).arg(moduleText(g.recorder[i])));
+        if (chain_->count() == 0) chain_->addItem(tr("(empty: records stored as computed)"));
+        chain_->setCurrentRow(g.recorder.empty() ? -1 : std::min(row, int(g.recorder.size()) - 1));
+    }
+    chain_->item(0)->setFlags(g.recorder.empty() ? Qt::NoItemFlags : chain_->item(0)->flags());
+    syncModuleEditor();
+}
+
+void GradientPanel::syncModuleEditor() {
+    const auto& chain = doc_->scene().gradient.recorder;
+    const int row = chain_->currentRow();
+    const bool valid = row >= 0 && row < int(chain.size());
+    remove_->setEnabled(valid);
+    up_->setEnabled(valid && row > 0);
+    down_->setEnabled(valid && row + 1 < int(chain.size()));
+    if (!valid) {
+        moduleEditor_->setCurrentIndex(0);
+        return;
+    }
+    const auto& m = chain[std::size_t(row)];
+    const QSignalBlocker b1(k_), b2(startAfter_), b3(dtype_);
+    if (m.module == kLinear) {
+        k_->setValue(m.k);
+        startAfter_->setValue(m.startAfter);
+        moduleEditor_->setCurrentIndex(1);
+    } else if (m.module == kDtype) {
+        dtype_->setCurrentIndex(std::max(0, dtype_->findData(QString::fromStdString(m.dtype))));
+        moduleEditor_->setCurrentIndex(2);
+    } else {
+        moduleEditor_->setCurrentIndex(0);
+    }
+}
+
+void GradientPanel::showEstimate(const EstimateOutcome& out) {
+    if (!out.estimate) {
+        summary_->setText(out.problem.isEmpty() ? tr("No estimate.") : tr("Cannot run: %1").arg(out.problem));
+        bars_->clear();
+        return;
+    }
+    const auto& g = doc_->scene().gradient;
+    summary_->setText(tr("Method %1: largest device peak %2.")
+                          .arg(gradientMethodName(g.method), QString::fromStdString(device::formatBytes(out.estimate->maxDevicePeak()))));
+    QVector<DeviceMemory> rows;
+    for (const auto& d : out.estimate->devices)
+        rows.push_back({QString::fromStdString(d.name), QString(), d.capacity, d.memory});
+    bars_->setDevices(rows);
+}
+
+} // namespace yee::ui

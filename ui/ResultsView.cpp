@@ -1,0 +1,245 @@
+#include "ui/ResultsView.hpp"
+
+#include <QComboBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include "ui/DetectorPlot.hpp"
+#include "ui/FieldSlice.hpp"
+#include "ui/FieldView.hpp"
+#include "yee/device/MemoryLedger.hpp"
+
+namespace yee::ui {
+
+namespace {
+const char* const kPlanes[] = {"yz (normal x)", "xz (normal y)", "xy (normal z)"};
+} // namespace
+
+ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("resultsView"));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    header_ = new QLabel(tr("No results yet: run the scene or open a results file."), this);
+    header_->setWordWrap(true);
+    layout->addWidget(header_);
+    tabs_ = new QTabWidget(this);
+    tabs_->setObjectName(QStringLiteral("resultsTabs"));
+    tabs_->addTab(buildFieldTab(), tr("Fields"));
+    plot_ = new DetectorPlot(tabs_);
+    tabs_->addTab(plot_, tr("Detectors"));
+    tabs_->addTab(buildGradientTab(), tr("Gradients"));
+    summary_ = new QPlainTextEdit(tabs_);
+    summary_->setReadOnly(true);
+    tabs_->addTab(summary_, tr("Summary"));
+    layout->addWidget(tabs_, 1);
+}
+
+QWidget* ResultsView::buildFieldTab() {
+    auto* w = new QWidget(this);
+    auto* l = new QHBoxLayout(w);
+    l->setContentsMargins(0, 0, 0, 0);
+    auto* controls = new QWidget(w);
+    controls->setMaximumWidth(260);
+    auto* f = new QFormLayout(controls);
+    series_ = new QComboBox(controls);
+    series_->setObjectName(QStringLiteral("snapshotDetector"));
+    f->addRow(tr("Snapshot"), series_);
+    component_ = new QComboBox(controls);
+    component_->setObjectName(QStringLiteral("snapshotComponent"));
+    f->addRow(tr("Component"), component_);
+    plane_ = new QComboBox(controls);
+    plane_->setObjectName(QStringLiteral("slicePlane"));
+    for (int a = 0; a < 3; ++a) plane_->addItem(tr(kPlanes[a]), a);
+    f->addRow(tr("Plane"), plane_);
+    position_ = new QSlider(Qt::Horizontal, controls);
+    position_->setObjectName(QStringLiteral("slicePosition"));
+    f->addRow(tr("Position"), position_);
+    positionLabel_ = new QLabel(controls);
+    f->addRow(QString(), positionLabel_);
+    time_ = new QSlider(Qt::Horizontal, controls);
+    time_->setObjectName(QStringLiteral("timeSlider"));
+    f->addRow(tr("Time"), time_);
+    timeLabel_ = new QLabel(controls);
+    f->addRow(QString(), timeLabel_);
+    l->addWidget(controls);
+    field_ = new FieldView(w);
+    l->addWidget(field_, 1);
+
+    connect(series_, &QComboBox::currentIndexChanged, this, &ResultsView::seriesChanged);
+    connect(component_, &QComboBox::currentIndexChanged, this, &ResultsView::updateSlice);
+    connect(plane_, &QComboBox::currentIndexChanged, this, [this] {
+        position_->setValue(0);
+        updateSlice();
+    });
+    connect(position_, &QSlider::valueChanged, this, &ResultsView::updateSlice);
+    connect(time_, &QSlider::valueChanged, this, &ResultsView::updateSlice);
+    return w;
+}
+
+QWidget* ResultsView::buildGradientTab() {
+    auto* w = new QWidget(this);
+    auto* l = new QHBoxLayout(w);
+    l->setContentsMargins(0, 0, 0, 0);
+    auto* controls = new QWidget(w);
+    controls->setMaximumWidth(260);
+    auto* f = new QFormLayout(controls);
+    design_ = new QComboBox(controls);
+    design_->setObjectName(QStringLiteral("gradientDesign"));
+    f->addRow(tr("Design region"), design_);
+    gradientPlane_ = new QComboBox(controls);
+    for (int a = 0; a < 3; ++a) gradientPlane_->addItem(tr(kPlanes[a]), a);
+    gradientPlane_->setCurrentIndex(2);
+    f->addRow(tr("Plane"), gradientPlane_);
+    gradientPosition_ = new QSlider(Qt::Horizontal, controls);
+    f->addRow(tr("Position"), gradientPosition_);
+    l->addWidget(controls);
+    gradientField_ = new FieldView(w);
+    gradientField_->setObjectName(QStringLiteral("gradientView"));
+    l->addWidget(gradientField_, 1);
+    connect(design_, &QComboBox::currentIndexChanged, this, &ResultsView::updateGradient);
+    connect(gradientPlane_, &QComboBox::currentIndexChanged, this, &ResultsView::updateGradient);
+    connect(gradientPosition_, &QSlider::valueChanged, this, &ResultsView::updateGradient);
+    return w;
+}
+
+bool ResultsView::openFile(const QString& path, QString* error) {
+    try {
+        setResults(ResultsData::load(path));
+        return true;
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+}
+
+void ResultsView::setResults(const ResultsData& data) {
+    data_ = data;
+    QString where = data_.path.isEmpty() ? tr("in memory") : QFileInfo(data_.path).fileName();
+    header_->setText(tr("<b>%1</b> \u2014 %2, %3 of %4 steps")
+                         .arg(where.toHtmlEscaped(), data_.status.toHtmlEscaped())
+                         .arg(data_.steps)
+                         .arg(data_.totalSteps));
+    header_->setToolTip(data_.path);
+    {
+        const QSignalBlocker b(series_);
+        series_->clear();
+        for (const auto& s : data_.snapshots) series_->addItem(QString::fromStdString(s.detector));
+        series_->setCurrentIndex(data_.snapshots.empty() ? -1 : 0);
+    }
+    seriesChanged();
+    plot_->setDetectors(data_.detectors);
+    {
+        const QSignalBlocker b(design_);
+        design_->clear();
+        for (const auto& [name, g] : data_.gradients) design_->addItem(QString::fromStdString(name));
+    }
+    tabs_->setTabEnabled(2, !data_.gradients.empty());
+    updateGradient();
+    updateSummary();
+}
+
+void ResultsView::seriesChanged() {
+    const int si = series_->currentIndex();
+    const QSignalBlocker b1(component_), b2(time_), b3(plane_), b4(position_);
+    component_->clear();
+    if (si < 0) {
+        field_->clear(data_.empty() ? tr("No results.") : tr("This run recorded no field snapshots."));
+        return;
+    }
+    const auto& ss = data_.snapshots[std::size_t(si)];
+    for (const auto& c : ss.components) component_->addItem(QString::fromStdString(c));
+    time_->setRange(0, std::max(0, int(ss.frames.size()) - 1));
+    time_->setValue(time_->maximum());
+    // Plane snapshots are shown in their own plane.
+    if (auto snap = data_.snapshot(std::size_t(si), 0, ss.components.empty() ? std::string() : ss.components.front())) {
+        plane_->setCurrentIndex(naturalNormal(*snap));
+        position_->setValue(snap->dims[naturalNormal(*snap)] / 2);
+    }
+    updateSlice();
+}
+
+void ResultsView::updateSlice() {
+    const int si = series_->currentIndex();
+    if (si < 0 || component_->currentIndex() < 0) return;
+    const auto& ss = data_.snapshots[std::size_t(si)];
+    const std::size_t frame = std::size_t(time_->value());
+    QString error;
+    auto snap = data_.snapshot(std::size_t(si), frame, component_->currentText().toStdString(), &error);
+    if (!snap) {
+        field_->clear(tr("Cannot read this snapshot."));
+        if (!error.isEmpty()) emit problemReported(error);
+        return;
+    }
+    const int normal = plane_->currentData().toInt();
+    {
+        const QSignalBlocker b(position_);
+        position_->setRange(0, std::max(0, snap->dims[normal] - 1));
+    }
+    const FieldSlice slice = sliceOf(*snap, normal, position_->value());
+    const double pos = slice.origin[normal];
+    positionLabel_->setText(tr("%1 = %2 um (%3 of %4)")
+                                .arg(QChar('x' + normal))
+                                .arg(pos, 0, 'g', 4)
+                                .arg(position_->value() + 1)
+                                .arg(snap->dims[normal]));
+    const double t = frame < ss.frames.size() ? ss.frames[frame].timeFs : snap->timeFs;
+    timeLabel_->setText(tr("t = %1 fs (frame %2 of %3)").arg(t, 0, 'f', 2).arg(frame + 1).arg(ss.frames.size()));
+    field_->setSlice(slice,
+                     tr("%1  %2   t = %3 fs").arg(QString::fromStdString(ss.detector), component_->currentText()).arg(t, 0, 'f', 2),
+                     component_->currentText());
+}
+
+void ResultsView::updateGradient() {
+    const QString name = design_->currentText();
+    auto it = data_.gradients.find(name.toStdString());
+    if (it == data_.gradients.end()) {
+        gradientField_->clear(tr("No gradients in these results (forward run)."));
+        return;
+    }
+    std::size_t index = std::size_t(-1);
+    scene::Scene s;
+    if (data_.scene) {
+        s = *data_.scene;
+        for (std::size_t i = 0; i < s.designs.size(); ++i)
+            if (s.designs[i].name == it->first) index = i;
+    }
+    const solver::Snapshot vol = gradientVolume(s, index, it->second);
+    const int normal = gradientPlane_->currentData().toInt();
+    {
+        const QSignalBlocker b(gradientPosition_);
+        gradientPosition_->setRange(0, std::max(0, vol.dims[normal] - 1));
+    }
+    gradientField_->setSlice(sliceOf(vol, normal, gradientPosition_->value()), tr("d objective / d latent: %1").arg(name),
+                             tr("gradient"));
+}
+
+void ResultsView::updateSummary() {
+    QStringList lines;
+    lines << tr("Status: %1").arg(data_.status);
+    lines << tr("Steps: %1 of %2 (dt = %3 fs)").arg(data_.steps).arg(data_.totalSteps).arg(data_.dtFs, 0, 'g', 6);
+    if (data_.wallSeconds > 0)
+        lines << tr("Wall time: %1 s, %2 cell updates/s").arg(data_.wallSeconds, 0, 'f', 2).arg(double(data_.cellUpdates) / data_.wallSeconds, 0, 'g', 4);
+    if (data_.objective) lines << tr("Objective: %1").arg(*data_.objective, 0, 'g', 10);
+    lines << QString() << tr("Devices:");
+    for (const auto& d : data_.devices)
+        lines << tr("  %1  tile %2  peak %3 of %4")
+                     .arg(QString::fromStdString(d.name), QString::fromStdString(d.tile.str()),
+                          QString::fromStdString(device::formatBytes(d.memory.peakTotal)),
+                          QString::fromStdString(device::formatBytes(d.capacity)));
+    lines << QString() << tr("Detectors:");
+    for (const auto& d : data_.detectors) {
+        QStringList arrays;
+        for (const auto& a : d.arrays) arrays << QString::fromStdString(a.name);
+        lines << QStringLiteral("  %1 (%2): %3").arg(QString::fromStdString(d.name), QString::fromStdString(d.type), arrays.join(", "));
+    }
+    summary_->setPlainText(lines.join('\n'));
+}
+
+} // namespace yee::ui

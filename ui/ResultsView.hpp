@@ -1,0 +1,75 @@
+#pragma once
+/// \file ResultsView.hpp
+/// The results tab: field slices (detector, component, plane, position, time slider) with a colour
+/// bar, detector plots, gradient maps per design region, and a summary of the run.
+#include <QWidget>
+
+#include "ui/ResultsData.hpp"
+
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+class QSlider;
+class QTabWidget;
+
+namespace yee::ui {
+
+class DetectorPlot;
+class FieldView;
+
+/// Shows one ResultsData.
+class ResultsView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ResultsView(QWidget* parent = nullptr);
+
+    void setResults(const ResultsData& data);
+    const ResultsData& results() const { return data_; }
+    /// Open a results file; on failure `error` explains why and the view is unchanged.
+    bool openFile(const QString& path, QString* error = nullptr);
+
+    FieldView* fieldView() const { return field_; }
+    FieldView* gradientView() const { return gradientField_; }
+    DetectorPlot* plot() const { return plot_; }
+    QTabWidget* tabs() const { return tabs_; }
+    QSlider* timeSlider() const { return time_; }
+    QSlider* positionSlider() const { return position_; }
+    QComboBox* planeBox() const { return plane_; }
+    QComboBox* componentBox() const { return component_; }
+
+signals:
+    /// A user action failed (unreadable snapshot, ...).
+    void problemReported(const QString& message);
+
+private:
+    void seriesChanged();
+    void updateSlice();
+    void updateGradient();
+    void updateSummary();
+    QWidget* buildFieldTab();
+    QWidget* buildGradientTab();
+
+    ResultsData data_;
+    QLabel* header_;
+    QTabWidget* tabs_;
+    // fields
+    QComboBox* series_;
+    QComboBox* component_;
+    QComboBox* plane_;
+    QSlider* position_;
+    QLabel* positionLabel_;
+    QSlider* time_;
+    QLabel* timeLabel_;
+    FieldView* field_;
+    // detectors
+    DetectorPlot* plot_;
+    // gradients
+    QComboBox* design_;
+    QComboBox* gradientPlane_;
+    QSlider* gradientPosition_;
+    FieldView* gradientField_;
+    // summary
+    QPlainTextEdit* summary_;
+};
+
+} // namespace yee::ui

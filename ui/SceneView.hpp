@@ -1,0 +1,60 @@
+#pragma once
+/// \file SceneView.hpp
+/// The central 3-D view of the scene. Click an item to select it (the tree follows); Shift+drag moves
+/// the selected object in the view plane, Ctrl+drag resizes it; arrow keys and Page Up/Down nudge it by
+/// one cell. Every change is an undoable command.
+#include "ui/SceneActors.hpp"
+#include "ui/VtkWidget.hpp"
+
+class vtkCubeAxesActor;
+
+namespace yee::ui {
+
+class SceneDocument;
+
+/// VTK view of a SceneDocument.
+class SceneView : public VtkWidget {
+    Q_OBJECT
+public:
+    explicit SceneView(SceneDocument* doc, QWidget* parent = nullptr);
+    ~SceneView() override;
+
+    /// Item drawn at widget position `pos` (logical pixels), or an invalid ref.
+    ItemRef itemAt(const QPoint& pos);
+    /// Fit the camera to the domain.
+    void resetCamera();
+    /// The actors currently shown (for tests and picking).
+    const SceneActors& actors() const { return actors_; }
+
+signals:
+    /// The tile grid cannot be drawn (message names the field), or "" when it can again.
+    void tileProblemChanged(const QString& message);
+
+protected:
+    void mousePressEvent(QMouseEvent* e) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void mouseReleaseEvent(QMouseEvent* e) override;
+    void keyPressEvent(QKeyEvent* e) override;
+
+private:
+    void rebuild();
+    void updateSelection();
+    /// World point under `pos` at the depth of world point `ref`.
+    std::array<double, 3> worldAt(const QPoint& pos, const std::array<double, 3>& ref);
+    void nudge(int axis, int sign);
+
+    SceneDocument* doc_;
+    SceneActors actors_;
+    vtkSmartPointer<vtkCubeAxesActor> axes_;
+    bool cameraSet_ = false;
+    QString tileProblem_;
+
+    enum class Drag { None, Click, Move, Resize };
+    Drag drag_ = Drag::None;
+    QPoint pressPos_;
+    int dragObject_ = -1;
+    int dragKey_ = 0;
+    std::array<double, 3> dragCenter0_{}, dragExtents0_{}, dragGrab_{}, dragSign_{};
+};
+
+} // namespace yee::ui
