@@ -136,8 +136,9 @@ Plan prepare(const cli::RunArgs& args, const Launch& launch) {
         const auto& t = p.options.tiles;
         const int tiles = t[0] * t[1] * t[2];
         if (tiles != launch.communicator->size())
-            throw InputError("--tiles: the tile grid " + std::to_string(t[0]) + "x" + std::to_string(t[1]) +
-                             "x" + std::to_string(t[2]) + " has " + std::to_string(tiles) + " tiles but " +
+            throw InputError(std::string(args.tiles ? "--tiles" : "run.tiles") + ": the tile grid " +
+                             std::to_string(t[0]) + "x" + std::to_string(t[1]) + "x" + std::to_string(t[2]) +
+                             " has " + std::to_string(tiles) + " tiles but " +
                              std::to_string(launch.communicator->size()) +
                              " MPI ranks were started (one rank per tile)");
     }

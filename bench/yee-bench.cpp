@@ -23,7 +23,7 @@ using namespace yee;
 
 namespace {
 
-scene::Scene benchScene(int n, int pml) {
+scene::Scene benchScene(int n, int pml, int steps) {
     scene::Scene s;
     s.name = "bench box";
     s.cellUm = 0.1;
@@ -45,7 +45,7 @@ scene::Scene benchScene(int n, int pml) {
     src.profile.wavelength = 1.0;
     src.profile.bandwidth = 0.5;
     s.sources.push_back(src);
-    s.durationFs = 1e9; // bounded by --steps
+    s.durationFs = (steps - 0.5) * s.dtFs();
     return s;
 }
 
@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
     }
     try {
         const int threads = device::hostThreads();
-        const scene::Scene s = benchScene(n, pml);
+        const scene::Scene s = benchScene(n, pml, steps);
         std::printf("yee-bench: %d^3 cells (PML %d on all faces), %d steps, %d threads\n", n, pml, steps, threads);
         const double bw = rmwBandwidth(threads);
         std::printf("rmw_bandwidth_GBps %.2f\n", bw);

@@ -11,7 +11,9 @@ using namespace yee;
 
 namespace {
 
-std::string opt(const std::optional<int>& v) { return v ? std::to_string(*v) : "-"; }
+std::string opt(const std::optional<int>& v) {
+    return v ? std::to_string(*v) : "-";
+}
 
 /// A compact, comparable text of every parsed field.
 QString describe(const cli::RunArgs& a) {
@@ -21,8 +23,9 @@ QString describe(const cli::RunArgs& a) {
                                     std::to_string((*a.tiles)[2])
                               : std::string("-"));
     s += " devices=" + opt(a.devices);
-    s += " precision=" +
-         (a.precision ? std::string(*a.precision == solver::Precision::Float64 ? "f64" : "f32") : std::string("-"));
+    s +=
+        " precision=" + (a.precision ? std::string(*a.precision == solver::Precision::Float64 ? "f64" : "f32")
+                                     : std::string("-"));
     s += " noOverlap=" + std::to_string(a.noOverlap);
     s += " maxSteps=" + opt(a.maxSteps);
     s += " output=" + a.outputPath();
@@ -35,7 +38,8 @@ QString describe(const cli::RunArgs& a) {
 
 std::vector<std::string> toStd(const QStringList& l) {
     std::vector<std::string> v;
-    for (const auto& s : l) v.push_back(s.toStdString());
+    for (const auto& s : l)
+        v.push_back(s.toStdString());
     return v;
 }
 
@@ -50,20 +54,21 @@ private slots:
         QTest::addColumn<QString>("expected");
         const QString defaults = " devices=- precision=- noOverlap=0 maxSteps=- output=box.results.h5 "
                                  "snapshots=box.fields quiet=0 version=0 help=0";
-        QTest::newRow("scene only") << QStringList{"box.json"}
-                                    << "scene=box.json check=0 tiles=-" + defaults;
+        QTest::newRow("scene only") << QStringList{"box.json"} << "scene=box.json check=0 tiles=-" + defaults;
         QTest::newRow("scene in a directory") << QStringList{"/data/scenes/box.json"}
                                               << "scene=/data/scenes/box.json check=0 tiles=-" + defaults;
-        QTest::newRow("check") << QStringList{"--check", "box.json"} << "scene=box.json check=1 tiles=-" + defaults;
+        QTest::newRow("check") << QStringList{"--check", "box.json"}
+                               << "scene=box.json check=1 tiles=-" + defaults;
         QTest::newRow("everything")
-            << QStringList{"--tiles", "2x2x1",  "--devices", "cpu:8",       "--precision",     "float64",
-                           "--no-overlap", "--max-steps", "100", "--output", "out/r.h5", "--snapshots-dir",
-                           "f",        "--quiet",  "box.json"}
+            << QStringList{"--tiles",  "2x2x1",           "--devices",   "cpu:8",   "--precision",
+                           "float64",  "--no-overlap",    "--max-steps", "100",     "--output",
+                           "out/r.h5", "--snapshots-dir", "f",           "--quiet", "box.json"}
             << "scene=box.json check=0 tiles=2x2x1 devices=8 precision=f64 noOverlap=1 maxSteps=100 "
                "output=out/r.h5 snapshots=f quiet=1 version=0 help=0";
         QTest::newRow("equals form and options after scene")
             << QStringList{"box.json", "--tiles=4x1x1", "--precision=float32", "-o", "x.h5", "-q"}
-            << "scene=box.json check=0 tiles=4x1x1 devices=- precision=f32 noOverlap=0 maxSteps=- output=x.h5 "
+            << "scene=box.json check=0 tiles=4x1x1 devices=- precision=f32 noOverlap=0 maxSteps=- "
+               "output=x.h5 "
                "snapshots=box.fields quiet=1 version=0 help=0";
         QTest::newRow("last value wins") << QStringList{"--tiles", "2x1x1", "--tiles", "1x1x3", "box.json"}
                                          << "scene=box.json check=0 tiles=1x1x3" + defaults;
@@ -71,14 +76,16 @@ private slots:
             << QStringList{"--", "-odd.json"}
             << "scene=-odd.json check=0 tiles=- devices=- precision=- noOverlap=0 maxSteps=- "
                "output=-odd.results.h5 snapshots=-odd.fields quiet=0 version=0 help=0";
-        QTest::newRow("help needs no scene") << QStringList{"--help"}
-                                             << "scene= check=0 tiles=- devices=- precision=- noOverlap=0 "
-                                                "maxSteps=- output=scene.results.h5 snapshots=scene.fields quiet=0 "
-                                                "version=0 help=1";
-        QTest::newRow("version needs no scene") << QStringList{"--version"}
-                                                << "scene= check=0 tiles=- devices=- precision=- noOverlap=0 "
-                                                   "maxSteps=- output=scene.results.h5 snapshots=scene.fields "
-                                                   "quiet=0 version=1 help=0";
+        QTest::newRow("help needs no scene")
+            << QStringList{"--help"}
+            << "scene= check=0 tiles=- devices=- precision=- noOverlap=0 "
+               "maxSteps=- output=scene.results.h5 snapshots=scene.fields quiet=0 "
+               "version=0 help=1";
+        QTest::newRow("version needs no scene")
+            << QStringList{"--version"}
+            << "scene= check=0 tiles=- devices=- precision=- noOverlap=0 "
+               "maxSteps=- output=scene.results.h5 snapshots=scene.fields "
+               "quiet=0 version=1 help=0";
     }
 
     void parsesGoodArguments() {
@@ -93,22 +100,27 @@ private slots:
         QTest::newRow("no scene") << QStringList{} << "missing SCENE.json (see yee-run --help)";
         QTest::newRow("two scenes") << QStringList{"a.json", "b.json"}
                                     << "expected one scene file, got 'b.json' as well";
-        QTest::newRow("unknown option") << QStringList{"--fast", "a.json"}
-                                        << "unknown option '--fast' (see yee-run --help)";
+        QTest::newRow("unknown option")
+            << QStringList{"--fast", "a.json"} << "unknown option '--fast' (see yee-run --help)";
         QTest::newRow("missing value") << QStringList{"a.json", "--tiles"} << "--tiles: missing value";
-        QTest::newRow("tiles 2-d") << QStringList{"--tiles", "2x1", "a.json"}
-                                   << "--tiles: expected PXxPYxPZ with positive integers (e.g. 2x1x1), got '2x1'";
-        QTest::newRow("tiles zero") << QStringList{"--tiles", "0x1x1", "a.json"}
-                                    << "--tiles: expected PXxPYxPZ with positive integers (e.g. 2x1x1), got '0x1x1'";
-        QTest::newRow("tiles 4-d") << QStringList{"--tiles=1x1x1x1", "a.json"}
-                                   << "--tiles: expected PXxPYxPZ with positive integers (e.g. 2x1x1), got '1x1x1x1'";
-        QTest::newRow("tiles junk") << QStringList{"--tiles", "2x1x1z", "a.json"}
-                                    << "--tiles: expected PXxPYxPZ with positive integers (e.g. 2x1x1), got '2x1x1z'";
-        QTest::newRow("tiles negative") << QStringList{"--tiles", "-2x1x1", "a.json"}
-                                        << "--tiles: expected PXxPYxPZ with positive integers (e.g. 2x1x1), got "
-                                           "'-2x1x1'";
-        QTest::newRow("devices bare") << QStringList{"--devices", "4", "a.json"}
-                                      << "--devices: expected cpu:N with N >= 1, got '4'";
+        QTest::newRow("tiles 2-d")
+            << QStringList{"--tiles", "2x1", "a.json"}
+            << "--tiles: expected PXxPYxPZ with positive integers (e.g. 2x1x1), got '2x1'";
+        QTest::newRow("tiles zero")
+            << QStringList{"--tiles", "0x1x1", "a.json"}
+            << "--tiles: expected PXxPYxPZ with positive integers (e.g. 2x1x1), got '0x1x1'";
+        QTest::newRow("tiles 4-d")
+            << QStringList{"--tiles=1x1x1x1", "a.json"}
+            << "--tiles: expected PXxPYxPZ with positive integers (e.g. 2x1x1), got '1x1x1x1'";
+        QTest::newRow("tiles junk")
+            << QStringList{"--tiles", "2x1x1z", "a.json"}
+            << "--tiles: expected PXxPYxPZ with positive integers (e.g. 2x1x1), got '2x1x1z'";
+        QTest::newRow("tiles negative")
+            << QStringList{"--tiles", "-2x1x1", "a.json"}
+            << "--tiles: expected PXxPYxPZ with positive integers (e.g. 2x1x1), got "
+               "'-2x1x1'";
+        QTest::newRow("devices bare")
+            << QStringList{"--devices", "4", "a.json"} << "--devices: expected cpu:N with N >= 1, got '4'";
         QTest::newRow("devices zero") << QStringList{"--devices", "cpu:0", "a.json"}
                                       << "--devices: expected cpu:N with N >= 1, got 'cpu:0'";
         QTest::newRow("devices cuda") << QStringList{"--devices=cuda:0", "a.json"}
@@ -145,26 +157,33 @@ private slots:
         QTest::addColumn<QString>("value");
         QTest::addColumn<int>("ranks");
         QTest::newRow("none") << QString() << QString() << 1;
-        QTest::newRow("openmpi") << "OMPI_COMM_WORLD_SIZE" << "4" << 4;
-        QTest::newRow("pmi") << "PMI_SIZE" << "2" << 2;
-        QTest::newRow("slurm") << "SLURM_NTASKS" << "8" << 8;
-        QTest::newRow("garbage") << "OMPI_COMM_WORLD_SIZE" << "many" << 1;
+        QTest::newRow("openmpi") << "OMPI_COMM_WORLD_SIZE"
+                                 << "4" << 4;
+        QTest::newRow("pmi") << "PMI_SIZE"
+                             << "2" << 2;
+        QTest::newRow("slurm") << "SLURM_NTASKS"
+                               << "8" << 8;
+        QTest::newRow("garbage") << "OMPI_COMM_WORLD_SIZE"
+                                 << "many" << 1;
     }
 
     void launcherRanksFromEnvironment() {
         QFETCH(QString, var);
         QFETCH(QString, value);
         QFETCH(int, ranks);
-        for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"}) ::unsetenv(v);
-        if (!var.isEmpty()) ::setenv(var.toUtf8().constData(), value.toUtf8().constData(), 1);
+        for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"})
+            ::unsetenv(v);
+        if (!var.isEmpty())
+            ::setenv(var.toUtf8().constData(), value.toUtf8().constData(), 1);
         QCOMPARE(cli::launcherRanks(), ranks);
-        if (!var.isEmpty()) ::unsetenv(var.toUtf8().constData());
+        if (!var.isEmpty())
+            ::unsetenv(var.toUtf8().constData());
     }
 
     void usageMentionsEveryOption() {
         const QString usage = QString::fromStdString(cli::usageText());
-        for (const char* o : {"--check", "--tiles", "--devices", "--precision", "--no-overlap", "--max-steps", "--output",
-                              "--snapshots-dir", "--quiet", "--version", "--help"})
+        for (const char* o : {"--check", "--tiles", "--devices", "--precision", "--no-overlap", "--max-steps",
+                              "--output", "--snapshots-dir", "--quiet", "--version", "--help"})
             QVERIFY2(usage.contains(o), o);
     }
 };

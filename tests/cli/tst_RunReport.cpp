@@ -21,7 +21,9 @@ solver::DeviceSummary summary(int i) {
     return d;
 }
 
-QStringList lines(const std::string& s) { return QString::fromStdString(s).split('\n', Qt::SkipEmptyParts); }
+QStringList lines(const std::string& s) {
+    return QString::fromStdString(s).split('\n', Qt::SkipEmptyParts);
+}
 
 } // namespace
 
@@ -41,7 +43,8 @@ private slots:
     void memoryTableShowsUsedCategoriesOnly() {
         const auto t = lines(cli::formatMemoryTable({summary(0), summary(1)}));
         QCOMPARE(t.size(), 4);
-        QVERIFY2(t[0].contains("fields") && t[0].contains("halo") && t[0].contains("capacity"), qPrintable(t[0]));
+        QVERIFY2(t[0].contains("fields") && t[0].contains("halo") && t[0].contains("capacity"),
+                 qPrintable(t[0]));
         QVERIFY2(!t[0].contains("materials") && !t[0].contains("checkpoints"), qPrintable(t[0]));
         QVERIFY2(t[2].startsWith("cpu:0") && t[2].contains("[0,8)x[0,8)x[0,8)"), qPrintable(t[2]));
         QVERIFY2(t[3].startsWith("cpu:1") && t[3].contains("%"), qPrintable(t[3]));

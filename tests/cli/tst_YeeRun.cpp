@@ -27,7 +27,8 @@ struct Result {
 
 QProcessEnvironment cleanEnvironment() {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"}) env.remove(v);
+    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"})
+        env.remove(v);
     return env;
 }
 
@@ -74,10 +75,27 @@ void compareDetectors(const io::ResultsFile& a, const io::ResultsFile& b) {
         for (std::size_t j = 0; j < a.detectors[i].arrays.size(); ++j) {
             QCOMPARE(a.detectors[i].arrays[j].shape, b.detectors[i].arrays[j].shape);
             QVERIFY2(a.detectors[i].arrays[j].data == b.detectors[i].arrays[j].data,
-                     qPrintable(QString::fromStdString(a.detectors[i].name + "/" + a.detectors[i].arrays[j].name)));
+                     qPrintable(
+                         QString::fromStdString(a.detectors[i].name + "/" + a.detectors[i].arrays[j].name)));
         }
     }
     QCOMPARE(a.objective, b.objective);
+}
+
+/// The snapshot series of detector "slice" in two snapshot directories hold the same steps and bits.
+void compareSnapshots(const QString& dirA, const QString& dirB) {
+    const auto a = io::readSeriesIndex((dirA + "/slice.vtkhdf.series").toStdString());
+    const auto b = io::readSeriesIndex((dirB + "/slice.vtkhdf.series").toStdString());
+    QCOMPARE(a.size(), b.size());
+    QVERIFY(!a.empty());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        QCOMPARE(a[i].name, b[i].name);
+        QCOMPARE(a[i].time, b[i].time);
+        const auto imgA = io::readVtkHdf((dirA + "/" + QString::fromStdString(a[i].name)).toStdString());
+        const auto imgB = io::readVtkHdf((dirB + "/" + QString::fromStdString(b[i].name)).toStdString());
+        QCOMPARE(imgA.dims, imgB.dims);
+        QVERIFY(imgA.pointData == imgB.pointData);
+    }
 }
 
 /// quick_box running hundreds of times longer (tens of seconds), for cancelling mid-run.
@@ -86,7 +104,8 @@ QString longScene(const QString& dir) {
     s.durationFs = 5000;
     const QString path = dir + "/long_box.json";
     QFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) return {};
+    if (!f.open(QIODevice::WriteOnly))
+        return {};
     f.write(QByteArray::fromStdString(scene::sceneToJson(s)));
     return path;
 }
@@ -118,7 +137,8 @@ private slots:
         Result r = yeeRun({kQuickBox}, dir.path());
         QVERIFY2(r.code == 0, qPrintable(explain(r)));
         QVERIFY2(r.out.contains("Memory estimate"), qPrintable(r.out));
-        QVERIFY2(r.out.contains("Peak memory per device") && r.out.contains("halo_exchange"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("Peak memory per device") && r.out.contains("halo_exchange"),
+                 qPrintable(r.out));
         QVERIFY2(r.err.contains("steps/s") && r.err.contains("Mcell/s"), qPrintable(r.err)); // progress
         QCOMPARE(entries(dir.path()), (QStringList{"quick_box.fields", "quick_box.results.h5"}));
 
@@ -131,7 +151,8 @@ private slots:
         QCOMPARE(f.sceneHash, scene::sceneHash(s));
         QCOMPARE(f.sceneName, s.name);
         QCOMPARE(scene::sceneHash(scene::parseScene(f.sceneJson)), f.sceneHash);
-        for (const char* d : {"out", "energy", "probe"}) QVERIFY2(f.detector(d), d);
+        for (const char* d : {"out", "energy", "probe"})
+            QVERIFY2(f.detector(d), d);
         QVERIFY(f.objective.has_value());
         QCOMPARE(f.devices.size(), std::size_t(1));
         QVERIFY(f.devices[0].memory.peakTotal > 0);
@@ -143,12 +164,13 @@ private slots:
         QVERIFY2(QFile::exists(series), qPrintable(series));
         const auto steps = io::readSeriesIndex(series.toStdString());
         QVERIFY(!steps.empty());
-        const io::VtkImage img =
-            io::readVtkHdf((QFileInfo(series).dir().filePath(QString::fromStdString(steps.back().name))).toStdString());
+        const io::VtkImage img = io::readVtkHdf(
+            (QFileInfo(series).dir().filePath(QString::fromStdString(steps.back().name))).toStdString());
         QCOMPARE(img.dims[2], 1);
         QCOMPARE(img.pointData.count("Ez"), std::size_t(1));
         QCOMPARE(std::int64_t(img.pointData.at("Ez").size()), std::int64_t(img.dims[0]) * img.dims[1]);
-        for (const auto& e : entries(dir.filePath("quick_box.fields"))) QVERIFY2(!e.contains(".tmp."), qPrintable(e));
+        for (const auto& e : entries(dir.filePath("quick_box.fields")))
+            QVERIFY2(!e.contains(".tmp."), qPrintable(e));
     }
 
     void checkWritesNothing() {
@@ -161,18 +183,20 @@ private slots:
 
     void quietOptionsAndTiles() {
         QTemporaryDir dir;
-        Result one = yeeRun({"--quiet", "--output", "one.h5", "--snapshots-dir", "one", kQuickBox}, dir.path());
+        Result one =
+            yeeRun({"--quiet", "--output", "one.h5", "--snapshots-dir", "one", kQuickBox}, dir.path());
         QVERIFY2(one.code == 0, qPrintable(explain(one)));
         QCOMPARE(one.out, QString());
         QCOMPARE(one.err, QString());
-        Result two = yeeRun({"-q", "--tiles", "2x1x1", "--no-overlap", "-o", "two.h5", "--snapshots-dir", "two",
-                             kQuickBox},
-                            dir.path());
+        Result two = yeeRun(
+            {"-q", "--tiles", "2x1x1", "--no-overlap", "-o", "two.h5", "--snapshots-dir", "two", kQuickBox},
+            dir.path());
         QVERIFY2(two.code == 0, qPrintable(explain(two)));
         const auto a = io::readResults(dir.filePath("one.h5").toStdString());
         const auto b = io::readResults(dir.filePath("two.h5").toStdString());
         QCOMPARE(b.devices.size(), std::size_t(2)); // --tiles without --devices: one device per tile
         compareDetectors(a, b);
+        compareSnapshots(dir.filePath("one"), dir.filePath("two"));
     }
 
     void maxSteps() {
@@ -190,9 +214,20 @@ private slots:
         QTest::newRow("bad option") << QStringList{"--tiles", "0x1x1", kQuickBox} << "--tiles";
         QTest::newRow("output dir missing") << QStringList{"-o", "no/such/dir/r.h5", kQuickBox} << "--output";
         QTest::newRow("too many tiles") << QStringList{"--tiles", "1000x1x1", kQuickBox} << "";
-        const QStringList bad = QDir(kBadScenes).entryList({"*.json"}, QDir::Files, QDir::Name);
-        for (const auto& f : bad)
-            QTest::newRow(qPrintable("bad_scenes/" + f)) << QStringList{kBadScenes + "/" + f} << "";
+        // The bad-scene corpus: <file>\t<substring the message must contain> (see its expected.txt).
+        QFile expected(kBadScenes + "/expected.txt");
+        QVERIFY(expected.open(QIODevice::ReadOnly | QIODevice::Text));
+        int rows = 0;
+        for (const QString& line : QString::fromUtf8(expected.readAll()).split('\n')) {
+            if (line.isEmpty() || line.startsWith('#'))
+                continue;
+            const QStringList parts = line.split('\t');
+            QVERIFY2(parts.size() == 2, qPrintable(line));
+            QTest::newRow(qPrintable("bad_scenes/" + parts[0]))
+                << QStringList{kBadScenes + "/" + parts[0]} << parts[1];
+            ++rows;
+        }
+        QVERIFY(rows > 0);
     }
 
     void badInput() {
@@ -205,10 +240,6 @@ private slots:
                  qPrintable(explain(r)));
         QVERIFY2(r.err.contains(message), qPrintable(explain(r)));
         QCOMPARE(entries(dir.path()), QStringList());
-    }
-
-    void badScenesCorpusIsThere() {
-        if (QDir(kBadScenes).entryList({"*.json"}, QDir::Files).isEmpty()) QSKIP("tests/bad_scenes is empty");
     }
 
     void signalCancelsAndWritesIncomplete_data() {
@@ -244,7 +275,17 @@ private slots:
         QVERIFY(f.steps > 0 && f.steps < f.totalSteps);
         const QStringList files = entries(dir.path());
         QVERIFY2(files.contains("long_box.results.h5"), qPrintable(files.join(' ')));
-        for (const auto& e : files) QVERIFY2(!e.contains(".tmp."), qPrintable(e));
+        for (const auto& e : files)
+            QVERIFY2(!e.contains(".tmp."), qPrintable(e));
+    }
+
+    void mpiRanksMatchLocalRun_data() {
+        QTest::addColumn<QString>("ranks");
+        QTest::addColumn<QString>("tiles");
+        QTest::newRow("2 ranks") << "2"
+                                 << "2x1x1";
+        QTest::newRow("4 ranks") << "4"
+                                 << "2x2x1";
     }
 
     /// Under mpirun each rank runs one tile; rank 0 writes the same detector bits as a local run.
@@ -252,14 +293,17 @@ private slots:
 #if !defined(YEE_MPIEXEC)
         QSKIP("yee-run was built without MPI");
 #else
-        if (qEnvironmentVariableIsEmpty("YEE_TEST_MPI")) QSKIP("run by the cli_yee_run_mpi test");
+        QFETCH(QString, ranks);
+        QFETCH(QString, tiles);
+        if (qEnvironmentVariableIsEmpty("YEE_TEST_MPI"))
+            QSKIP("run by the cli_yee_run_mpi test");
         QTemporaryDir dir;
         Result local = yeeRun({"-q", "-o", "local.h5", "--snapshots-dir", "local", kQuickBox}, dir.path());
         QVERIFY2(local.code == 0, qPrintable(explain(local)));
         QProcess p;
         start(p, YEE_MPIEXEC,
-              {"--allow-run-as-root", "--oversubscribe", "-np", "2", YEE_RUN_EXE, "--tiles", "2x1x1", "-o", "mpi.h5",
-               "--snapshots-dir", "mpi", kQuickBox},
+              {"--allow-run-as-root", "--oversubscribe", "-np", ranks, YEE_RUN_EXE, "--tiles", tiles, "-o",
+               "mpi.h5", "--snapshots-dir", "mpi", kQuickBox},
               dir.path());
         Result mpi = finish(p);
         QVERIFY2(mpi.code == 0, qPrintable(explain(mpi)));
@@ -267,8 +311,9 @@ private slots:
         QVERIFY2(mpi.out.contains("halo_exchange"), qPrintable(mpi.out));
         const auto a = io::readResults(dir.filePath("local.h5").toStdString());
         const auto b = io::readResults(dir.filePath("mpi.h5").toStdString());
-        QCOMPARE(b.devices.size(), std::size_t(2));
+        QCOMPARE(b.devices.size(), std::size_t(ranks.toInt()));
         compareDetectors(a, b);
+        compareSnapshots(dir.filePath("local"), dir.filePath("mpi")); // assembled on rank 0
 #endif
     }
 
@@ -276,11 +321,13 @@ private slots:
 #if !defined(YEE_MPIEXEC)
         QSKIP("yee-run was built without MPI");
 #else
-        if (qEnvironmentVariableIsEmpty("YEE_TEST_MPI")) QSKIP("run by the cli_yee_run_mpi test");
+        if (qEnvironmentVariableIsEmpty("YEE_TEST_MPI"))
+            QSKIP("run by the cli_yee_run_mpi test");
         QTemporaryDir dir;
         QProcess p;
         start(p, YEE_MPIEXEC,
-              {"--allow-run-as-root", "--oversubscribe", "-np", "2", YEE_RUN_EXE, "--tiles", "3x1x1", kQuickBox},
+              {"--allow-run-as-root", "--oversubscribe", "-np", "2", YEE_RUN_EXE, "--tiles", "3x1x1",
+               kQuickBox},
               dir.path());
         Result r = finish(p);
         QVERIFY2(r.code == 2, qPrintable(explain(r)));

@@ -161,12 +161,15 @@ private slots:
         QCOMPARE(c.stats().callsOf(Phase::Adjoint, Kind::AllReduce), qint64(3));
     }
 
-    /// A receive larger or smaller than its send: the receiving rank throws RunError, nobody hangs.
+    /// A receive larger than its send: the receiving rank throws RunError naming the sizes, nobody hangs.
+    /// (A receive smaller than its send is MPI_ERR_TRUNCATE, after which MPI's state is undefined; Open MPI
+    /// sometimes hangs there, so it is not exercised.)
     void exchangeSizeMismatch() {
         MpiComm c;
         std::vector<std::string> f;
-        if (c.size() >= 2 && c.rank() < 2) {
-            for (const std::int64_t recvBytes : {8, 32}) {
+        const bool involved = c.size() >= 2 && c.rank() < 2;
+        for (const std::int64_t recvBytes : {24, 32}) {
+            if (involved) {
                 std::vector<double> buf(4, 1.0);
                 ExchangeGroup g;
                 if (c.rank() == 0)
@@ -180,13 +183,13 @@ private slots:
                 } catch (const yee::RunError& e) {
                     caught = e.what();
                 }
-                if (c.rank() == 1 && caught.empty())
+                if (c.rank() == 1 && caught.find("exchangeFinish: recvs[0]") == std::string::npos)
                     f.push_back("rank 1: no RunError for a " + std::to_string(recvBytes) +
-                                "-byte receive of 16 bytes");
+                                "-byte receive of 16 bytes (got '" + caught + "')");
                 if (c.rank() == 0 && !caught.empty())
                     f.push_back("rank 0: unexpected " + caught);
-                c.barrier(Phase::Setup);
             }
+            c.barrier(Phase::Setup); // every rank, so the ranks stay in step
         }
         VERIFY_ALL_RANKS(f);
     }

@@ -17,13 +17,16 @@ const QString kDir = QStringLiteral(YEE_SOURCE_DIR "/tests/bad_scenes");
 QList<QPair<QString, QString>> expectations() {
     QList<QPair<QString, QString>> out;
     QFile f(kDir + "/expected.txt");
-    if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return out;
+    if (!f.open(QIODevice::ReadOnly | QIODevice::Text))
+        return out;
     QTextStream in(&f);
     while (!in.atEnd()) {
         const QString line = in.readLine();
-        if (line.trimmed().isEmpty() || line.startsWith('#')) continue;
+        if (line.trimmed().isEmpty() || line.startsWith('#'))
+            continue;
         const int tab = line.indexOf('\t');
-        if (tab > 0) out.append({line.left(tab), line.mid(tab + 1)});
+        if (tab > 0)
+            out.append({line.left(tab), line.mid(tab + 1)});
     }
     return out;
 }
@@ -56,7 +59,8 @@ private slots:
     void refused_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("expected");
-        for (const auto& e : expectations()) QTest::newRow(qPrintable(e.first)) << e.first << e.second;
+        for (const auto& e : expectations())
+            QTest::newRow(qPrintable(e.first)) << e.first << e.second;
     }
 
     void refused() {

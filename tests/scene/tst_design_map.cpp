@@ -21,7 +21,8 @@ private:
         std::mt19937_64 rng(seed);
         std::uniform_real_distribution<double> u(lo, hi);
         std::vector<double> v(n);
-        for (double& x : v) x = u(rng);
+        for (double& x : v)
+            x = u(rng);
         return v;
     }
 
@@ -40,7 +41,8 @@ private slots:
         const DesignMap m({7, 5, 3}, {0.05, 0.05, 0.1}, 0.17, 0.0, 0.5, 1.0, 2.0);
         QVERIFY(m.filtered());
         const std::vector<double> c(m.size(), 0.3);
-        for (double v : m.forward(c)) QVERIFY(std::fabs(v - 0.3) < 1e-15);
+        for (double v : m.forward(c))
+            QVERIFY(std::fabs(v - 0.3) < 1e-15);
     }
 
     void projectionEndpoints() {
@@ -48,13 +50,15 @@ private slots:
         QVERIFY(std::fabs(m.project(0.0)) < 1e-15);
         QVERIFY(std::fabs(m.project(1.0) - 1.0) < 1e-15);
         QVERIFY(m.project(0.2) < 0.2 && m.project(0.4) > 0.4);
-        for (double v : m.forward(randomVector(m.size(), 2, 0, 1))) QVERIFY(v >= 0 && v <= 1);
+        for (double v : m.forward(randomVector(m.size(), 2, 0, 1)))
+            QVERIFY(v >= 0 && v <= 1);
     }
 
     void sizeMismatchThrows() {
         const DesignMap m({2, 2, 2}, {0.1, 0.1, 0.1}, 0.0, 0.0, 0.5, 1.0, 2.0);
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, m.forward(std::vector<double>(7)));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, m.backward(std::vector<double>(8), std::vector<double>(3)));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 m.backward(std::vector<double>(8), std::vector<double>(3)));
     }
 
     void backwardMatchesFiniteDifferences_data() {
@@ -71,7 +75,8 @@ private slots:
         QTest::newRow("filter+projection") << 6 << 6 << 2 << Vec3{0.05, 0.05, 0.1} << 0.16 << 8.0 << 0.4;
         QTest::newRow("anisotropic voxels") << 8 << 3 << 4 << Vec3{0.025, 0.1, 0.05} << 0.11 << 4.0 << 0.6;
         QTest::newRow("steep projection") << 5 << 5 << 1 << Vec3{0.05, 0.05, 0.2} << 0.08 << 32.0 << 0.5;
-        QTest::newRow("radius larger than region") << 3 << 3 << 3 << Vec3{0.05, 0.05, 0.05} << 1.0 << 2.0 << 0.5;
+        QTest::newRow("radius larger than region")
+            << 3 << 3 << 3 << Vec3{0.05, 0.05, 0.05} << 1.0 << 2.0 << 0.5;
     }
 
     void backwardMatchesFiniteDifferences() {
@@ -90,12 +95,14 @@ private slots:
         auto objective = [&](const std::vector<double>& lat) {
             const auto rho = m.forward(lat);
             double j = 0;
-            for (std::size_t v = 0; v < n; ++v) j += c[v] * rho[v] + 0.5 * rho[v] * rho[v];
+            for (std::size_t v = 0; v < n; ++v)
+                j += c[v] * rho[v] + 0.5 * rho[v] * rho[v];
             return j;
         };
         const auto rho = m.forward(x);
         std::vector<double> dJdRho(n);
-        for (std::size_t v = 0; v < n; ++v) dJdRho[v] = c[v] + rho[v];
+        for (std::size_t v = 0; v < n; ++v)
+            dJdRho[v] = c[v] + rho[v];
         const auto g = m.backward(x, dJdRho);
         QCOMPARE(g.size(), n);
         const double h = beta > 16 ? 1e-7 : 1e-6;

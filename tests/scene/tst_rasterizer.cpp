@@ -22,7 +22,8 @@ Scene periodicBox(int n, double cell) {
     Scene s;
     s.cellUm = cell;
     s.domainSize = {n * cell, n * cell, n * cell};
-    for (auto& b : s.boundaries) b.type = BoundaryType::Periodic;
+    for (auto& b : s.boundaries)
+        b.type = BoundaryType::Periodic;
     s.durationFs = 10;
     return s;
 }
@@ -33,11 +34,14 @@ double volumeOf(const Rasterizer& r, const Scene& s, int m) {
     double sum = 0;
     for (int k = 0; k < n[2]; ++k)
         for (int j = 0; j < n[1]; ++j)
-            for (int i = 0; i < n[0]; ++i) sum += r.volumeFractions({i + 0.5, j + 0.5, k + 0.5})[std::size_t(m)];
+            for (int i = 0; i < n[0]; ++i)
+                sum += r.volumeFractions({i + 0.5, j + 0.5, k + 0.5})[std::size_t(m)];
     return sum * s.cellUm * s.cellUm * s.cellUm;
 }
 
-bool near(double a, double b, double rel) { return std::fabs(a - b) <= rel * std::fabs(b); }
+bool near(double a, double b, double rel) {
+    return std::fabs(a - b) <= rel * std::fabs(b);
+}
 
 } // namespace
 
@@ -107,7 +111,8 @@ private slots:
         o.height = 0.61;
         o.material = "prism";
         if (concave)
-            o.vertices = {{-0.83, -0.71}, {0.77, -0.71}, {0.77, -0.12}, {-0.19, -0.12}, {-0.19, 0.88}, {-0.83, 0.88}};
+            o.vertices = {{-0.83, -0.71}, {0.77, -0.71}, {0.77, -0.12},
+                          {-0.19, -0.12}, {-0.19, 0.88}, {-0.83, 0.88}};
         else
             o.vertices = {{-0.9, -0.77}, {0.85, -0.4}, {-0.1, 0.93}};
         double area2 = 0;
@@ -117,7 +122,8 @@ private slots:
             area2 += a[0] * b[1] - a[1] * b[0];
         }
         const auto [lo, hi] = objectBounds(o);
-        for (int a = 0; a < 3; ++a) o.center[a] = 0.5 * (lo[a] + hi[a]);
+        for (int a = 0; a < 3; ++a)
+            o.center[a] = 0.5 * (lo[a] + hi[a]);
         o.center[axis] = 0.037;
         s.objects = {o};
         validateScene(s);
@@ -151,7 +157,8 @@ private slots:
         QVERIFY(near(r.atE(1, 10, 4, 7).eps, 0.75 * 2 + 0.25 * 12, tol));
         QVERIFY(near(r.atE(2, 10, 4, 7).eps, 0.75 * 2 + 0.25 * 12, tol));
         QVERIFY(near(r.atE(2, 10, 4, 7).sigma, 75, tol));
-        // mu at H points: Hx at x = 10 (normal, 3/4 A) harmonic; Hy at x = 10.5 (tangential, 1/4 A) arithmetic.
+        // mu at H points: Hx at x = 10 (normal, 3/4 A) harmonic; Hy at x = 10.5 (tangential, 1/4 A)
+        // arithmetic.
         QVERIFY(near(r.atH(0, 10, 4, 7).mu, 1 / (0.75 / 2 + 0.25 / 1), tol));
         QVERIFY(near(r.atH(1, 10, 4, 7).mu, 0.25 * 2 + 0.75 * 1, tol));
         // Away from the interface, unchanged materials.
@@ -213,7 +220,8 @@ private slots:
         s.designs = {d};
         const std::size_t n = s.designLatentSize(0);
         QCOMPARE(n, std::size_t(3 * 2 * 1));
-        for (std::size_t v = 0; v < n; ++v) s.designs[0].latent.push_back(double(v) / double(n - 1));
+        for (std::size_t v = 0; v < n; ++v)
+            s.designs[0].latent.push_back(double(v) / double(n - 1));
         validateScene(s);
         Rasterizer r(s);
         QCOMPARE(r.designBox(0), (yee::Box{{7, 8, 9}, {13, 12, 11}}));
@@ -234,7 +242,8 @@ private slots:
 
     void examplesRasterise_data() {
         QTest::addColumn<QString>("file");
-        for (const char* f : {"quick_box", "straight_waveguide", "waveguide_bend", "ring_resonator", "grating_coupler"})
+        for (const char* f :
+             {"quick_box", "straight_waveguide", "waveguide_bend", "ring_resonator", "grating_coupler"})
             QTest::newRow(f) << QString(f);
     }
 
@@ -309,7 +318,8 @@ private slots:
                 while (!checksum.compare_exchange_weak(cur, cur + local)) {
                 }
             });
-        for (auto& p : pool) p.join();
+        for (auto& p : pool)
+            p.join();
         const double secs = t.elapsed() / 1000.0;
         qInfo("200^3 x 6 components on %d threads: %.2f s", threads, secs);
         QVERIFY(checksum.load() > 0);

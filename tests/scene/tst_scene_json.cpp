@@ -58,7 +58,8 @@ Scene everything() {
     s.boundaries[0] = {BoundaryType::Pml, 6, 2.5, 1.1, 3.0, 0.2};
     s.boundaries[1].type = BoundaryType::Periodic;
     s.boundaries[2] = {BoundaryType::Pml, 5, 3.0, 0.9, 1.0, 0.0};
-    s.materials = {{"si", 12.11, 1.0, 0.0}, {"ox", 2.085, 1.0, 0.0}, {"lossy", 3.0, 1.5, 1e4}, {"ox2", 3.5, 1.0, 0.0}};
+    s.materials = {
+        {"si", 12.11, 1.0, 0.0}, {"ox", 2.085, 1.0, 0.0}, {"lossy", 3.0, 1.5, 1e4}, {"ox2", 3.5, 1.0, 0.0}};
     s.background = "ox";
     Object box;
     box.name = "box";
@@ -89,7 +90,8 @@ Scene everything() {
     poly.vertices = {{-0.5, 0.0}, {0.5, 0.1}, {0.1, 0.6}};
     poly.center = {1.2, 0.0, 0.3};
     const auto [plo, phi] = objectBounds(poly);
-    for (int a = 0; a < 3; ++a) poly.size[a] = phi[a] - plo[a];
+    for (int a = 0; a < 3; ++a)
+        poly.size[a] = phi[a] - plo[a];
     poly.material = "ox";
     s.objects = {box, sph, cyl, poly};
 
@@ -167,7 +169,8 @@ Scene everything() {
     d.beta = 5.5;
     d.eta = 0.45;
     const std::size_t n = 4 * 2 * 1;
-    for (std::size_t i = 0; i < n; ++i) d.latent.push_back(0.1 + 0.8 * double(i) / double(n));
+    for (std::size_t i = 0; i < n; ++i)
+        d.latent.push_back(0.1 + 0.8 * double(i) / double(n));
     s.designs = {d};
 
     s.objective.maximize = false;
@@ -198,7 +201,8 @@ private slots:
         QTest::addColumn<QString>("file");
         const QStringList files = QDir(kScenes).entryList({"*.json"}, QDir::Files, QDir::Name);
         QVERIFY(files.size() >= 5);
-        for (const QString& f : files) QTest::newRow(qPrintable(f)) << f;
+        for (const QString& f : files)
+            QTest::newRow(qPrintable(f)) << f;
     }
 
     void examplesRoundTrip() {
@@ -253,7 +257,8 @@ private slots:
         QCOMPARE(b.durationFs, s.durationFs);
         for (int a = 0; a < 3; ++a) {
             QVERIFY(b.boundaries[a].type == s.boundaries[a].type);
-            if (s.boundaries[a].type != BoundaryType::Pml) continue;
+            if (s.boundaries[a].type != BoundaryType::Pml)
+                continue;
             QCOMPARE(b.boundaries[a].cells, s.boundaries[a].cells);
             QCOMPARE(b.boundaries[a].order, s.boundaries[a].order);
             QCOMPARE(b.boundaries[a].sigmaFactor, s.boundaries[a].sigmaFactor);
@@ -421,7 +426,8 @@ private slots:
         swapped.replace(swapped.find(sizeFrom), sizeFrom.size(), "\"size_um\": [0.4, 0.2, 0.1]");
         writeText(dir.filePath("swapped.json"), swapped);
         QString msg = inputError([&] { loadScene(dir.filePath("swapped.json").toStdString()); });
-        QVERIFY2(msg.startsWith("designs[0].params: dataset \"/designs/dev\" has shape [1, 2, 4]"), qPrintable(msg));
+        QVERIFY2(msg.startsWith("designs[0].params: dataset \"/designs/dev\" has shape [1, 2, 4]"),
+                 qPrintable(msg));
         // Missing dataset and missing file name the field.
         std::string missing = text;
         missing.replace(missing.find("/designs/dev"), 12, "/designs/nope");
@@ -442,18 +448,21 @@ private slots:
 
     void parseWithoutValidation() {
         // An unfinished scene can be opened and saved again (an editor must not lose it)...
-        const std::string wip = R"({"format": "yee-scene", "version": 1, "grid": {"cell_um": 0.1, "courant": 2},
+        const std::string wip =
+            R"({"format": "yee-scene", "version": 1, "grid": {"cell_um": 0.1, "courant": 2},
           "domain": {"size_um": [3, 3, 3]}, "objects": [{"shape": "sphere", "center_um": [9, 9, 9],
           "radius_um": 0.1, "material": "later"}]})";
         const Scene s = parseScene(wip, ".", false);
         QCOMPARE(s.courant, 2.0);
         QCOMPARE(sceneToJson(parseScene(sceneToJson(s), ".", false)), sceneToJson(s));
         // ...but is refused by validation.
-        QCOMPARE(inputError([&] { parseScene(wip); }), QString("grid.courant: 2 is unstable (must be in (0, 1])"));
+        QCOMPARE(inputError([&] { parseScene(wip); }),
+                 QString("grid.courant: 2 is unstable (must be in (0, 1])"));
     }
 
     void malformedJsonHasLineAndColumn() {
-        const QString msg = inputError([] { parseScene("{\n  \"format\": \"yee-scene\",\n  \"version\" 1\n}"); });
+        const QString msg =
+            inputError([] { parseScene("{\n  \"format\": \"yee-scene\",\n  \"version\" 1\n}"); });
         QVERIFY2(msg.contains("line 3, column"), qPrintable(msg));
         QVERIFY(!msg.contains('\n'));
     }

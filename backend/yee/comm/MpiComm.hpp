@@ -63,10 +63,12 @@ private:
 ///
 /// Exchange semantics match LocalComm's: exchangeStart() posts MPI_Irecv for every receive, then MPI_Isend
 /// for every send (no copy); exchangeFinish() waits for all of them (MPI_Waitall). Messages between a pair
-/// of ranks with the same tag are matched in order. A receive must have exactly its send's size (else
-/// RunError). Self-sends go through MPI like any other. Several groups may be outstanding, identified by
-/// the address of their ExchangeGroup. Buffers belong to the caller and must stay valid (send buffers
-/// unmodified) until exchangeFinish() returns. A single message is limited to INT_MAX bytes.
+/// of ranks with the same tag are matched in order. A receive must have exactly its send's size: a larger
+/// receive gets RunError from exchangeFinish(); a smaller one is MPI_ERR_TRUNCATE, which MPI reports (as
+/// RunError) only when it can, since MPI's state after an error is undefined (Open MPI may hang there).
+/// Self-sends go through MPI like any other. Several groups may be outstanding, identified by the address of
+/// their ExchangeGroup. Buffers belong to the caller and must stay valid (send buffers unmodified) until
+/// exchangeFinish() returns. A single message is limited to INT_MAX bytes.
 ///
 /// Collectives must be called by every rank in the same order with matching arguments (as in MPI). Unlike
 /// LocalComm, MpiComm does not check that element counts match: mismatched counts are erroneous MPI use.

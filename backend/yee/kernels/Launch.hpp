@@ -10,6 +10,16 @@
 
 namespace yee::kernels {
 
+namespace detail {
+/// One row of a box: the contiguous x loop. Kept out of line from the OpenMP region, with the functor
+/// taken by value, on purpose: GCC 12 does not vectorise the loop inside an outlined OpenMP body or over
+/// a local copy of a functor ("no vectype for stmt"), but does vectorise this form (with runtime alias
+/// checks). The call costs nothing next to a row of cells.
+template <class F> __attribute__((noinline)) void runRow(F g, int i0, int i1, int j, int k) {
+    for (int i = i0; i < i1; ++i) g(i, j, k);
+}
+} // namespace detail
+
 /// Run f(i,j,k) for every cell of `b` with `threads` OpenMP threads.
 template <class F> void forEachCell(const Box& b, int threads, const F& f) {
     if (b.empty()) return;
@@ -17,12 +27,8 @@ template <class F> void forEachCell(const Box& b, int threads, const F& f) {
     const std::int64_t rows = std::int64_t(ny) * b.extent(2);
     const int i0 = b.lo[0], i1 = b.hi[0];
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && rows > 1)
-    for (std::int64_t r = 0; r < rows; ++r) {
-        const int j = b.lo[1] + int(r % ny);
-        const int k = b.lo[2] + int(r / ny);
-#pragma omp simd
-        for (int i = i0; i < i1; ++i) f(i, j, k);
-    }
+    for (std::int64_t r = 0; r < rows; ++r)
+        detail::runRow(f, i0, i1, b.lo[1] + int(r % ny), b.lo[2] + int(r / ny));
 }
 
 /// Run f(n) for n in [0, count) (sparse lists: sources, detector points).

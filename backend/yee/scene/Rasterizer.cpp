@@ -25,7 +25,9 @@ double snap(double x) {
     return std::fabs(x - h) < 1e-9 ? h : x;
 }
 
-double sq(double x) { return x * x; }
+double sq(double x) {
+    return x * x;
+}
 
 /// Does segment (x0,y0)-(x1,y1) touch the rectangle [ulo,uhi] x [vlo,vhi]?
 bool segmentTouchesRect(double x0, double y0, double x1, double y1, double ulo, double uhi, double vlo,
@@ -49,7 +51,8 @@ bool insidePolygon(const std::vector<double>& pu, const std::vector<double>& pv,
     for (std::size_t a = 0, b = n - 1; a < n; b = a++) {
         if ((pv[a] > y) != (pv[b] > y)) {
             const double xc = pu[a] + (y - pv[a]) * (pu[b] - pu[a]) / (pv[b] - pv[a]);
-            if (x < xc) in = !in;
+            if (x < xc)
+                in = !in;
         }
     }
     return in;
@@ -58,16 +61,19 @@ bool insidePolygon(const std::vector<double>& pu, const std::vector<double>& pv,
 /// Area and first moments (integral of u and of v) of a polygon clipped to a rectangle
 /// (Sutherland-Hodgman against the convex window, then the shoelace formula; exact for any simple
 /// polygon, the degenerate edges clipping can leave in concave ones carry no area).
-void clippedMoments(const std::vector<double>& pu, const std::vector<double>& pv, double ulo, double uhi, double vlo,
-                    double vhi, double& area, double& mu, double& mv) {
+void clippedMoments(const std::vector<double>& pu, const std::vector<double>& pv, double ulo, double uhi,
+                    double vlo, double vhi, double& area, double& mu, double& mv) {
     std::vector<std::array<double, 2>> poly(pu.size()), next;
-    for (std::size_t i = 0; i < pu.size(); ++i) poly[i] = {pu[i], pv[i]};
+    for (std::size_t i = 0; i < pu.size(); ++i)
+        poly[i] = {pu[i], pv[i]};
     // Clip against u >= ulo, u <= uhi, v >= vlo, v <= vhi in turn.
     for (int edge = 0; edge < 4 && !poly.empty(); ++edge) {
         const int axis = edge / 2;
         const double bound = edge == 0 ? ulo : edge == 1 ? uhi : edge == 2 ? vlo : vhi;
         const bool keepAbove = edge % 2 == 0;
-        auto inside = [&](const std::array<double, 2>& q) { return keepAbove ? q[axis] >= bound : q[axis] <= bound; };
+        auto inside = [&](const std::array<double, 2>& q) {
+            return keepAbove ? q[axis] >= bound : q[axis] <= bound;
+        };
         next.clear();
         for (std::size_t i = 0; i < poly.size(); ++i) {
             const auto& a = poly[(i + poly.size() - 1) % poly.size()];
@@ -79,7 +85,8 @@ void clippedMoments(const std::vector<double>& pu, const std::vector<double>& pv
                 x[axis] = bound;
                 next.push_back(x);
             }
-            if (ib) next.push_back(b);
+            if (ib)
+                next.push_back(b);
         }
         poly.swap(next);
     }
@@ -112,17 +119,20 @@ double kottke(double mean, double meanInv, double nc2) {
 
 Vec3 Rasterizer::yeeOffset(int field, int c) {
     Vec3 o{0, 0, 0};
-    for (int a = 0; a < 3; ++a) o[a] = ((a == c) == (field == 0)) ? 0.5 : 0.0;
+    for (int a = 0; a < 3; ++a)
+        o[a] = ((a == c) == (field == 0)) ? 0.5 : 0.0;
     return o;
 }
 
 Rasterizer::Rasterizer(const Scene& s) {
-    for (const auto& m : s.materials) mats_.push_back({m.eps, m.mu, m.sigma});
+    for (const auto& m : s.materials)
+        mats_.push_back({m.eps, m.mu, m.sigma});
     mats_.push_back({1, 1, 0});
     background_ = int(s.materials.size());
     if (!s.background.empty()) {
         background_ = s.materialIndex(s.background);
-        if (background_ < 0) throw InputError("background: unknown material \"" + s.background + "\"");
+        if (background_ < 0)
+            throw InputError("background: unknown material \"" + s.background + "\"");
     }
     const Vec3 lo = s.domainLo();
     const double dx = s.cellUm;
@@ -133,11 +143,13 @@ Rasterizer::Rasterizer(const Scene& s) {
         g.shape = o.shape;
         g.mat = s.materialIndex(o.material);
         if (g.mat < 0)
-            throw InputError("objects[" + std::to_string(i) + "].material: unknown material \"" + o.material + "\"");
+            throw InputError("objects[" + std::to_string(i) + "].material: unknown material \"" + o.material +
+                             "\"");
         g.axis = std::clamp(o.axis, 0, 2);
         g.u = g.axis == 0 ? 1 : 0;
         g.v = g.axis == 2 ? 1 : 2;
-        for (int a = 0; a < 3; ++a) g.c[a] = cells(o.center[std::size_t(a)], a);
+        for (int a = 0; a < 3; ++a)
+            g.c[a] = cells(o.center[std::size_t(a)], a);
         g.r2 = sq(o.radius / dx);
         const auto [blo, bhi] = objectBounds(o);
         const bool planar = o.shape == Shape::Box || o.shape == Shape::Polygon;
@@ -160,7 +172,8 @@ Rasterizer::Rasterizer(const Scene& s) {
     for (std::size_t d = 0; d < s.designs.size(); ++d) {
         const Design& g = s.designs[d];
         DesignRegion r{s.designCells(d), g.voxelCells, s.designVoxels(d), DesignMap(s, d), {}, 1, 0};
-        const std::vector<double> latent = g.latent.empty() ? std::vector<double>(r.map.size(), 0.5) : g.latent;
+        const std::vector<double> latent =
+            g.latent.empty() ? std::vector<double>(r.map.size(), 0.5) : g.latent;
         r.rho = r.map.forward(latent);
         if (const Material* m = s.findMaterial(g.materials[0])) {
             r.mu = m->mu;
@@ -173,15 +186,16 @@ Rasterizer::Rasterizer(const Scene& s) {
 void Rasterizer::setDensity(int d, std::vector<double> rho) {
     DesignRegion& r = designs_.at(std::size_t(d));
     if (rho.size() != r.map.size())
-        throw std::invalid_argument("Rasterizer::setDensity: " + std::to_string(rho.size()) + " values, expected " +
-                                    std::to_string(r.map.size()));
+        throw std::invalid_argument("Rasterizer::setDensity: " + std::to_string(rho.size()) +
+                                    " values, expected " + std::to_string(r.map.size()));
     r.rho = std::move(rho);
 }
 
 DesignHit Rasterizer::designAt(int i, int j, int k) const {
     for (std::size_t d = 0; d < designs_.size(); ++d) {
         const DesignRegion& r = designs_[d];
-        if (!r.box.contains({i, j, k})) continue;
+        if (!r.box.contains({i, j, k}))
+            continue;
         const std::int64_t a = (i - r.box.lo[0]) / r.voxelCells[0];
         const std::int64_t b = (j - r.box.lo[1]) / r.voxelCells[1];
         const std::int64_t c = (k - r.box.lo[2]) / r.voxelCells[2];
@@ -197,11 +211,13 @@ CellMaterial Rasterizer::designMaterial(const DesignHit& h) const {
 
 Rasterizer::Cover Rasterizer::classify(const Geo& g, const double lo[3], const double hi[3]) const {
     for (int a = 0; a < 3; ++a)
-        if (hi[a] <= g.lo[a] || lo[a] >= g.hi[a]) return Cover::Outside;
+        if (hi[a] <= g.lo[a] || lo[a] >= g.hi[a])
+            return Cover::Outside;
     switch (g.shape) {
     case Shape::Box:
         for (int a = 0; a < 3; ++a)
-            if (lo[a] < g.lo[a] || hi[a] > g.hi[a]) return Cover::Partial;
+            if (lo[a] < g.lo[a] || hi[a] > g.hi[a])
+                return Cover::Partial;
         return Cover::Inside;
     case Shape::Sphere: {
         double dmin = 0, dmax = 0;
@@ -209,7 +225,8 @@ Rasterizer::Cover Rasterizer::classify(const Geo& g, const double lo[3], const d
             dmin += sq(std::max({g.c[a] - hi[a], 0.0, lo[a] - g.c[a]}));
             dmax += sq(std::max(std::fabs(lo[a] - g.c[a]), std::fabs(hi[a] - g.c[a])));
         }
-        if (dmin >= g.r2) return Cover::Outside;
+        if (dmin >= g.r2)
+            return Cover::Outside;
         return dmax <= g.r2 ? Cover::Inside : Cover::Partial;
     }
     case Shape::Cylinder: {
@@ -218,7 +235,8 @@ Rasterizer::Cover Rasterizer::classify(const Geo& g, const double lo[3], const d
             dmin += sq(std::max({g.c[a] - hi[a], 0.0, lo[a] - g.c[a]}));
             dmax += sq(std::max(std::fabs(lo[a] - g.c[a]), std::fabs(hi[a] - g.c[a])));
         }
-        if (dmin >= g.r2) return Cover::Outside;
+        if (dmin >= g.r2)
+            return Cover::Outside;
         const bool axialIn = lo[g.axis] >= g.lo[g.axis] && hi[g.axis] <= g.hi[g.axis];
         return axialIn && dmax <= g.r2 ? Cover::Inside : Cover::Partial;
     }
@@ -228,7 +246,8 @@ Rasterizer::Cover Rasterizer::classify(const Geo& g, const double lo[3], const d
         for (std::size_t a = 0, b = n - 1; a < n; b = a++)
             if (segmentTouchesRect(g.pu[b], g.pv[b], g.pu[a], g.pv[a], lo[u], hi[u], lo[v], hi[v]))
                 return Cover::Partial;
-        if (!insidePolygon(g.pu, g.pv, 0.5 * (lo[u] + hi[u]), 0.5 * (lo[v] + hi[v]))) return Cover::Outside;
+        if (!insidePolygon(g.pu, g.pv, 0.5 * (lo[u] + hi[u]), 0.5 * (lo[v] + hi[v])))
+            return Cover::Outside;
         const bool axialIn = lo[g.axis] >= g.lo[g.axis] && hi[g.axis] <= g.hi[g.axis];
         return axialIn ? Cover::Inside : Cover::Partial;
     }
@@ -253,7 +272,8 @@ void Rasterizer::integrate(const double p[3], const int* partial, int npartial, 
             for (int t = 0; t < npartial; ++t) {
                 const Geo& g = geo_[std::size_t(partial[t])];
                 for (double x : {g.lo[a], g.hi[a]})
-                    if (x > p[a] - 0.5 && x < p[a] + 0.5) cuts[a][n++] = x;
+                    if (x > p[a] - 0.5 && x < p[a] + 0.5)
+                        cuts[a][n++] = x;
             }
             std::sort(cuts[a], cuts[a] + n);
             ncut[a] = int(std::unique(cuts[a], cuts[a] + n) - cuts[a]);
@@ -261,15 +281,16 @@ void Rasterizer::integrate(const double p[3], const int* partial, int npartial, 
         for (int z = 0; z + 1 < ncut[2]; ++z)
             for (int y = 0; y + 1 < ncut[1]; ++y)
                 for (int x = 0; x + 1 < ncut[0]; ++x) {
-                    const double q[3] = {0.5 * (cuts[0][x] + cuts[0][x + 1]), 0.5 * (cuts[1][y] + cuts[1][y + 1]),
+                    const double q[3] = {0.5 * (cuts[0][x] + cuts[0][x + 1]),
+                                         0.5 * (cuts[1][y] + cuts[1][y + 1]),
                                          0.5 * (cuts[2][z] + cuts[2][z + 1])};
                     const double w = (cuts[0][x + 1] - cuts[0][x]) * (cuts[1][y + 1] - cuts[1][y]) *
                                      (cuts[2][z + 1] - cuts[2][z]);
                     int m = base;
                     for (int t = 0; t < npartial; ++t) {
                         const Geo& g = geo_[std::size_t(partial[t])];
-                        if (q[0] >= g.lo[0] && q[0] < g.hi[0] && q[1] >= g.lo[1] && q[1] < g.hi[1] && q[2] >= g.lo[2] &&
-                            q[2] < g.hi[2]) {
+                        if (q[0] >= g.lo[0] && q[0] < g.hi[0] && q[1] >= g.lo[1] && q[1] < g.hi[1] &&
+                            q[2] >= g.lo[2] && q[2] < g.hi[2]) {
                             m = g.mat;
                             break;
                         }
@@ -334,7 +355,8 @@ void Rasterizer::integrate(const double p[3], const int* partial, int npartial, 
 
     // Supersampling on a kN^3 grid: paint objects bottom-up so each sample ends with the topmost.
     double off[kN];
-    for (int s = 0; s < kN; ++s) off[s] = (s + 0.5) / kN - 0.5;
+    for (int s = 0; s < kN; ++s)
+        off[s] = (s + 0.5) / kN - 0.5;
     int slot[kN3];
     std::fill(slot, slot + kN3, -1);
     for (int t = npartial - 1; t >= 0; --t) {
@@ -354,7 +376,8 @@ void Rasterizer::integrate(const double p[3], const int* partial, int npartial, 
                                  q[2] >= g.lo[2] && q[2] < g.hi[2];
                         else
                             in = sq(q[0] - g.c[0]) + sq(q[1] - g.c[1]) + sq(q[2] - g.c[2]) < g.r2;
-                        if (in) slot[at()] = t;
+                        if (in)
+                            slot[at()] = t;
                     }
             break;
         case Shape::Cylinder:
@@ -365,10 +388,12 @@ void Rasterizer::integrate(const double p[3], const int* partial, int npartial, 
                     const double qu = p[g.u] + off[idx[g.u]], qv = p[g.v] + off[idx[g.v]];
                     const bool in = g.shape == Shape::Cylinder ? sq(qu - g.c[g.u]) + sq(qv - g.c[g.v]) < g.r2
                                                                : insidePolygon(g.pu, g.pv, qu, qv);
-                    if (!in) continue;
+                    if (!in)
+                        continue;
                     for (idx[g.axis] = 0; idx[g.axis] < kN; ++idx[g.axis]) {
                         const double qw = p[g.axis] + off[idx[g.axis]];
-                        if (qw >= g.lo[g.axis] && qw < g.hi[g.axis]) slot[at()] = t;
+                        if (qw >= g.lo[g.axis] && qw < g.hi[g.axis])
+                            slot[at()] = t;
                     }
                 }
             break;
@@ -393,7 +418,8 @@ Vec3 Rasterizer::surfaceNormal(const Geo& g, const double p[3]) const {
             dist2 += sq(out[a]);
         }
         if (dist2 > 0) {
-            for (int a = 0; a < 3; ++a) n[a] = out[a];
+            for (int a = 0; a < 3; ++a)
+                n[a] = out[a];
         } else {
             int best = 0;
             double bd = 1e300;
@@ -409,7 +435,8 @@ Vec3 Rasterizer::surfaceNormal(const Geo& g, const double p[3]) const {
         break;
     }
     case Shape::Sphere:
-        for (int a = 0; a < 3; ++a) n[a] = p[a] - g.c[a];
+        for (int a = 0; a < 3; ++a)
+            n[a] = p[a] - g.c[a];
         break;
     case Shape::Cylinder:
     case Shape::Polygon: {
@@ -425,8 +452,10 @@ Vec3 Rasterizer::surfaceNormal(const Geo& g, const double p[3]) const {
             for (std::size_t a = 0, b = cnt - 1; a < cnt; b = a++) {
                 const double ex = g.pu[a] - g.pu[b], ey = g.pv[a] - g.pv[b];
                 const double len2 = ex * ex + ey * ey;
-                if (len2 <= 0) continue;
-                const double t = std::clamp(((p[g.u] - g.pu[b]) * ex + (p[g.v] - g.pv[b]) * ey) / len2, 0.0, 1.0);
+                if (len2 <= 0)
+                    continue;
+                const double t =
+                    std::clamp(((p[g.u] - g.pu[b]) * ex + (p[g.v] - g.pv[b]) * ey) / len2, 0.0, 1.0);
                 const double d = std::hypot(p[g.u] - (g.pu[b] + t * ex), p[g.v] - (g.pv[b] + t * ey));
                 if (d < dIn) {
                     dIn = d;
@@ -446,7 +475,8 @@ Vec3 Rasterizer::surfaceNormal(const Geo& g, const double p[3]) const {
     }
     const double len = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
     if (len > 0)
-        for (double& x : n) x /= len;
+        for (double& x : n)
+            x /= len;
     return n;
 }
 
@@ -459,15 +489,18 @@ CellMaterial Rasterizer::evaluate(int c, const double p[3], const int* cand, int
     for (int t = ncand - 1; t >= 0; --t) {
         const Geo& g = geo_[std::size_t(cand[t])];
         const Cover cv = classify(g, lo, hi);
-        if (cv == Cover::Outside) continue;
+        if (cv == Cover::Outside)
+            continue;
         if (cv == Cover::Inside) {
             base = g.mat;
             break;
         }
-        if (npartial == 64) break; // deeper objects are hidden in practice; treat the rest as base
+        if (npartial == 64)
+            break; // deeper objects are hidden in practice; treat the rest as base
         partial[npartial++] = cand[t];
     }
-    if (npartial == 0) return mats_[std::size_t(base)];
+    if (npartial == 0)
+        return mats_[std::size_t(base)];
 
     double eps = 0, invEps = 0, mu = 0, invMu = 0, sigma = 0;
     double me[3] = {0, 0, 0}, mm[3] = {0, 0, 0};
@@ -497,7 +530,8 @@ CellMaterial Rasterizer::evaluate(int c, const double p[3], const int* cand, int
     Vec3 shapeN{0, 0, 0};
     auto normalSq = [&](const double m[3], double contrast) {
         const double len2 = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
-        if (len2 > sq(0.01 * contrast)) return m[c] * m[c] / len2;
+        if (len2 > sq(0.01 * contrast))
+            return m[c] * m[c] / len2;
         if (!haveShape) {
             shapeN = surfaceNormal(geo_[std::size_t(partial[0])], p);
             haveShape = true;
@@ -525,12 +559,14 @@ void Rasterizer::fillRow(int field, int c, int j, int k, int i0, int i1, CellMat
     cand.reserve(geo_.size());
     for (std::size_t t = 0; t < geo_.size(); ++t) {
         const Geo& g = geo_[t];
-        if (g.hi[1] > py - 0.5 && g.lo[1] < py + 0.5 && g.hi[2] > pz - 0.5 && g.lo[2] < pz + 0.5) cand.push_back(int(t));
+        if (g.hi[1] > py - 0.5 && g.lo[1] < py + 0.5 && g.hi[2] > pz - 0.5 && g.lo[2] < pz + 0.5)
+            cand.push_back(int(t));
     }
     std::vector<int> rowDesigns;
     for (std::size_t d = 0; d < designs_.size(); ++d) {
         const Box& b = designs_[d].box;
-        if (j >= b.lo[1] && j < b.hi[1] && k >= b.lo[2] && k < b.hi[2]) rowDesigns.push_back(int(d));
+        if (j >= b.lo[1] && j < b.hi[1] && k >= b.lo[2] && k < b.hi[2])
+            rowDesigns.push_back(int(d));
     }
     std::vector<int> xcand;
     xcand.reserve(cand.size());
@@ -545,14 +581,17 @@ void Rasterizer::fillRow(int field, int c, int j, int k, int i0, int i1, CellMat
                 break;
             }
         }
-        if (done) continue;
+        if (done)
+            continue;
         const double p[3] = {i + o[0], py, pz};
         xcand.clear();
         for (int t : cand) {
             const Geo& g = geo_[std::size_t(t)];
-            if (g.hi[0] > p[0] - 0.5 && g.lo[0] < p[0] + 0.5) xcand.push_back(t);
+            if (g.hi[0] > p[0] - 0.5 && g.lo[0] < p[0] + 0.5)
+                xcand.push_back(t);
         }
-        dst = xcand.empty() ? mats_[std::size_t(background_)] : evaluate(c, p, xcand.data(), int(xcand.size()));
+        dst =
+            xcand.empty() ? mats_[std::size_t(background_)] : evaluate(c, p, xcand.data(), int(xcand.size()));
     }
 }
 
@@ -566,7 +605,8 @@ std::vector<double> Rasterizer::volumeFractions(const Vec3& centre) const {
     int base = background_;
     for (int t = int(geo_.size()) - 1; t >= 0 && npartial < 64; --t) {
         const Cover cv = classify(geo_[std::size_t(t)], lo, hi);
-        if (cv == Cover::Outside) continue;
+        if (cv == Cover::Outside)
+            continue;
         if (cv == Cover::Inside) {
             base = geo_[std::size_t(t)].mat;
             break;
@@ -577,7 +617,8 @@ std::vector<double> Rasterizer::volumeFractions(const Vec3& centre) const {
         f[std::size_t(base)] = 1;
         return f;
     }
-    integrate(p, partial, npartial, base, [&](int m, double w, double, double, double) { f[std::size_t(m)] += w; });
+    integrate(p, partial, npartial, base,
+              [&](int m, double w, double, double, double) { f[std::size_t(m)] += w; });
     return f;
 }
 

@@ -67,12 +67,14 @@ public:
     /// Call fn(i, j, k, const CellMaterial&) for every cell of `box` (global, half-open) of component
     /// c of E (field = 0) or H (field = 1), x fastest. Thread-safe: callers may split the box over k.
     template <class Fn> void forEach(int field, int c, const Box& box, Fn&& fn) const {
-        if (box.empty()) return;
+        if (box.empty())
+            return;
         std::vector<CellMaterial> row(std::size_t(box.extent(0)));
         for (int k = box.lo[2]; k < box.hi[2]; ++k)
             for (int j = box.lo[1]; j < box.hi[1]; ++j) {
                 fillRow(field, c, j, k, box.lo[0], box.hi[0], row.data());
-                for (int i = box.lo[0]; i < box.hi[0]; ++i) fn(i, j, k, row[std::size_t(i - box.lo[0])]);
+                for (int i = box.lo[0]; i < box.hi[0]; ++i)
+                    fn(i, j, k, row[std::size_t(i - box.lo[0])]);
             }
     }
 

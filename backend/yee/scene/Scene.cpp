@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 
 namespace yee::scene {
 
@@ -11,9 +11,12 @@ namespace {
 
 /// Nearest integer of a value clamped into [-lim, lim] (0 for NaN).
 int roundClamped(double v, int lim = INT_MAX) {
-    if (!(v == v)) return 0;
-    if (v >= double(lim)) return lim;
-    if (v <= -double(lim)) return -lim;
+    if (!(v == v))
+        return 0;
+    if (v >= double(lim))
+        return lim;
+    if (v <= -double(lim))
+        return -lim;
     return int(std::lround(v));
 }
 
@@ -67,18 +70,25 @@ std::pair<Vec3, Vec3> objectBounds(const Object& o) {
 
 std::array<int, 3> Scene::gridCells() const {
     std::array<int, 3> n{0, 0, 0};
-    if (!(cellUm > 0)) return n;
-    for (int a = 0; a < 3; ++a) n[a] = std::max(0, roundClamped(domainSize[a] / cellUm));
+    if (!(cellUm > 0))
+        return n;
+    for (int a = 0; a < 3; ++a)
+        n[a] = std::max(0, roundClamped(domainSize[a] / cellUm));
     return n;
 }
 
-double Scene::dt() const { return courant / std::sqrt(3.0); }
+double Scene::dt() const {
+    return courant / std::sqrt(3.0);
+}
 
-double Scene::dtFs() const { return dt() * cellUm / kC_um_per_fs; }
+double Scene::dtFs() const {
+    return dt() * cellUm / kC_um_per_fs;
+}
 
 int Scene::steps() const {
     const double dtf = dtFs();
-    if (!(dtf > 0) || !(durationFs > 0)) return 0;
+    if (!(dtf > 0) || !(durationFs > 0))
+        return 0;
     const double n = durationFs / dtf;
     // A duration that is a whole number of steps up to rounding does not get one extra step.
     const double c = std::ceil(n * (1 - 1e-9));
@@ -87,13 +97,15 @@ int Scene::steps() const {
 
 const Material* Scene::findMaterial(const std::string& n) const {
     for (const auto& m : materials)
-        if (m.name == n) return &m;
+        if (m.name == n)
+            return &m;
     return nullptr;
 }
 
 int Scene::materialIndex(const std::string& n) const {
     for (std::size_t i = 0; i < materials.size(); ++i)
-        if (materials[i].name == n) return int(i);
+        if (materials[i].name == n)
+            return int(i);
     return -1;
 }
 
@@ -119,7 +131,8 @@ Box Scene::interiorCells() const {
 
 Box Scene::designCells(std::size_t d) const {
     Box b;
-    if (d >= designs.size() || !(cellUm > 0)) return b;
+    if (d >= designs.size() || !(cellUm > 0))
+        return b;
     const Design& g = designs[d];
     const Vec3 lo = domainLo();
     for (int a = 0; a < 3; ++a) {
@@ -132,7 +145,8 @@ Box Scene::designCells(std::size_t d) const {
 std::array<int, 3> Scene::designVoxels(std::size_t d) const {
     std::array<int, 3> v{0, 0, 0};
     const Box b = designCells(d);
-    if (b.empty()) return v;
+    if (b.empty())
+        return v;
     for (int a = 0; a < 3; ++a) {
         const int vc = std::max(1, designs[d].voxelCells[std::size_t(a)]);
         v[a] = int((std::int64_t(b.extent(a)) + vc - 1) / vc);

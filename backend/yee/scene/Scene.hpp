@@ -34,12 +34,12 @@ enum class BoundaryType { Pml, Periodic, Pec };
 
 /// Boundary of one axis (both faces). CPML parameters follow Roden & Gedney (2000).
 struct Boundary {
-    BoundaryType type = BoundaryType::Pml;
-    int cells = 10;            ///< PML thickness in cells
-    double order = 3.0;        ///< polynomial grading order m
-    double sigmaFactor = 1.0;  ///< sigma_max = sigmaFactor * 0.8 (m+1) / (eta0 dx)
-    double kappaMax = 1.0;     ///< kappa grading from 1 to kappaMax
-    double alphaMax = 0.05;    ///< CFS alpha, normalised (alpha / (eps0 c / dx)); graded linearly to 0 inward
+    BoundaryType type = BoundaryType::Pml; ///< pml | periodic | pec
+    int cells = 10;                        ///< PML thickness in cells
+    double order = 3.0;                    ///< polynomial grading order m
+    double sigmaFactor = 1.0;              ///< sigma_max = sigmaFactor * 0.8 (m+1) / (eta0 dx)
+    double kappaMax = 1.0;                 ///< kappa grading from 1 to kappaMax
+    double alphaMax = 0.05; ///< CFS alpha, normalised (alpha / (eps0 c / dx)); graded linearly to 0 inward
 };
 
 /// A non-dispersive isotropic material.
@@ -59,15 +59,16 @@ enum class Shape { Box, Sphere, Cylinder, Polygon };
 /// (axis z: (x, y); axis y: (x, z); axis x: (y, z)). Its in-plane center/size components are the
 /// vertices' bounding box (the parser derives them; objectBounds() recomputes them).
 struct Object {
-    std::string name;        ///< optional label
-    Shape shape = Shape::Box;
-    Vec3 center{0, 0, 0};    ///< um
-    Vec3 size{0, 0, 0};      ///< box extents (box); bounding extents otherwise
-    double radius = 0;       ///< sphere, cylinder
-    int axis = 2;            ///< cylinder / polygon extrusion axis (0=x,1=y,2=z)
-    double height = 0;       ///< cylinder / polygon extent along axis
-    std::vector<std::array<double, 2>> vertices; ///< polygon vertices (um, absolute, in the plane normal to axis)
-    std::string material;    ///< name of a scene material
+    std::string name;         ///< optional label
+    Shape shape = Shape::Box; ///< primitive
+    Vec3 center{0, 0, 0};     ///< um
+    Vec3 size{0, 0, 0};       ///< box extents (box); bounding extents otherwise
+    double radius = 0;        ///< sphere, cylinder, um
+    int axis = 2;             ///< cylinder / polygon extrusion axis (0=x,1=y,2=z)
+    double height = 0;        ///< cylinder / polygon extent along axis, um
+    /// Polygon vertices (um, absolute, (u, v) order as above); either orientation, not self-intersecting.
+    std::vector<std::array<double, 2>> vertices;
+    std::string material; ///< name of a scene material
 };
 
 /// Axis-aligned bounding box of an object in um: lo = first, hi = second.
@@ -78,13 +79,13 @@ enum class ProfileType { GaussianPulse, Cw };
 
 /// Temporal profile of a source.
 struct Profile {
-    ProfileType type = ProfileType::GaussianPulse;
-    double wavelength = 1.55;  ///< centre wavelength, um
-    double bandwidth = 0.3;    ///< Gaussian pulse: FWHM bandwidth in wavelength, um
-    double delay = -1;         ///< pulse centre time, fs (<0: automatic, chosen by the solver)
-    double ramp = 20;          ///< CW ramp time, fs (smooth raised-cosine ramp)
-    double amplitude = 1.0;
-    double phase = 0.0;        ///< radians
+    ProfileType type = ProfileType::GaussianPulse; ///< gaussian_pulse | cw
+    double wavelength = 1.55;                      ///< centre wavelength, um
+    double bandwidth = 0.3;                        ///< Gaussian pulse: FWHM bandwidth in wavelength, um
+    double delay = -1;      ///< pulse centre time, fs (<0: automatic, chosen by the solver)
+    double ramp = 20;       ///< CW ramp time, fs (smooth raised-cosine ramp)
+    double amplitude = 1.0; ///< peak current amplitude (normalised units)
+    double phase = 0.0;     ///< radians
 };
 
 /// Kind of source.
@@ -92,15 +93,15 @@ enum class SourceType { PointDipole, GaussianPlane, UniformPlane };
 
 /// An electric current source (a point or a plane sheet).
 struct Source {
-    std::string name;            ///< optional label, unique when given
-    SourceType type = SourceType::PointDipole;
-    Vec3 center{0, 0, 0};
-    Vec3 size{0, 0, 0};          ///< plane sources: one zero extent = the plane normal
-    Vec3 polarization{0, 0, 1};  ///< dipole: any direction; plane sources: transverse to the normal
-    int direction = +1;          ///< plane sources: +1 or -1 along the normal
-    int normal = 0;              ///< plane sources: normal axis (derived from size / direction string)
-    double waist = 1.0;          ///< Gaussian plane: 1/e field waist radius, um
-    Profile profile;
+    std::string name;                          ///< optional label, unique when given
+    SourceType type = SourceType::PointDipole; ///< kind
+    Vec3 center{0, 0, 0};                      ///< um
+    Vec3 size{0, 0, 0};                        ///< plane sources: one zero extent = the plane normal
+    Vec3 polarization{0, 0, 1}; ///< dipole: any direction; plane sources: one transverse axis (+-)
+    int direction = +1;         ///< plane sources: +1 or -1 along the normal
+    int normal = 0;             ///< plane sources: normal axis (derived from size / direction string)
+    double waist = 1.0;         ///< Gaussian plane: 1/e field waist radius, um
+    Profile profile;            ///< time dependence
 };
 
 /// Kind of detector.
@@ -108,16 +109,16 @@ enum class DetectorType { Snapshot, Flux, Energy, Phasor, Probe };
 
 /// Something recorded during a run. Names are unique and used as HDF5 group names in results.
 struct Detector {
-    std::string name;                    ///< required, unique, no '/'
-    DetectorType type = DetectorType::Probe;
-    Vec3 center{0, 0, 0};
-    Vec3 size{0, 0, 0};
-    int normal = 0;                      ///< flux: plane normal axis
-    int direction = +1;                  ///< flux: +1 / -1 sign of the normal
-    std::vector<double> wavelengths;     ///< flux / phasor: um
-    std::vector<std::string> components; ///< snapshot / phasor / probe: "Ex".."Hz"
-    int every = 1;                       ///< snapshot / time series interval, steps
-    int downsample = 1;                  ///< snapshot spatial downsampling
+    std::string name;                        ///< required, unique, no '/'
+    DetectorType type = DetectorType::Probe; ///< kind
+    Vec3 center{0, 0, 0};                    ///< um
+    Vec3 size{0, 0, 0};                      ///< um; zero extents make planes, lines or points
+    int normal = 0;                          ///< flux: plane normal axis
+    int direction = +1;                      ///< flux: +1 / -1 sign of the normal
+    std::vector<double> wavelengths;         ///< flux / phasor: um
+    std::vector<std::string> components;     ///< snapshot / phasor / probe: "Ex".."Hz"
+    int every = 1;                           ///< snapshot / time series interval, steps
+    int downsample = 1;                      ///< snapshot spatial downsampling
 };
 
 /// Design region: latent voxel grid -> filter -> projection -> density -> eps.
@@ -125,16 +126,16 @@ struct Detector {
 /// voxel (a, b, c) covers voxelCells cells per axis from the region's low corner, the last voxel
 /// along an axis being truncated when the cell count is not a multiple of voxelCells.
 struct Design {
-    std::string name;                     ///< required, unique, no '/'
-    Vec3 center{0, 0, 0};                 ///< um
-    Vec3 size{0, 0, 0};                   ///< um
-    std::array<int, 3> voxelCells{1, 1, 1};
-    std::array<std::string, 2> materials; ///< rho=0 material, rho=1 material
-    double filterRadius = 0;              ///< um; 0 = no filter
-    double beta = 0;                      ///< tanh projection steepness; 0 = no projection
-    double eta = 0.5;
-    std::string params;                   ///< "file.h5:/dataset" sidecar, or empty (= 0.5 everywhere)
-    std::vector<double> latent;           ///< loaded latent values (x fastest), size = product of voxel counts
+    std::string name;                       ///< required, unique, no '/'
+    Vec3 center{0, 0, 0};                   ///< um
+    Vec3 size{0, 0, 0};                     ///< um
+    std::array<int, 3> voxelCells{1, 1, 1}; ///< grid cells per voxel along x, y, z
+    std::array<std::string, 2> materials;   ///< rho=0 material, rho=1 material
+    double filterRadius = 0;                ///< um; 0 = no filter
+    double beta = 0;                        ///< tanh projection steepness; 0 = no projection
+    double eta = 0.5;                       ///< tanh projection threshold in [0, 1]
+    std::string params;                     ///< "file.h5:/dataset" sidecar, or empty (= 0.5 everywhere)
+    std::vector<double> latent; ///< loaded latent values (x fastest), size = product of voxel counts
 };
 
 /// What an objective term reads from its detector.
@@ -144,17 +145,17 @@ enum class Reduce { TimeIntegral, AtWavelength, Final };
 
 /// One weighted term of the objective.
 struct ObjectiveTerm {
-    std::string detector;  ///< detector name
-    Quantity quantity = Quantity::Flux;
-    Reduce reduce = Reduce::TimeIntegral;
-    double wavelength = 0; ///< for at_wavelength
-    double weight = 1.0;
+    std::string detector;                 ///< detector name
+    Quantity quantity = Quantity::Flux;   ///< what is read
+    Reduce reduce = Reduce::TimeIntegral; ///< how it becomes a number
+    double wavelength = 0;                ///< um, for at_wavelength (one of the detector's wavelengths)
+    double weight = 1.0;                  ///< factor of this term
 };
 
 /// The figure of merit: sign * sum of weighted terms.
 struct Objective {
-    bool maximize = true;
-    std::vector<ObjectiveTerm> terms;
+    bool maximize = true;             ///< goal: maximize (true) or minimize
+    std::vector<ObjectiveTerm> terms; ///< summed
     /// True when the scene has an objective (at least one term).
     bool defined() const { return !terms.empty(); }
 };
@@ -164,50 +165,50 @@ enum class GradientMethod { Full, Checkpointed, Reversible };
 
 /// One module of the reversible method's recorder chain, applied in order on write.
 struct RecorderModule {
-    std::string module;       ///< "LinearReconstructEveryK" | "DtypeConversion"
-    int k = 1;
-    int startAfter = 0;
-    std::string dtype;        ///< bfloat16 | float16 | int8 | float32 | float64
+    std::string module; ///< "LinearReconstructEveryK" | "DtypeConversion"
+    int k = 1;          ///< LinearReconstructEveryK: keep every k-th step
+    int startAfter = 0; ///< LinearReconstructEveryK: steps recorded exactly before thinning starts
+    std::string dtype;  ///< bfloat16 | float16 | int8 | float32 | float64
 };
 
 /// The "gradient" section.
 struct GradientConfig {
-    GradientMethod method = GradientMethod::Checkpointed;
-    int numCheckpoints = 8;
-    int numCheckpointsReversible = 0;
-    std::vector<RecorderModule> recorder;
-    std::string tier = "device";  ///< device | host | disk
-    int transferInterval = 1;
-    int ringBuffers = 4;
-    std::string diskPath;         ///< disk tier directory (empty = temp)
+    GradientMethod method = GradientMethod::Checkpointed; ///< full | checkpointed | reversible
+    int numCheckpoints = 8;                               ///< checkpointed: full-state checkpoints
+    int numCheckpointsReversible = 0;                     ///< reversible: drift-bounding checkpoints
+    std::vector<RecorderModule> recorder;                 ///< reversible: recorder chain, in order
+    std::string tier = "device";                          ///< device | host | disk
+    int transferInterval = 1;                             ///< host / disk tier: steps per transfer
+    int ringBuffers = 4;                                  ///< host / disk tier: staging slots
+    std::string diskPath;                                 ///< disk tier directory (empty = temp)
 };
 
 /// The "run" section: how the scene is split and where it runs.
 struct RunConfig {
-    std::array<int, 3> tiles{1, 1, 1};
-    std::string devices = "cpu:1"; ///< "cpu:N" | "cuda:0,1" | "cuda:all"
+    std::array<int, 3> tiles{1, 1, 1}; ///< tile grid px, py, pz (one device per tile)
+    std::string devices = "cpu:1";     ///< "cpu:N" | "cuda:0,1" | "cuda:all"
     std::string precision = "float32"; ///< float32 | float64
     bool overlap = true;               ///< overlap halo exchange with interior work
 };
 
 /// A whole scene. Build it with parseScene()/loadScene() or by hand, then validateScene().
 struct Scene {
-    std::string name;
-    double cellUm = 0.025;  ///< cubic cell edge, um
-    double courant = 0.99;  ///< fraction of the 3-D Courant limit
-    Vec3 domainCenter{0, 0, 0};
-    Vec3 domainSize{1, 1, 1}; ///< um, a whole number of cells per axis (PML included)
-    double durationFs = 100;
-    std::array<Boundary, 3> boundaries;
-    std::vector<Material> materials;
-    std::string background; ///< material filling space outside objects; empty = vacuum
-    std::vector<Object> objects;
-    std::vector<Source> sources;
-    std::vector<Detector> detectors;
-    std::vector<Design> designs;
-    Objective objective;
-    GradientConfig gradient;
-    RunConfig run;
+    std::string name;                   ///< free text
+    double cellUm = 0.025;              ///< cubic cell edge, um
+    double courant = 0.99;              ///< fraction of the 3-D Courant limit
+    Vec3 domainCenter{0, 0, 0};         ///< um
+    Vec3 domainSize{1, 1, 1};           ///< um, a whole number of cells per axis (PML included)
+    double durationFs = 100;            ///< simulated time, fs
+    std::array<Boundary, 3> boundaries; ///< per axis x, y, z
+    std::vector<Material> materials;    ///< in file order
+    std::string background;             ///< material filling space outside objects; empty = vacuum
+    std::vector<Object> objects;        ///< painted in order (later ones on top)
+    std::vector<Source> sources;        ///< all sources
+    std::vector<Detector> detectors;    ///< all detectors
+    std::vector<Design> designs;        ///< design regions (on top of all objects)
+    Objective objective;                ///< optional figure of merit
+    GradientConfig gradient;            ///< how gradients are computed
+    RunConfig run;                      ///< tiles and devices
 
     // ---- derived quantities (valid after validation) ----
     /// Grid cells along each axis (domain size / cell, rounded; 0 when the cell size is not > 0).
@@ -229,7 +230,8 @@ struct Scene {
     /// Cells outside every PML (global cell indices, half-open).
     Box interiorCells() const;
     /// Cells of design `d` (global, half-open): each face of the design box is snapped to the nearest
-    /// cell face (round((x - lo) / cell)). Empty when the box is thinner than half a cell.
+    /// cell face (round((x - lo) / cell), halves rounded away from zero). Empty when the box is
+    /// thinner than half a cell.
     Box designCells(std::size_t d) const;
     /// Voxel counts of design `d` per axis: ceil(cells / voxelCells).
     std::array<int, 3> designVoxels(std::size_t d) const;

@@ -67,37 +67,46 @@ std::string num(double v) {
     return b;
 }
 
-std::string vecStr(const Vec3& v) { return "[" + num(v[0]) + ", " + num(v[1]) + ", " + num(v[2]) + "]"; }
+std::string vecStr(const Vec3& v) {
+    return "[" + num(v[0]) + ", " + num(v[1]) + ", " + num(v[2]) + "]";
+}
 
 [[noreturn]] void fail(const std::string& path, const std::string& msg) {
     std::string m = path.empty() ? msg : path + ": " + msg;
     for (char& c : m)
-        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+        if (c == '\n' || c == '\r' || c == '\t')
+            c = ' ';
     throw InputError(m);
 }
 
 bool isIdentifier(std::string_view k) {
-    if (k.empty() || k.size() > 60) return false;
+    if (k.empty() || k.size() > 60)
+        return false;
     for (std::size_t i = 0; i < k.size(); ++i) {
         const char c = k[i];
         const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
         const bool digit = c >= '0' && c <= '9';
-        if (!(alpha || (i > 0 && digit))) return false;
+        if (!(alpha || (i > 0 && digit)))
+            return false;
     }
     return true;
 }
 
 /// Path of `key` inside the object at `path`: `a.b`, or `a["odd key"]` for keys that are not names.
 std::string join(const std::string& path, std::string_view key) {
-    if (isIdentifier(key)) return path.empty() ? std::string(key) : path + "." + std::string(key);
+    if (isIdentifier(key))
+        return path.empty() ? std::string(key) : path + "." + std::string(key);
     return (path.empty() ? std::string("scene") : path) + "[" + dq(key) + "]";
 }
 
-std::string item(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+std::string item(const std::string& path, std::size_t i) {
+    return path + "[" + std::to_string(i) + "]";
+}
 
 std::size_t editDistance(std::string_view a, std::string_view b) {
     std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (std::size_t j = 0; j <= b.size(); ++j)
+        prev[j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i) {
         cur[0] = i;
         for (std::size_t j = 1; j <= b.size(); ++j)
@@ -110,7 +119,9 @@ std::size_t editDistance(std::string_view a, std::string_view b) {
 const char* const kAxisNames[3] = {"x", "y", "z"};
 const char* const kComponentNames[6] = {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz"};
 
-std::string axisName(int a) { return a >= 0 && a < 3 ? kAxisNames[a] : "?"; }
+std::string axisName(int a) {
+    return a >= 0 && a < 3 ? kAxisNames[a] : "?";
+}
 std::string directionName(int normal, int sign) {
     std::string r(1, sign < 0 ? '-' : '+');
     r += axisName(normal);
@@ -128,8 +139,10 @@ template <class E> struct EnumName {
 
 constexpr EnumName<BoundaryType> kBoundaryTypes[] = {
     {BoundaryType::Pml, "pml"}, {BoundaryType::Periodic, "periodic"}, {BoundaryType::Pec, "pec"}};
-constexpr EnumName<Shape> kShapes[] = {
-    {Shape::Box, "box"}, {Shape::Sphere, "sphere"}, {Shape::Cylinder, "cylinder"}, {Shape::Polygon, "polygon"}};
+constexpr EnumName<Shape> kShapes[] = {{Shape::Box, "box"},
+                                       {Shape::Sphere, "sphere"},
+                                       {Shape::Cylinder, "cylinder"},
+                                       {Shape::Polygon, "polygon"}};
 constexpr EnumName<SourceType> kSourceTypes[] = {{SourceType::PointDipole, "point_dipole"},
                                                  {SourceType::GaussianPlane, "gaussian_plane"},
                                                  {SourceType::UniformPlane, "uniform_plane"}};
@@ -142,8 +155,9 @@ constexpr EnumName<DetectorType> kDetectorTypes[] = {{DetectorType::Snapshot, "s
                                                      {DetectorType::Probe, "probe"}};
 constexpr EnumName<Quantity> kQuantities[] = {
     {Quantity::Flux, "flux"}, {Quantity::PhasorPower, "phasor_power"}, {Quantity::Energy, "energy"}};
-constexpr EnumName<Reduce> kReduces[] = {
-    {Reduce::TimeIntegral, "time_integral"}, {Reduce::AtWavelength, "at_wavelength"}, {Reduce::Final, "final"}};
+constexpr EnumName<Reduce> kReduces[] = {{Reduce::TimeIntegral, "time_integral"},
+                                         {Reduce::AtWavelength, "at_wavelength"},
+                                         {Reduce::Final, "final"}};
 constexpr EnumName<GradientMethod> kMethods[] = {{GradientMethod::Full, "full"},
                                                  {GradientMethod::Checkpointed, "checkpointed"},
                                                  {GradientMethod::Reversible, "reversible"}};
@@ -156,14 +170,16 @@ const char* const kPrecisions[] = {"float32", "float64"};
 
 template <class E, std::size_t N> const char* nameOf(const EnumName<E> (&table)[N], E v) {
     for (const auto& e : table)
-        if (e.value == v) return e.name;
+        if (e.value == v)
+            return e.name;
     return "?";
 }
 
 template <class T, std::size_t N> std::string choices(const T (&table)[N]) {
     std::string out;
     for (std::size_t i = 0; i < N; ++i) {
-        if (i) out += i + 1 == N ? " or " : ", ";
+        if (i)
+            out += i + 1 == N ? " or " : ", ";
         if constexpr (std::is_same_v<T, const char*>)
             out += std::string("\"") + table[i] + "\"";
         else
@@ -174,7 +190,8 @@ template <class T, std::size_t N> std::string choices(const T (&table)[N]) {
 
 template <std::size_t N> bool oneOf(const std::string& s, const char* const (&table)[N]) {
     for (const char* t : table)
-        if (s == t) return true;
+        if (s == t)
+            return true;
     return false;
 }
 
@@ -183,50 +200,65 @@ template <std::size_t N> bool oneOf(const std::string& s, const char* const (&ta
 // ------------------------------------------------------------------------------------------------
 
 std::string typeName(const Json& v) {
-    if (v.is_number_integer() || v.is_number_unsigned()) return "an integer";
-    if (v.is_number()) return "a number";
-    if (v.is_string()) return "a string";
-    if (v.is_boolean()) return "a boolean";
-    if (v.is_null()) return "null";
-    if (v.is_array()) return "an array";
+    if (v.is_number_integer() || v.is_number_unsigned())
+        return "an integer";
+    if (v.is_number())
+        return "a number";
+    if (v.is_string())
+        return "a string";
+    if (v.is_boolean())
+        return "a boolean";
+    if (v.is_null())
+        return "null";
+    if (v.is_array())
+        return "an array";
     return "an object";
 }
 
 double number(const Json& v, const std::string& path) {
-    if (!v.is_number()) fail(path, "must be a number, got " + typeName(v));
+    if (!v.is_number())
+        fail(path, "must be a number, got " + typeName(v));
     const double d = v.get<double>();
-    if (!std::isfinite(d)) fail(path, "must be a finite number");
+    if (!std::isfinite(d))
+        fail(path, "must be a finite number");
     return d;
 }
 
 int integer(const Json& v, const std::string& path) {
     if (v.is_number_integer()) {
         const auto i = v.get<std::int64_t>();
-        if (i < -2147483647 || i > 2147483647) fail(path, "integer " + std::to_string(i) + " is out of range");
+        if (i < -2147483647 || i > 2147483647)
+            fail(path, "integer " + std::to_string(i) + " is out of range");
         return int(i);
     }
-    if (v.is_number_unsigned()) fail(path, "integer " + v.dump() + " is out of range");
+    if (v.is_number_unsigned())
+        fail(path, "integer " + v.dump() + " is out of range");
     if (v.is_number_float()) {
         const double d = v.get<double>();
-        if (d != std::floor(d)) fail(path, "must be an integer, got " + num(d));
-        if (std::fabs(d) > 2147483647.0) fail(path, "integer " + num(d) + " is out of range");
+        if (d != std::floor(d))
+            fail(path, "must be an integer, got " + num(d));
+        if (std::fabs(d) > 2147483647.0)
+            fail(path, "integer " + num(d) + " is out of range");
         return int(d);
     }
     fail(path, "must be an integer, got " + typeName(v));
 }
 
 std::string stringValue(const Json& v, const std::string& path) {
-    if (!v.is_string()) fail(path, "must be a string, got " + typeName(v));
+    if (!v.is_string())
+        fail(path, "must be a string, got " + typeName(v));
     return v.get<std::string>();
 }
 
 bool boolean(const Json& v, const std::string& path) {
-    if (!v.is_boolean()) fail(path, "must be true or false, got " + typeName(v));
+    if (!v.is_boolean())
+        fail(path, "must be true or false, got " + typeName(v));
     return v.get<bool>();
 }
 
 const Json& arrayValue(const Json& v, const std::string& path) {
-    if (!v.is_array()) fail(path, "must be an array, got " + typeName(v));
+    if (!v.is_array())
+        fail(path, "must be an array, got " + typeName(v));
     return v;
 }
 
@@ -235,7 +267,8 @@ Vec3 vec3(const Json& v, const std::string& path) {
         fail(path, "must be an array of 3 numbers [x, y, z], got " +
                        (v.is_array() ? "an array of " + std::to_string(v.size()) : typeName(v)));
     Vec3 r{};
-    for (std::size_t i = 0; i < 3; ++i) r[i] = number(v[i], item(path, i));
+    for (std::size_t i = 0; i < 3; ++i)
+        r[i] = number(v[i], item(path, i));
     return r;
 }
 
@@ -244,7 +277,8 @@ std::array<int, 3> ivec3(const Json& v, const std::string& path) {
         fail(path, "must be an array of 3 integers, got " +
                        (v.is_array() ? "an array of " + std::to_string(v.size()) : typeName(v)));
     std::array<int, 3> r{};
-    for (std::size_t i = 0; i < 3; ++i) r[i] = integer(v[i], item(path, i));
+    for (std::size_t i = 0; i < 3; ++i)
+        r[i] = integer(v[i], item(path, i));
     return r;
 }
 
@@ -252,21 +286,25 @@ std::vector<double> numbers(const Json& v, const std::string& path) {
     arrayValue(v, path);
     std::vector<double> r;
     r.reserve(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) r.push_back(number(v[i], item(path, i)));
+    for (std::size_t i = 0; i < v.size(); ++i)
+        r.push_back(number(v[i], item(path, i)));
     return r;
 }
 
-template <class E, std::size_t N> E enumValue(const Json& v, const std::string& path, const EnumName<E> (&table)[N]) {
+template <class E, std::size_t N>
+E enumValue(const Json& v, const std::string& path, const EnumName<E> (&table)[N]) {
     const std::string s = stringValue(v, path);
     for (const auto& e : table)
-        if (s == e.name) return e.value;
+        if (s == e.name)
+            return e.value;
     fail(path, "unknown value " + dq(s) + " (expected " + choices(table) + ")");
 }
 
 int axisValue(const Json& v, const std::string& path) {
     const std::string s = stringValue(v, path);
     for (int a = 0; a < 3; ++a)
-        if (s == kAxisNames[a]) return a;
+        if (s == kAxisNames[a])
+            return a;
     fail(path, "unknown axis " + dq(s) + " (expected \"x\", \"y\" or \"z\")");
 }
 
@@ -275,7 +313,8 @@ std::pair<int, int> directionValue(const Json& v, const std::string& path) {
     const std::string s = stringValue(v, path);
     if (s.size() == 2 && (s[0] == '+' || s[0] == '-'))
         for (int a = 0; a < 3; ++a)
-            if (s[1] == kAxisNames[a][0]) return {a, s[0] == '-' ? -1 : +1};
+            if (s[1] == kAxisNames[a][0])
+                return {a, s[0] == '-' ? -1 : +1};
     fail(path, "unknown direction " + dq(s) + " (expected \"+x\", \"-x\", \"+y\", \"-y\", \"+z\" or \"-z\")");
 }
 
@@ -287,7 +326,8 @@ Vec3 polarizationValue(const Json& v, const std::string& path) {
         p[std::size_t(a)] = 1;
         return p;
     }
-    if (v.is_array()) return vec3(v, path);
+    if (v.is_array())
+        return vec3(v, path);
     fail(path, "must be \"x\", \"y\", \"z\" or [px, py, pz], got " + typeName(v));
 }
 
@@ -299,7 +339,8 @@ using KeyHint = std::function<std::string(const std::string&)>;
 class Obj {
 public:
     Obj(const Json& j, std::string path) : j_(j), path_(std::move(path)) {
-        if (!j.is_object()) fail(path_.empty() ? std::string("scene") : path_, "must be an object, got " + typeName(j));
+        if (!j.is_object())
+            fail(path_.empty() ? std::string("scene") : path_, "must be an object, got " + typeName(j));
     }
 
     const std::string& path() const { return path_; }
@@ -311,7 +352,8 @@ public:
     bool has(const std::string& key) const { return find(key) != nullptr; }
     const Json& req(const std::string& key) const {
         const Json* v = find(key);
-        if (!v) fail(at(key), "missing (required)");
+        if (!v)
+            fail(at(key), "missing (required)");
         return *v;
     }
 
@@ -319,7 +361,8 @@ public:
     void allow(std::initializer_list<std::string_view> allowed, const KeyHint& hint = {}) const {
         for (auto it = j_.begin(); it != j_.end(); ++it) {
             const std::string& k = it.key();
-            if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
+            if (std::find(allowed.begin(), allowed.end(), k) != allowed.end())
+                continue;
             std::string why = hint ? hint(k) : std::string();
             if (why.empty()) {
                 why = "unknown key";
@@ -332,7 +375,8 @@ public:
                         guess = a;
                     }
                 }
-                if (!guess.empty()) why += " (did you mean " + dq(guess) + "?)";
+                if (!guess.empty())
+                    why += " (did you mean " + dq(guess) + "?)";
             }
             fail(at(k), why);
         }
@@ -352,7 +396,8 @@ public:
     template <class E, std::size_t N> E enumOf(const std::string& k, const EnumName<E> (&table)[N]) const {
         return enumValue(req(k), at(k), table);
     }
-    template <class E, std::size_t N> E enumOf(const std::string& k, const EnumName<E> (&table)[N], E def) const {
+    template <class E, std::size_t N>
+    E enumOf(const std::string& k, const EnumName<E> (&table)[N], E def) const {
         return has(k) ? enumValue(req(k), at(k), table) : def;
     }
 
@@ -383,12 +428,14 @@ Json parseText(const std::string& text) {
     };
     std::vector<Frame> stack;
     auto childPath = [&]() -> std::string {
-        if (stack.empty()) return "";
+        if (stack.empty())
+            return "";
         const Frame& f = stack.back();
         return f.object ? join(f.path, f.key) : item(f.path, f.index);
     };
     auto elementDone = [&]() {
-        if (!stack.empty() && !stack.back().object) ++stack.back().index;
+        if (!stack.empty() && !stack.back().object)
+            ++stack.back().index;
     };
     Json::parser_callback_t cb = [&](int, Json::parse_event_t ev, Json& parsed) {
         switch (ev) {
@@ -403,7 +450,8 @@ Json parseText(const std::string& text) {
         case Json::parse_event_t::key: {
             Frame& f = stack.back();
             f.key = parsed.get<std::string>();
-            if (!f.keys.insert(f.key).second) fail(join(f.path, f.key), "duplicate key");
+            if (!f.keys.insert(f.key).second)
+                fail(join(f.path, f.key), "duplicate key");
             break;
         }
         case Json::parse_event_t::object_end:
@@ -423,12 +471,14 @@ Json parseText(const std::string& text) {
         // e.what(): "[json.exception.parse_error.101] parse error at line 3, column 14: syntax error ..."
         std::string w = e.what();
         const auto p = w.find("] ");
-        if (p != std::string::npos) w = w.substr(p + 2);
+        if (p != std::string::npos)
+            w = w.substr(p + 2);
         fail("", "JSON " + printable(w, 240));
     } catch (const Json::exception& e) {
         std::string w = e.what();
         const auto p = w.find("] ");
-        if (p != std::string::npos) w = w.substr(p + 2);
+        if (p != std::string::npos)
+            w = w.substr(p + 2);
         fail("", "JSON error: " + printable(w, 240));
     }
 }
@@ -458,7 +508,8 @@ class H5Id {
 public:
     H5Id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
     ~H5Id() {
-        if (id_ >= 0) close_(id_);
+        if (id_ >= 0)
+            close_(id_);
     }
     H5Id(const H5Id&) = delete;
     H5Id& operator=(const H5Id&) = delete;
@@ -484,26 +535,32 @@ std::pair<std::string, std::string> splitParams(const std::string& params, const
 std::vector<double> readDataset(const std::string& file, const std::string& dataset, const std::string& path,
                                 std::vector<std::uint64_t>& dims) {
     std::error_code ec;
-    if (!fs::is_regular_file(fs::u8path(file), ec)) fail(path, "cannot find sidecar file " + dq(file));
+    if (!fs::is_regular_file(fs::u8path(file), ec))
+        fail(path, "cannot find sidecar file " + dq(file));
     H5Quiet quiet;
     H5Id f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-    if (!f.ok()) fail(path, dq(file) + " is not a readable HDF5 file");
+    if (!f.ok())
+        fail(path, dq(file) + " is not a readable HDF5 file");
     H5Id d(H5Dopen2(f.get(), dataset.c_str(), H5P_DEFAULT), H5Dclose);
-    if (!d.ok()) fail(path, "no dataset " + dq(dataset) + " in " + dq(file));
+    if (!d.ok())
+        fail(path, "no dataset " + dq(dataset) + " in " + dq(file));
     H5Id type(H5Dget_type(d.get()), H5Tclose);
     const H5T_class_t cls = type.ok() ? H5Tget_class(type.get()) : H5T_NO_CLASS;
-    if (cls != H5T_FLOAT && cls != H5T_INTEGER) fail(path, "dataset " + dq(dataset) + " does not hold numbers");
+    if (cls != H5T_FLOAT && cls != H5T_INTEGER)
+        fail(path, "dataset " + dq(dataset) + " does not hold numbers");
     H5Id space(H5Dget_space(d.get()), H5Sclose);
     const int rank = space.ok() ? H5Sget_simple_extent_ndims(space.get()) : -1;
     if (rank < 1 || rank > 3)
-        fail(path, "dataset " + dq(dataset) + " must have 1 to 3 dimensions (has " + std::to_string(rank) + ")");
+        fail(path,
+             "dataset " + dq(dataset) + " must have 1 to 3 dimensions (has " + std::to_string(rank) + ")");
     hsize_t h[3] = {0, 0, 0};
     H5Sget_simple_extent_dims(space.get(), h, nullptr);
     std::uint64_t count = 1;
     dims.assign(h, h + rank);
     for (int r = 0; r < rank; ++r) {
         count *= h[r];
-        if (count > kMaxLatent) fail(path, "dataset " + dq(dataset) + " is too large");
+        if (count > kMaxLatent)
+            fail(path, "dataset " + dq(dataset) + " is too large");
     }
     std::vector<double> data(count);
     if (count > 0 && H5Dread(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()) < 0)
@@ -531,15 +588,17 @@ void writeSidecar(const fs::path& file, const std::vector<SidecarArray>& arrays)
     {
         H5Quiet quiet;
         H5Id f(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-        if (!f.ok()) throw RunError("cannot create " + file.string());
+        if (!f.ok())
+            throw RunError("cannot create " + file.string());
         bool ok = true;
         H5Id lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
         ok = ok && lcpl.ok() && H5Pset_create_intermediate_group(lcpl.get(), 1) >= 0;
         for (const auto& a : arrays) {
-            if (!ok) break;
+            if (!ok)
+                break;
             H5Id space(H5Screate_simple(int(a.dims.size()), a.dims.data(), nullptr), H5Sclose);
-            H5Id d(H5Dcreate2(f.get(), a.dataset.c_str(), H5T_IEEE_F64LE, space.get(), lcpl.get(), H5P_DEFAULT,
-                              H5P_DEFAULT),
+            H5Id d(H5Dcreate2(f.get(), a.dataset.c_str(), H5T_IEEE_F64LE, space.get(), lcpl.get(),
+                              H5P_DEFAULT, H5P_DEFAULT),
                    H5Dclose);
             ok = space.ok() && d.ok() &&
                  H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, a.values->data()) >= 0;
@@ -614,7 +673,8 @@ Object parseObject(const Obj& o) {
             const Json& vs = arrayValue(o.req("vertices_um"), vp);
             for (std::size_t i = 0; i < vs.size(); ++i) {
                 const std::string ip = item(vp, i);
-                if (!vs[i].is_array() || vs[i].size() != 2) fail(ip, "must be a pair of numbers [u, v]");
+                if (!vs[i].is_array() || vs[i].size() != 2)
+                    fail(ip, "must be a pair of numbers [u, v]");
                 ob.vertices.push_back({number(vs[i][0], item(ip, 0)), number(vs[i][1], item(ip, 1))});
             }
         }
@@ -626,25 +686,29 @@ Object parseObject(const Obj& o) {
         // The in-plane position comes from the vertices; center_um may repeat it, must not contradict it.
         const auto [lo, hi] = objectBounds(ob);
         Vec3 c{};
-        for (int a = 0; a < 3; ++a) c[a] = 0.5 * (lo[a] + hi[a]);
+        for (int a = 0; a < 3; ++a)
+            c[a] = 0.5 * (lo[a] + hi[a]);
         c[ob.axis] = 0;
         if (o.has("center_um")) {
             const Vec3 given = o.vec("center_um");
             for (int a = 0; a < 3; ++a) {
-                if (a == ob.axis || ob.vertices.empty()) continue;
+                if (a == ob.axis || ob.vertices.empty())
+                    continue;
                 if (std::fabs(given[a] - c[a]) > 1e-9 * std::max(1.0, std::fabs(c[a])))
                     fail(item(o.at("center_um"), std::size_t(a)),
-                         num(given[a]) + " contradicts vertices_um, whose bounding box is centred at " + num(c[a]) +
-                             " (a polygon's in-plane position is given by its vertices)");
+                         num(given[a]) + " contradicts vertices_um, whose bounding box is centred at " +
+                             num(c[a]) + " (a polygon's in-plane position is given by its vertices)");
             }
             c[ob.axis] = given[ob.axis];
         }
         ob.center = c;
         const auto [lo2, hi2] = objectBounds(ob);
-        for (int a = 0; a < 3; ++a) ob.size[a] = hi2[a] - lo2[a];
+        for (int a = 0; a < 3; ++a)
+            ob.size[a] = hi2[a] - lo2[a];
     } else {
         ob.center = o.vec("center_um");
-        if (ob.shape == Shape::Sphere) ob.size = {2 * ob.radius, 2 * ob.radius, 2 * ob.radius};
+        if (ob.shape == Shape::Sphere)
+            ob.size = {2 * ob.radius, 2 * ob.radius, 2 * ob.radius};
         if (ob.shape == Shape::Cylinder) {
             ob.size = {2 * ob.radius, 2 * ob.radius, 2 * ob.radius};
             ob.size[ob.axis] = ob.height;
@@ -662,7 +726,8 @@ Profile parseProfile(const Obj& o) {
         p.bandwidth = o.num("bandwidth_um", p.bandwidth);
         if (o.has("delay_fs")) {
             p.delay = o.num("delay_fs");
-            if (p.delay < 0) fail(o.at("delay_fs"), "must be >= 0 (leave it out for an automatic delay)");
+            if (p.delay < 0)
+                fail(o.at("delay_fs"), "must be >= 0 (leave it out for an automatic delay)");
         }
     } else {
         o.allow({"type", "wavelength_um", "ramp_fs", "amplitude", "phase"},
@@ -680,7 +745,8 @@ Source parseSource(const Obj& o) {
     s.type = o.enumOf("type", kSourceTypes);
     const std::string what = "type " + dq(nameOf(kSourceTypes, s.type));
     KeyHint hint = [what](const std::string& k) -> std::string {
-        if (k == "size_um" || k == "direction" || k == "waist_um") return "not used by " + what;
+        if (k == "size_um" || k == "direction" || k == "waist_um")
+            return "not used by " + what;
         if (k == "amplitude" || k == "wavelength_um" || k == "bandwidth_um" || k == "phase")
             return "unknown key (" + k + " belongs in \"profile\")";
         return "";
@@ -690,7 +756,8 @@ Source parseSource(const Obj& o) {
         o.allow({"name", "type", "center_um", "polarization", "profile"}, hint);
         break;
     case SourceType::GaussianPlane:
-        o.allow({"name", "type", "center_um", "size_um", "direction", "polarization", "waist_um", "profile"}, hint);
+        o.allow({"name", "type", "center_um", "size_um", "direction", "polarization", "waist_um", "profile"},
+                hint);
         break;
     case SourceType::UniformPlane:
         o.allow({"name", "type", "center_um", "size_um", "direction", "polarization", "profile"}, hint);
@@ -703,7 +770,8 @@ Source parseSource(const Obj& o) {
         s.size = o.vec("size_um");
         std::tie(s.normal, s.direction) = directionValue(o.req("direction"), o.at("direction"));
     }
-    if (s.type == SourceType::GaussianPlane) s.waist = o.num("waist_um");
+    if (s.type == SourceType::GaussianPlane)
+        s.waist = o.num("waist_um");
     s.profile = parseProfile(o.obj("profile"));
     return s;
 }
@@ -745,12 +813,14 @@ Detector parseDetector(const Obj& o) {
     }
     d.name = o.str("name");
     d.center = o.vec("center_um");
-    if (d.type != DetectorType::Probe) d.size = o.vec("size_um");
+    if (d.type != DetectorType::Probe)
+        d.size = o.vec("size_um");
     if (d.type == DetectorType::Flux)
         std::tie(d.normal, d.direction) = directionValue(o.req("direction"), o.at("direction"));
     if (d.type == DetectorType::Flux && o.has("wavelengths_um"))
         d.wavelengths = numbers(o.req("wavelengths_um"), o.at("wavelengths_um"));
-    if (d.type == DetectorType::Phasor) d.wavelengths = numbers(o.req("wavelengths_um"), o.at("wavelengths_um"));
+    if (d.type == DetectorType::Phasor)
+        d.wavelengths = numbers(o.req("wavelengths_um"), o.at("wavelengths_um"));
     if (d.type == DetectorType::Snapshot || d.type == DetectorType::Phasor || d.type == DetectorType::Probe)
         d.components = o.has("components") ? parseComponents(o.req("components"), o.at("components"))
                                            : std::vector<std::string>{"Ex", "Ey", "Ez"};
@@ -759,14 +829,16 @@ Detector parseDetector(const Obj& o) {
     return d;
 }
 
-Design parseDesign(const Obj& o, std::size_t index, std::vector<PendingLoad>& pending, const std::string& baseDir) {
-    o.allow({"name", "center_um", "size_um", "voxel_cells", "materials", "filter_radius_um", "projection", "params",
-             "latent"});
+Design parseDesign(const Obj& o, std::size_t index, std::vector<PendingLoad>& pending,
+                   const std::string& baseDir) {
+    o.allow({"name", "center_um", "size_um", "voxel_cells", "materials", "filter_radius_um", "projection",
+             "params", "latent"});
     Design g;
     g.name = o.str("name");
     g.center = o.vec("center_um");
     g.size = o.vec("size_um");
-    if (o.has("voxel_cells")) g.voxelCells = ivec3(o.req("voxel_cells"), o.at("voxel_cells"));
+    if (o.has("voxel_cells"))
+        g.voxelCells = ivec3(o.req("voxel_cells"), o.at("voxel_cells"));
     {
         const std::string mp = o.at("materials");
         const Json& m = o.req("materials");
@@ -781,15 +853,18 @@ Design parseDesign(const Obj& o, std::size_t index, std::vector<PendingLoad>& pe
         g.beta = p.num("beta", g.beta);
         g.eta = p.num("eta", g.eta);
     }
-    if (o.has("params") && o.has("latent")) fail(o.at("latent"), "give either \"params\" or \"latent\", not both");
+    if (o.has("params") && o.has("latent"))
+        fail(o.at("latent"), "give either \"params\" or \"latent\", not both");
     if (o.has("params")) {
         g.params = o.str("params");
         auto [file, dataset] = splitParams(g.params, o.at("params"));
         fs::path fp = fs::u8path(file);
-        if (fp.is_relative()) fp = fs::u8path(baseDir.empty() ? std::string(".") : baseDir) / fp;
+        if (fp.is_relative())
+            fp = fs::u8path(baseDir.empty() ? std::string(".") : baseDir) / fp;
         pending.push_back({index, fp.string(), dataset, o.at("params")});
     }
-    if (o.has("latent")) g.latent = numbers(o.req("latent"), o.at("latent"));
+    if (o.has("latent"))
+        g.latent = numbers(o.req("latent"), o.at("latent"));
     return g;
 }
 
@@ -806,8 +881,8 @@ ObjectiveTerm parseTerm(const Obj& o) {
         t.wavelength = o.num("wavelength_um");
     } else {
         o.allow({"detector", "quantity", "reduce", "weight"},
-                usedElsewhere({"wavelength_um"}, "reduce " + dq(nameOf(kReduces, t.reduce)) +
-                                                     " (at_wavelength only)"));
+                usedElsewhere({"wavelength_um"},
+                              "reduce " + dq(nameOf(kReduces, t.reduce)) + " (at_wavelength only)"));
     }
     t.weight = o.num("weight", t.weight);
     return t;
@@ -818,8 +893,9 @@ GradientConfig parseGradient(const Obj& o) {
     g.method = o.enumOf("method", kMethods, g.method);
     switch (g.method) {
     case GradientMethod::Full:
-        o.allow({"method", "storage"},
-                usedElsewhere({"num_checkpoints", "num_checkpoints_reversible", "recorder"}, "method \"full\""));
+        o.allow(
+            {"method", "storage"},
+            usedElsewhere({"num_checkpoints", "num_checkpoints_reversible", "recorder"}, "method \"full\""));
         break;
     case GradientMethod::Checkpointed:
         o.allow({"method", "num_checkpoints", "storage"},
@@ -845,7 +921,8 @@ GradientConfig parseGradient(const Obj& o) {
                 rm.k = m.integer("k");
                 rm.startAfter = m.integer("start_after", 0);
             } else if (rm.module == "DtypeConversion") {
-                m.allow({"module", "dtype"}, usedElsewhere({"k", "start_after"}, "module \"DtypeConversion\""));
+                m.allow({"module", "dtype"},
+                        usedElsewhere({"k", "start_after"}, "module \"DtypeConversion\""));
                 rm.dtype = m.str("dtype");
             } else {
                 fail(m.at("module"), "unknown recorder module " + dq(rm.module) + " (expected " +
@@ -874,10 +951,12 @@ GradientConfig parseGradient(const Obj& o) {
 RunConfig parseRun(const Obj& o) {
     o.allow({"tiles", "devices", "precision", "overlap"});
     RunConfig r;
-    if (o.has("tiles")) r.tiles = ivec3(o.req("tiles"), o.at("tiles"));
+    if (o.has("tiles"))
+        r.tiles = ivec3(o.req("tiles"), o.at("tiles"));
     r.devices = o.str("devices", r.devices);
     r.precision = o.str("precision", r.precision);
-    if (o.has("overlap")) r.overlap = boolean(o.req("overlap"), o.at("overlap"));
+    if (o.has("overlap"))
+        r.overlap = boolean(o.req("overlap"), o.at("overlap"));
     return r;
 }
 
@@ -937,11 +1016,13 @@ Scene fromJson(const Json& root, const std::string& baseDir) {
         const Obj b = o.obj("boundaries");
         b.allow({"x", "y", "z"});
         for (int a = 0; a < 3; ++a)
-            if (b.has(kAxisNames[a])) s.boundaries[std::size_t(a)] = parseBoundary(b.obj(kAxisNames[a]));
+            if (b.has(kAxisNames[a]))
+                s.boundaries[std::size_t(a)] = parseBoundary(b.obj(kAxisNames[a]));
     }
     if (o.has("materials")) {
         const Json& m = o.req("materials");
-        if (!m.is_object()) fail("materials", "must be an object {name: {eps, mu, sigma_S_per_m}}, got " + typeName(m));
+        if (!m.is_object())
+            fail("materials", "must be an object {name: {eps, mu, sigma_S_per_m}}, got " + typeName(m));
         for (auto it = m.begin(); it != m.end(); ++it) {
             const Obj mo(it.value(), join("materials", it.key()));
             mo.allow({"eps", "mu", "sigma_S_per_m"});
@@ -955,26 +1036,32 @@ Scene fromJson(const Json& root, const std::string& baseDir) {
     }
     s.background = o.str("background", "");
     auto list = [&](const char* key, auto&& each) {
-        if (!o.has(key)) return;
+        if (!o.has(key))
+            return;
         const Json& a = arrayValue(o.req(key), key);
-        for (std::size_t i = 0; i < a.size(); ++i) each(Obj(a[i], item(key, i)), i);
+        for (std::size_t i = 0; i < a.size(); ++i)
+            each(Obj(a[i], item(key, i)), i);
     };
     list("objects", [&](const Obj& e, std::size_t) { s.objects.push_back(parseObject(e)); });
     list("sources", [&](const Obj& e, std::size_t) { s.sources.push_back(parseSource(e)); });
     list("detectors", [&](const Obj& e, std::size_t) { s.detectors.push_back(parseDetector(e)); });
     std::vector<PendingLoad> pending;
-    list("designs", [&](const Obj& e, std::size_t i) { s.designs.push_back(parseDesign(e, i, pending, baseDir)); });
+    list("designs",
+         [&](const Obj& e, std::size_t i) { s.designs.push_back(parseDesign(e, i, pending, baseDir)); });
     if (o.has("objective")) {
         const Obj ob = o.obj("objective");
         ob.allow({"goal", "terms"});
         s.objective.maximize = ob.enumOf("goal", kGoals, true);
         const Json& t = arrayValue(ob.req("terms"), ob.at("terms"));
-        if (t.empty()) fail(ob.at("terms"), "must not be empty (leave out \"objective\" for a forward-only scene)");
+        if (t.empty())
+            fail(ob.at("terms"), "must not be empty (leave out \"objective\" for a forward-only scene)");
         for (std::size_t i = 0; i < t.size(); ++i)
             s.objective.terms.push_back(parseTerm(Obj(t[i], item(ob.at("terms"), i))));
     }
-    if (o.has("gradient")) s.gradient = parseGradient(o.obj("gradient"));
-    if (o.has("run")) s.run = parseRun(o.obj("run"));
+    if (o.has("gradient"))
+        s.gradient = parseGradient(o.obj("gradient"));
+    if (o.has("run"))
+        s.run = parseRun(o.obj("run"));
     loadPending(s, pending);
     return s;
 }
@@ -983,14 +1070,19 @@ Scene fromJson(const Json& root, const std::string& baseDir) {
 // Scene -> JSON
 // ------------------------------------------------------------------------------------------------
 
-Json jvec(const Vec3& v) { return Json::array({v[0], v[1], v[2]}); }
-Json jivec(const std::array<int, 3>& v) { return Json::array({v[0], v[1], v[2]}); }
+Json jvec(const Vec3& v) {
+    return Json::array({v[0], v[1], v[2]});
+}
+Json jivec(const std::array<int, 3>& v) {
+    return Json::array({v[0], v[1], v[2]});
+}
 
 Json polarizationJson(const Vec3& p) {
     for (int a = 0; a < 3; ++a) {
         Vec3 unit{0, 0, 0};
         unit[std::size_t(a)] = 1;
-        if (p == unit) return kAxisNames[a];
+        if (p == unit)
+            return kAxisNames[a];
     }
     return jvec(p);
 }
@@ -1028,7 +1120,8 @@ Json toJson(const Scene& s, LatentMode latentMode) {
     Json objs = Json::array();
     for (const auto& ob : s.objects) {
         Json e;
-        if (!ob.name.empty()) e["name"] = ob.name;
+        if (!ob.name.empty())
+            e["name"] = ob.name;
         e["shape"] = nameOf(kShapes, ob.shape);
         e["center_um"] = jvec(ob.center);
         switch (ob.shape) {
@@ -1047,7 +1140,8 @@ Json toJson(const Scene& s, LatentMode latentMode) {
             e["axis"] = axisName(ob.axis);
             e["height_um"] = ob.height;
             Json vs = Json::array();
-            for (const auto& v : ob.vertices) vs.push_back(Json::array({v[0], v[1]}));
+            for (const auto& v : ob.vertices)
+                vs.push_back(Json::array({v[0], v[1]}));
             e["vertices_um"] = vs;
             break;
         }
@@ -1060,7 +1154,8 @@ Json toJson(const Scene& s, LatentMode latentMode) {
     Json srcs = Json::array();
     for (const auto& src : s.sources) {
         Json e;
-        if (!src.name.empty()) e["name"] = src.name;
+        if (!src.name.empty())
+            e["name"] = src.name;
         e["type"] = nameOf(kSourceTypes, src.type);
         e["center_um"] = jvec(src.center);
         if (src.type != SourceType::PointDipole) {
@@ -1068,12 +1163,14 @@ Json toJson(const Scene& s, LatentMode latentMode) {
             e["direction"] = directionName(src.normal, src.direction);
         }
         e["polarization"] = polarizationJson(src.polarization);
-        if (src.type == SourceType::GaussianPlane) e["waist_um"] = src.waist;
+        if (src.type == SourceType::GaussianPlane)
+            e["waist_um"] = src.waist;
         const Profile& p = src.profile;
         Json pj = {{"type", nameOf(kProfileTypes, p.type)}, {"wavelength_um", p.wavelength}};
         if (p.type == ProfileType::GaussianPulse) {
             pj["bandwidth_um"] = p.bandwidth;
-            if (p.delay >= 0) pj["delay_fs"] = p.delay;
+            if (p.delay >= 0)
+                pj["delay_fs"] = p.delay;
         } else {
             pj["ramp_fs"] = p.ramp;
         }
@@ -1090,13 +1187,19 @@ Json toJson(const Scene& s, LatentMode latentMode) {
         e["name"] = d.name;
         e["type"] = nameOf(kDetectorTypes, d.type);
         e["center_um"] = jvec(d.center);
-        if (d.type != DetectorType::Probe) e["size_um"] = jvec(d.size);
-        if (d.type == DetectorType::Flux) e["direction"] = directionName(d.normal, d.direction);
-        if (d.type == DetectorType::Flux || d.type == DetectorType::Phasor) e["wavelengths_um"] = d.wavelengths;
-        if (d.type == DetectorType::Snapshot || d.type == DetectorType::Phasor || d.type == DetectorType::Probe)
+        if (d.type != DetectorType::Probe)
+            e["size_um"] = jvec(d.size);
+        if (d.type == DetectorType::Flux)
+            e["direction"] = directionName(d.normal, d.direction);
+        if (d.type == DetectorType::Flux || d.type == DetectorType::Phasor)
+            e["wavelengths_um"] = d.wavelengths;
+        if (d.type == DetectorType::Snapshot || d.type == DetectorType::Phasor ||
+            d.type == DetectorType::Probe)
             e["components"] = d.components;
-        if (d.type != DetectorType::Phasor) e["every"] = d.every;
-        if (d.type == DetectorType::Snapshot) e["downsample"] = d.downsample;
+        if (d.type != DetectorType::Phasor)
+            e["every"] = d.every;
+        if (d.type == DetectorType::Snapshot)
+            e["downsample"] = d.downsample;
         dets.push_back(e);
     }
     j["detectors"] = dets;
@@ -1112,8 +1215,10 @@ Json toJson(const Scene& s, LatentMode latentMode) {
         e["filter_radius_um"] = g.filterRadius;
         e["projection"] = {{"beta", g.beta}, {"eta", g.eta}};
         if (latentMode == LatentMode::Inline) {
-            if (!g.latent.empty()) e["latent"] = g.latent;
-            else if (!g.params.empty()) e["params"] = g.params;
+            if (!g.latent.empty())
+                e["latent"] = g.latent;
+            else if (!g.params.empty())
+                e["params"] = g.params;
         } else if (!g.params.empty()) {
             e["params"] = g.params;
         } else if (!g.latent.empty()) {
@@ -1129,7 +1234,8 @@ Json toJson(const Scene& s, LatentMode latentMode) {
             Json e = {{"detector", t.detector},
                       {"quantity", nameOf(kQuantities, t.quantity)},
                       {"reduce", nameOf(kReduces, t.reduce)}};
-            if (t.reduce == Reduce::AtWavelength) e["wavelength_um"] = t.wavelength;
+            if (t.reduce == Reduce::AtWavelength)
+                e["wavelength_um"] = t.wavelength;
             e["weight"] = t.weight;
             terms.push_back(e);
         }
@@ -1138,7 +1244,8 @@ Json toJson(const Scene& s, LatentMode latentMode) {
 
     const GradientConfig& gc = s.gradient;
     Json gj = {{"method", nameOf(kMethods, gc.method)}};
-    if (gc.method == GradientMethod::Checkpointed) gj["num_checkpoints"] = gc.numCheckpoints;
+    if (gc.method == GradientMethod::Checkpointed)
+        gj["num_checkpoints"] = gc.numCheckpoints;
     if (gc.method == GradientMethod::Reversible) {
         gj["num_checkpoints_reversible"] = gc.numCheckpointsReversible;
         Json rec = Json::array();
@@ -1159,7 +1266,8 @@ Json toJson(const Scene& s, LatentMode latentMode) {
         st["transfer_interval"] = gc.transferInterval;
         st["ring_buffers"] = gc.ringBuffers;
     }
-    if (gc.tier == "disk") st["path"] = gc.diskPath;
+    if (gc.tier == "disk")
+        st["path"] = gc.diskPath;
     gj["storage"] = st;
     j["gradient"] = gj;
 
@@ -1176,7 +1284,8 @@ void compact(const Json& j, std::string& out) {
         out += '{';
         bool first = true;
         for (auto it = j.begin(); it != j.end(); ++it) {
-            if (!first) out += ", ";
+            if (!first)
+                out += ", ";
             first = false;
             out += Json(it.key()).dump();
             out += ": ";
@@ -1186,7 +1295,8 @@ void compact(const Json& j, std::string& out) {
     } else if (j.is_array()) {
         out += '[';
         for (std::size_t i = 0; i < j.size(); ++i) {
-            if (i) out += ", ";
+            if (i)
+                out += ", ";
             compact(j[i], out);
         }
         out += ']';
@@ -1234,7 +1344,8 @@ void pretty(const Json& j, int indent, std::string& out) {
             out += sep + "\n";
         }
     }
-    if (!line.empty()) out += pad + line + "\n";
+    if (!line.empty())
+        out += pad + line + "\n";
     out += std::string(std::size_t(indent), ' ') + "]";
 }
 
@@ -1247,9 +1358,11 @@ constexpr int kMaxSteps = 1 << 30;
 constexpr int kMaxDevices = 4096;
 
 bool validName(const std::string& n) {
-    if (n.empty() || n == "." || n == ".." || n.size() > 200) return false;
+    if (n.empty() || n == "." || n == ".." || n.size() > 200)
+        return false;
     for (unsigned char c : n)
-        if (c < 0x20 || c == 0x7f || c == '/') return false;
+        if (c < 0x20 || c == 0x7f || c == '/')
+            return false;
     return true;
 }
 
@@ -1259,16 +1372,19 @@ int deviceCount(const std::string& dev) {
     const std::string bad =
         dq(dev) + " is not a device list (expected \"cpu:N\", \"cuda:0,1,...\" or \"cuda:all\")";
     auto parseInt = [&](const std::string& t) {
-        if (t.empty() || t.size() > 6 || !std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        if (t.empty() || t.size() > 6 ||
+            !std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; }))
             fail(path, bad);
         return std::stoi(t);
     };
     if (dev.rfind("cpu:", 0) == 0) {
         const int n = parseInt(dev.substr(4));
-        if (n < 1 || n > kMaxDevices) fail(path, "cpu device count must be in [1, " + std::to_string(kMaxDevices) + "]");
+        if (n < 1 || n > kMaxDevices)
+            fail(path, "cpu device count must be in [1, " + std::to_string(kMaxDevices) + "]");
         return n;
     }
-    if (dev == "cuda:all") return 0;
+    if (dev == "cuda:all")
+        return 0;
     if (dev.rfind("cuda:", 0) == 0) {
         std::set<int> ids;
         std::stringstream ss(dev.substr(5));
@@ -1276,9 +1392,11 @@ int deviceCount(const std::string& dev) {
         std::size_t commas = std::size_t(std::count(dev.begin(), dev.end(), ','));
         while (std::getline(ss, t, ',')) {
             const int id = parseInt(t);
-            if (!ids.insert(id).second) fail(path, "GPU " + std::to_string(id) + " is listed twice");
+            if (!ids.insert(id).second)
+                fail(path, "GPU " + std::to_string(id) + " is listed twice");
         }
-        if (ids.empty() || ids.size() != commas + 1) fail(path, bad);
+        if (ids.empty() || ids.size() != commas + 1)
+            fail(path, bad);
         return int(ids.size());
     }
     fail(path, bad);
@@ -1307,61 +1425,76 @@ private:
     double tol_ = 0;
 
     void positive(double v, const std::string& path) const {
-        if (!std::isfinite(v)) fail(path, "must be a finite number");
-        if (!(v > 0)) fail(path, "must be > 0 (got " + num(v) + ")");
+        if (!std::isfinite(v))
+            fail(path, "must be a finite number");
+        if (!(v > 0))
+            fail(path, "must be > 0 (got " + num(v) + ")");
     }
     void nonNegative(double v, const std::string& path) const {
-        if (!std::isfinite(v)) fail(path, "must be a finite number");
-        if (!(v >= 0)) fail(path, "must be >= 0 (got " + num(v) + ")");
+        if (!std::isfinite(v))
+            fail(path, "must be a finite number");
+        if (!(v >= 0))
+            fail(path, "must be >= 0 (got " + num(v) + ")");
     }
     void finite(double v, const std::string& path) const {
-        if (!std::isfinite(v)) fail(path, "must be a finite number");
+        if (!std::isfinite(v))
+            fail(path, "must be a finite number");
     }
     void finite(const Vec3& v, const std::string& path) const {
-        for (std::size_t a = 0; a < 3; ++a) finite(v[a], item(path, a));
+        for (std::size_t a = 0; a < 3; ++a)
+            finite(v[a], item(path, a));
     }
     void atLeast(int v, int min, const std::string& path) const {
-        if (v < min) fail(path, "must be >= " + std::to_string(min) + " (got " + std::to_string(v) + ")");
+        if (v < min)
+            fail(path, "must be >= " + std::to_string(min) + " (got " + std::to_string(v) + ")");
     }
 
     bool pointInside(const Vec3& p) const {
         for (int a = 0; a < 3; ++a)
-            if (p[a] < lo_[a] - tol_ || p[a] > hi_[a] + tol_) return false;
+            if (p[a] < lo_[a] - tol_ || p[a] > hi_[a] + tol_)
+                return false;
         return true;
     }
     bool boxInside(const Vec3& c, const Vec3& sz, const Vec3& lo, const Vec3& hi) const {
         for (int a = 0; a < 3; ++a)
-            if (c[a] - 0.5 * sz[a] < lo[a] - tol_ || c[a] + 0.5 * sz[a] > hi[a] + tol_) return false;
+            if (c[a] - 0.5 * sz[a] < lo[a] - tol_ || c[a] + 0.5 * sz[a] > hi[a] + tol_)
+                return false;
         return true;
     }
     /// First PML axis the box reaches into, or -1.
     int pmlAxisOf(const Vec3& c, const Vec3& sz) const {
         for (int a = 0; a < 3; ++a)
-            if (s_.pmlCells(a) > 0 && (c[a] - 0.5 * sz[a] < ilo_[a] - tol_ || c[a] + 0.5 * sz[a] > ihi_[a] + tol_))
+            if (s_.pmlCells(a) > 0 &&
+                (c[a] - 0.5 * sz[a] < ilo_[a] - tol_ || c[a] + 0.5 * sz[a] > ihi_[a] + tol_))
                 return a;
         return -1;
     }
     std::string pmlText(int a) const {
-        return "the " + axisName(a) + " PML (" + std::to_string(s_.pmlCells(a)) + " cells per side; the interior spans [" +
-               num(ilo_[a]) + ", " + num(ihi_[a]) + "] um)";
+        return "the " + axisName(a) + " PML (" + std::to_string(s_.pmlCells(a)) +
+               " cells per side; the interior spans [" + num(ilo_[a]) + ", " + num(ihi_[a]) + "] um)";
     }
     void wavelength(double w, const std::string& path) const {
         positive(w, path);
         if (w < 2 * s_.cellUm)
-            fail(path, num(w) + " um is below the grid's Nyquist limit (2 cells = " + num(2 * s_.cellUm) + " um)");
+            fail(path,
+                 num(w) + " um is below the grid's Nyquist limit (2 cells = " + num(2 * s_.cellUm) + " um)");
     }
     void uniqueName(std::set<std::string>& seen, const std::string& name, const std::string& path,
                     bool required) const {
         if (name.empty()) {
-            if (required) fail(path, "must not be empty");
+            if (required)
+                fail(path, "must not be empty");
             return;
         }
-        if (!validName(name)) fail(path, dq(name) + " is not a valid name (no '/' or control characters)");
-        if (!seen.insert(name).second) fail(path, dq(name) + " is used twice");
+        if (!validName(name))
+            fail(path, dq(name) + " is not a valid name (no '/' or control characters)");
+        if (!seen.insert(name).second)
+            fail(path, dq(name) + " is used twice");
     }
     /// Plane (exactly one zero extent, agreeing with `normal`) checks shared by sources and flux.
     void plane(const Vec3& size, int normal, int sign, const std::string& base, const char* what) const {
-        for (std::size_t a = 0; a < 3; ++a) nonNegative(size[a], item(base + ".size_um", a));
+        for (std::size_t a = 0; a < 3; ++a)
+            nonNegative(size[a], item(base + ".size_um", a));
         int zeros = 0, zeroAxis = -1;
         for (int a = 0; a < 3; ++a)
             if (size[a] == 0) {
@@ -1369,16 +1502,19 @@ private:
                 zeroAxis = a;
             }
         if (zeros != 1)
-            fail(base + ".size_um", std::string("a ") + what + " needs exactly one zero extent (its normal), got " +
-                                        vecStr(size));
+            fail(base + ".size_um", std::string("a ") + what +
+                                        " needs exactly one zero extent (its normal), got " + vecStr(size));
         if (zeroAxis != normal)
             fail(base + ".direction", dq(directionName(normal, sign)) + " is not normal to the " + what +
                                           " (size_um is zero along " + axisName(zeroAxis) + ")");
     }
     /// Plane inside the domain and outside every PML.
-    void planeInInterior(const Vec3& c, const Vec3& size, int normal, const std::string& base, const char* what) const {
-        if (!pointInside(c)) fail(base + ".center_um", vecStr(c) + " lies outside the domain");
-        if (!boxInside(c, size, lo_, hi_)) fail(base + ".size_um", std::string("the ") + what + " extends outside the domain");
+    void planeInInterior(const Vec3& c, const Vec3& size, int normal, const std::string& base,
+                         const char* what) const {
+        if (!pointInside(c))
+            fail(base + ".center_um", vecStr(c) + " lies outside the domain");
+        if (!boxInside(c, size, lo_, hi_))
+            fail(base + ".size_um", std::string("the ") + what + " extends outside the domain");
         const int a = pmlAxisOf(c, size);
         if (a >= 0)
             fail(base + (a == normal ? ".center_um" : ".size_um"),
@@ -1388,8 +1524,10 @@ private:
     void grid() {
         positive(s_.cellUm, "grid.cell_um");
         finite(s_.courant, "grid.courant");
-        if (s_.courant > 1) fail("grid.courant", num(s_.courant) + " is unstable (must be in (0, 1])");
-        if (!(s_.courant > 0)) fail("grid.courant", "must be in (0, 1] (got " + num(s_.courant) + ")");
+        if (s_.courant > 1)
+            fail("grid.courant", num(s_.courant) + " is unstable (must be in (0, 1])");
+        if (!(s_.courant > 0))
+            fail("grid.courant", "must be in (0, 1] (got " + num(s_.courant) + ")");
         finite(s_.domainCenter, "domain.center_um");
         for (std::size_t a = 0; a < 3; ++a) {
             const std::string p = item("domain.size_um", a);
@@ -1399,14 +1537,16 @@ private:
                 fail(p, num(s_.domainSize[a]) + " um is " + num(cells) + " cells, more than " +
                             std::to_string(kMaxCellsPerAxis) + " per axis");
             const double r = std::round(cells);
-            if (r < 1) fail(p, num(s_.domainSize[a]) + " um is less than one cell (" + num(s_.cellUm) + " um)");
+            if (r < 1)
+                fail(p, num(s_.domainSize[a]) + " um is less than one cell (" + num(s_.cellUm) + " um)");
             if (std::fabs(cells - r) > 1e-6 * std::max(1.0, r))
-                fail(p, num(s_.domainSize[a]) + " um is not a whole number of cells (" + num(cells) + " cells of " +
-                            num(s_.cellUm) + " um)");
+                fail(p, num(s_.domainSize[a]) + " um is not a whole number of cells (" + num(cells) +
+                            " cells of " + num(s_.cellUm) + " um)");
         }
         n_ = s_.gridCells();
         lo_ = s_.domainLo();
-        for (int a = 0; a < 3; ++a) hi_[a] = lo_[a] + n_[a] * s_.cellUm;
+        for (int a = 0; a < 3; ++a)
+            hi_[a] = lo_[a] + n_[a] * s_.cellUm;
         tol_ = 1e-6 * s_.cellUm;
         positive(s_.durationFs, "time.duration_fs");
         if (s_.durationFs / s_.dtFs() > kMaxSteps)
@@ -1415,16 +1555,20 @@ private:
         for (int a = 0; a < 3; ++a) {
             const Boundary& b = s_.boundaries[std::size_t(a)];
             const std::string p = std::string("boundaries.") + kAxisNames[a];
-            if (b.type != BoundaryType::Pml) continue;
+            if (b.type != BoundaryType::Pml)
+                continue;
             atLeast(b.cells, 1, p + ".cells");
             if (2 * std::int64_t(b.cells) >= n_[a])
-                fail(p + ".cells", "PML (" + std::to_string(b.cells) + " cells per side) is thicker than the domain allows (" +
+                fail(p + ".cells", "PML (" + std::to_string(b.cells) +
+                                       " cells per side) is thicker than the domain allows (" +
                                        std::to_string(n_[a]) + " cells)");
             finite(b.order, p + ".order");
-            if (b.order < 0 || b.order > 20) fail(p + ".order", "must be in [0, 20] (got " + num(b.order) + ")");
+            if (b.order < 0 || b.order > 20)
+                fail(p + ".order", "must be in [0, 20] (got " + num(b.order) + ")");
             nonNegative(b.sigmaFactor, p + ".sigma_factor");
             finite(b.kappaMax, p + ".kappa_max");
-            if (b.kappaMax < 1) fail(p + ".kappa_max", "must be >= 1 (got " + num(b.kappaMax) + ")");
+            if (b.kappaMax < 1)
+                fail(p + ".kappa_max", "must be >= 1 (got " + num(b.kappaMax) + ")");
             nonNegative(b.alphaMax, p + ".alpha_max");
         }
         for (int a = 0; a < 3; ++a) {
@@ -1437,11 +1581,14 @@ private:
         std::set<std::string> seen;
         for (const auto& m : s_.materials) {
             const std::string p = join("materials", m.name);
-            if (!validName(m.name)) fail(p, "is not a valid material name");
-            if (!seen.insert(m.name).second) fail(p, "is defined twice");
+            if (!validName(m.name))
+                fail(p, "is not a valid material name");
+            if (!seen.insert(m.name).second)
+                fail(p, "is defined twice");
             finite(m.eps, p + ".eps");
             if (!(m.eps > 0))
-                fail(p + ".eps", "must be > 0 (got " + num(m.eps) + "; metals: use sigma_S_per_m, dispersion is not supported)");
+                fail(p + ".eps", "must be > 0 (got " + num(m.eps) +
+                                     "; metals: use sigma_S_per_m, dispersion is not supported)");
             positive(m.mu, p + ".mu");
             nonNegative(m.sigma, p + ".sigma_S_per_m");
         }
@@ -1450,7 +1597,8 @@ private:
     }
 
     void materialRef(const std::string& name, const std::string& path) const {
-        if (name.empty()) fail(path, "must name a material");
+        if (name.empty())
+            fail(path, "must name a material");
         if (!s_.findMaterial(name)) {
             std::string msg = "unknown material " + dq(name);
             std::size_t best = 3;
@@ -1462,7 +1610,8 @@ private:
                     guess = m.name;
                 }
             }
-            if (!guess.empty()) msg += " (did you mean " + dq(guess) + "?)";
+            if (!guess.empty())
+                msg += " (did you mean " + dq(guess) + "?)";
             fail(path, msg);
         }
     }
@@ -1474,15 +1623,18 @@ private:
             finite(o.center, p + ".center_um");
             switch (o.shape) {
             case Shape::Box:
-                for (std::size_t a = 0; a < 3; ++a) positive(o.size[a], item(p + ".size_um", a));
+                for (std::size_t a = 0; a < 3; ++a)
+                    positive(o.size[a], item(p + ".size_um", a));
                 break;
             case Shape::Sphere:
                 positive(o.radius, p + ".radius_um");
                 break;
             case Shape::Cylinder:
             case Shape::Polygon:
-                if (o.axis < 0 || o.axis > 2) fail(p + ".axis", "must be \"x\", \"y\" or \"z\"");
-                if (o.shape == Shape::Cylinder) positive(o.radius, p + ".radius_um");
+                if (o.axis < 0 || o.axis > 2)
+                    fail(p + ".axis", "must be \"x\", \"y\" or \"z\"");
+                if (o.shape == Shape::Cylinder)
+                    positive(o.radius, p + ".radius_um");
                 positive(o.height, p + ".height_um");
                 break;
             }
@@ -1490,7 +1642,8 @@ private:
                 if (o.vertices.size() < 3)
                     fail(p + ".vertices_um", "a polygon needs at least 3 vertices (got " +
                                                  std::to_string(o.vertices.size()) + ")");
-                if (o.vertices.size() > 100000) fail(p + ".vertices_um", "more than 100000 vertices");
+                if (o.vertices.size() > 100000)
+                    fail(p + ".vertices_um", "more than 100000 vertices");
                 double area2 = 0;
                 for (std::size_t v = 0; v < o.vertices.size(); ++v) {
                     const auto& a = o.vertices[v];
@@ -1499,14 +1652,17 @@ private:
                     finite(a[1], item(item(p + ".vertices_um", v), 1));
                     area2 += a[0] * b[1] - a[1] * b[0];
                 }
-                if (!(std::fabs(area2) > 0)) fail(p + ".vertices_um", "the polygon has zero area");
+                if (!(std::fabs(area2) > 0))
+                    fail(p + ".vertices_um", "the polygon has zero area");
             }
             materialRef(o.material, p + ".material");
             const auto [blo, bhi] = objectBounds(o);
             for (int a = 0; a < 3; ++a)
-                if (!(bhi[a] > lo_[a] + tol_ && blo[a] < hi_[a] - tol_)) fail(p, "lies outside the domain");
+                if (!(bhi[a] > lo_[a] + tol_ && blo[a] < hi_[a] - tol_))
+                    fail(p, "lies outside the domain");
             for (int a = 0; a < 3; ++a) {
-                if (s_.boundaries[std::size_t(a)].type != BoundaryType::Periodic) continue;
+                if (s_.boundaries[std::size_t(a)].type != BoundaryType::Periodic)
+                    continue;
                 const bool spans = blo[a] <= lo_[a] + tol_ && bhi[a] >= hi_[a] - tol_;
                 const bool crosses = blo[a] < lo_[a] - tol_ || bhi[a] > hi_[a] + tol_;
                 if (crosses && !spans)
@@ -1524,18 +1680,31 @@ private:
             uniqueName(names, src.name, p + ".name", false);
             finite(src.center, p + ".center_um");
             finite(src.polarization, p + ".polarization");
-            if (src.polarization == Vec3{0, 0, 0}) fail(p + ".polarization", "must not be zero");
+            if (src.polarization == Vec3{0, 0, 0})
+                fail(p + ".polarization", "must not be zero");
             if (src.type == SourceType::PointDipole) {
-                if (!pointInside(src.center)) fail(p + ".center_um", vecStr(src.center) + " lies outside the domain");
+                if (!pointInside(src.center))
+                    fail(p + ".center_um", vecStr(src.center) + " lies outside the domain");
             } else {
-                if (src.normal < 0 || src.normal > 2) fail(p + ".direction", "has no normal axis");
-                if (src.direction != 1 && src.direction != -1) fail(p + ".direction", "sign must be +1 or -1");
+                if (src.normal < 0 || src.normal > 2)
+                    fail(p + ".direction", "has no normal axis");
+                if (src.direction != 1 && src.direction != -1)
+                    fail(p + ".direction", "sign must be +1 or -1");
                 plane(src.size, src.normal, src.direction, p, "plane source");
                 if (src.polarization[std::size_t(src.normal)] != 0)
-                    fail(p + ".polarization", "must be transverse to the plane normal " + axisName(src.normal) + " (got " +
-                                                  vecStr(src.polarization) + ")");
+                    fail(p + ".polarization", "must be transverse to the plane normal " +
+                                                  axisName(src.normal) + " (got " + vecStr(src.polarization) +
+                                                  ")");
+                const int nonzero = int(src.polarization[0] != 0) + int(src.polarization[1] != 0) +
+                                    int(src.polarization[2] != 0);
+                if (nonzero != 1)
+                    fail(p + ".polarization", "a plane source is polarised along one transverse axis (\"" +
+                                                  axisName((src.normal + 1) % 3) + "\" or \"" +
+                                                  axisName((src.normal + 2) % 3) + "\"), got " +
+                                                  vecStr(src.polarization));
                 planeInInterior(src.center, src.size, src.normal, p, "source plane");
-                if (src.type == SourceType::GaussianPlane) positive(src.waist, p + ".waist_um");
+                if (src.type == SourceType::GaussianPlane)
+                    positive(src.waist, p + ".waist_um");
             }
             const Profile& pr = src.profile;
             const std::string pp = p + ".profile";
@@ -1543,7 +1712,8 @@ private:
             if (pr.type == ProfileType::GaussianPulse) {
                 positive(pr.bandwidth, pp + ".bandwidth_um");
                 if (pr.bandwidth >= pr.wavelength)
-                    fail(pp + ".bandwidth_um", "must be smaller than wavelength_um (" + num(pr.wavelength) + ")");
+                    fail(pp + ".bandwidth_um",
+                         "must be smaller than wavelength_um (" + num(pr.wavelength) + ")");
                 finite(pr.delay, pp + ".delay_fs");
             } else {
                 nonNegative(pr.ramp, pp + ".ramp_fs");
@@ -1554,12 +1724,15 @@ private:
     }
 
     void components(const std::vector<std::string>& comps, const std::string& path) const {
-        if (comps.empty()) fail(path, "must list at least one component");
+        if (comps.empty())
+            fail(path, "must list at least one component");
         std::set<std::string> seen;
         for (std::size_t c = 0; c < comps.size(); ++c) {
             if (!oneOf(comps[c], kComponentNames))
-                fail(item(path, c), "unknown field component " + dq(comps[c]) + " (expected \"Ex\" .. \"Hz\")");
-            if (!seen.insert(comps[c]).second) fail(item(path, c), dq(comps[c]) + " is listed twice");
+                fail(item(path, c),
+                     "unknown field component " + dq(comps[c]) + " (expected \"Ex\" .. \"Hz\")");
+            if (!seen.insert(comps[c]).second)
+                fail(item(path, c), dq(comps[c]) + " is listed twice");
         }
     }
 
@@ -1570,26 +1743,33 @@ private:
             const std::string p = item("detectors", i);
             uniqueName(names, d.name, p + ".name", true);
             finite(d.center, p + ".center_um");
-            for (std::size_t a = 0; a < 3; ++a) nonNegative(d.size[a], item(p + ".size_um", a));
+            for (std::size_t a = 0; a < 3; ++a)
+                nonNegative(d.size[a], item(p + ".size_um", a));
             switch (d.type) {
             case DetectorType::Flux:
-                if (d.normal < 0 || d.normal > 2) fail(p + ".direction", "has no normal axis");
-                if (d.direction != 1 && d.direction != -1) fail(p + ".direction", "sign must be +1 or -1");
+                if (d.normal < 0 || d.normal > 2)
+                    fail(p + ".direction", "has no normal axis");
+                if (d.direction != 1 && d.direction != -1)
+                    fail(p + ".direction", "sign must be +1 or -1");
                 plane(d.size, d.normal, d.direction, p, "flux plane");
                 planeInInterior(d.center, d.size, d.normal, p, "flux plane");
                 break;
             case DetectorType::Energy:
-                for (std::size_t a = 0; a < 3; ++a) positive(d.size[a], item(p + ".size_um", a));
+                for (std::size_t a = 0; a < 3; ++a)
+                    positive(d.size[a], item(p + ".size_um", a));
                 break;
             case DetectorType::Probe:
-                if (d.size != Vec3{0, 0, 0}) fail(p + ".size_um", "a probe is a point (size must be zero)");
+                if (d.size != Vec3{0, 0, 0})
+                    fail(p + ".size_um", "a probe is a point (size must be zero)");
                 break;
             default:
                 break;
             }
             if (d.type != DetectorType::Flux) {
-                if (!pointInside(d.center)) fail(p + ".center_um", vecStr(d.center) + " lies outside the domain");
-                if (!boxInside(d.center, d.size, lo_, hi_)) fail(p + ".size_um", "the detector extends outside the domain");
+                if (!pointInside(d.center))
+                    fail(p + ".center_um", vecStr(d.center) + " lies outside the domain");
+                if (!boxInside(d.center, d.size, lo_, hi_))
+                    fail(p + ".size_um", "the detector extends outside the domain");
             }
             if (d.type == DetectorType::Phasor && d.wavelengths.empty())
                 fail(p + ".wavelengths_um", "must list at least one wavelength");
@@ -1597,7 +1777,8 @@ private:
                 fail(p + ".wavelengths_um", "only used by flux and phasor detectors");
             for (std::size_t w = 0; w < d.wavelengths.size(); ++w)
                 wavelength(d.wavelengths[w], item(p + ".wavelengths_um", w));
-            if (d.type == DetectorType::Snapshot || d.type == DetectorType::Phasor || d.type == DetectorType::Probe)
+            if (d.type == DetectorType::Snapshot || d.type == DetectorType::Phasor ||
+                d.type == DetectorType::Probe)
                 components(d.components, p + ".components");
             else if (!d.components.empty())
                 fail(p + ".components", "only used by snapshot, phasor and probe detectors");
@@ -1613,23 +1794,31 @@ private:
             const std::string p = item("designs", i);
             uniqueName(names, g.name, p + ".name", true);
             finite(g.center, p + ".center_um");
-            for (std::size_t a = 0; a < 3; ++a) positive(g.size[a], item(p + ".size_um", a));
-            for (std::size_t a = 0; a < 3; ++a) atLeast(g.voxelCells[a], 1, item(p + ".voxel_cells", a));
-            for (std::size_t m = 0; m < 2; ++m) materialRef(g.materials[m], item(p + ".materials", m));
+            for (std::size_t a = 0; a < 3; ++a)
+                positive(g.size[a], item(p + ".size_um", a));
+            for (std::size_t a = 0; a < 3; ++a)
+                atLeast(g.voxelCells[a], 1, item(p + ".voxel_cells", a));
+            for (std::size_t m = 0; m < 2; ++m)
+                materialRef(g.materials[m], item(p + ".materials", m));
             const Material* m0 = s_.findMaterial(g.materials[0]);
             const Material* m1 = s_.findMaterial(g.materials[1]);
             if (m0->mu != m1->mu || m0->sigma != m1->sigma)
-                fail(p + ".materials", "both materials must have the same mu and sigma_S_per_m (only eps is designable)");
+                fail(p + ".materials",
+                     "both materials must have the same mu and sigma_S_per_m (only eps is designable)");
             nonNegative(g.filterRadius, p + ".filter_radius_um");
             nonNegative(g.beta, p + ".projection.beta");
-            if (g.beta > 1e4) fail(p + ".projection.beta", "must be <= 10000 (got " + num(g.beta) + ")");
+            if (g.beta > 1e4)
+                fail(p + ".projection.beta", "must be <= 10000 (got " + num(g.beta) + ")");
             finite(g.eta, p + ".projection.eta");
-            if (g.eta < 0 || g.eta > 1) fail(p + ".projection.eta", "must be in [0, 1] (got " + num(g.eta) + ")");
-            if (!boxInside(g.center, g.size, lo_, hi_)) fail(p, "lies outside the domain");
+            if (g.eta < 0 || g.eta > 1)
+                fail(p + ".projection.eta", "must be in [0, 1] (got " + num(g.eta) + ")");
+            if (!boxInside(g.center, g.size, lo_, hi_))
+                fail(p, "lies outside the domain");
             const Box b = s_.designCells(i);
             for (int a = 0; a < 3; ++a)
                 if (b.extent(a) < 1)
-                    fail(item(p + ".size_um", std::size_t(a)), "the design region is thinner than one cell along " + axisName(a));
+                    fail(item(p + ".size_um", std::size_t(a)),
+                         "the design region is thinner than one cell along " + axisName(a));
             const Box in = s_.interiorCells();
             for (int a = 0; a < 3; ++a)
                 if (b.lo[a] < in.lo[a] || b.hi[a] > in.hi[a])
@@ -1637,6 +1826,17 @@ private:
             for (std::size_t k = 0; k < i; ++k)
                 if (!b.intersect(s_.designCells(k)).empty())
                     fail(p, "overlaps designs[" + std::to_string(k) + "] (" + dq(s_.designs[k].name) + ")");
+            const auto vox = s_.designVoxels(i);
+            double taps = 1;
+            for (std::size_t a = 0; a < 3; ++a) {
+                const double reach =
+                    std::min(double(vox[a] - 1), std::floor(g.filterRadius / (g.voxelCells[a] * s_.cellUm)));
+                taps *= 2 * reach + 1;
+            }
+            if (taps > 1e5)
+                fail(p + ".filter_radius_um",
+                     num(g.filterRadius) +
+                         " um spans more than 100000 voxels; use a smaller radius or larger voxels");
             const std::size_t want = s_.designLatentSize(i);
             const std::string lp = p + (g.params.empty() ? ".latent" : ".params");
             if (g.latent.empty() && !g.params.empty())
@@ -1644,12 +1844,13 @@ private:
             if (!g.latent.empty() && g.latent.size() != want) {
                 const auto v = s_.designVoxels(i);
                 fail(lp, "holds " + std::to_string(g.latent.size()) + " values but the design has " +
-                             std::to_string(v[0]) + " x " + std::to_string(v[1]) + " x " + std::to_string(v[2]) + " = " +
-                             std::to_string(want) + " voxels");
+                             std::to_string(v[0]) + " x " + std::to_string(v[1]) + " x " +
+                             std::to_string(v[2]) + " = " + std::to_string(want) + " voxels");
             }
             for (std::size_t v = 0; v < g.latent.size(); ++v)
                 if (!(g.latent[v] >= 0 && g.latent[v] <= 1))
-                    fail(lp, "value " + num(g.latent[v]) + " at voxel " + std::to_string(v) + " is outside [0, 1]");
+                    fail(lp, "value " + num(g.latent[v]) + " at voxel " + std::to_string(v) +
+                                 " is outside [0, 1]");
         }
     }
 
@@ -1660,8 +1861,10 @@ private:
             const std::string p = item("objective.terms", i);
             const Detector* d = nullptr;
             for (const auto& e : s_.detectors)
-                if (e.name == t.detector) d = &e;
-            if (!d) fail(p + ".detector", "unknown detector " + dq(t.detector));
+                if (e.name == t.detector)
+                    d = &e;
+            if (!d)
+                fail(p + ".detector", "unknown detector " + dq(t.detector));
             const char* dt = nameOf(kDetectorTypes, d->type);
             const bool typeOk = (t.quantity == Quantity::Flux && d->type == DetectorType::Flux) ||
                                 (t.quantity == Quantity::PhasorPower && d->type == DetectorType::Phasor) ||
@@ -1681,8 +1884,8 @@ private:
                     return std::fabs(w - t.wavelength) <= 1e-9 * w;
                 });
                 if (!listed)
-                    fail(p + ".wavelength_um", num(t.wavelength) + " um is not among detector " + dq(d->name) +
-                                                   "'s wavelengths_um");
+                    fail(p + ".wavelength_um", num(t.wavelength) + " um is not among detector " +
+                                                   dq(d->name) + "'s wavelengths_um");
             }
             finite(t.weight, p + ".weight");
             if (reversible) {
@@ -1705,22 +1908,26 @@ private:
             const RecorderModule& r = g.recorder[i];
             const std::string p = item("gradient.recorder", i);
             if (r.module == "LinearReconstructEveryK") {
-                if (lrk) fail(p + ".module", "LinearReconstructEveryK is listed twice");
+                if (lrk)
+                    fail(p + ".module", "LinearReconstructEveryK is listed twice");
                 lrk = true;
                 atLeast(r.k, 1, p + ".k");
                 atLeast(r.startAfter, 0, p + ".start_after");
             } else if (r.module == "DtypeConversion") {
-                if (dtype) fail(p + ".module", "DtypeConversion is listed twice");
+                if (dtype)
+                    fail(p + ".module", "DtypeConversion is listed twice");
                 dtype = true;
                 if (!oneOf(r.dtype, kDtypes))
-                    fail(p + ".dtype", "unknown dtype " + dq(r.dtype) + " (expected " + choices(kDtypes) + ")");
+                    fail(p + ".dtype",
+                         "unknown dtype " + dq(r.dtype) + " (expected " + choices(kDtypes) + ")");
             } else {
-                fail(p + ".module",
-                     "unknown recorder module " + dq(r.module) + " (expected " + choices(kRecorderModules) + ")");
+                fail(p + ".module", "unknown recorder module " + dq(r.module) + " (expected " +
+                                        choices(kRecorderModules) + ")");
             }
         }
         if (!oneOf(g.tier, kTiers))
-            fail("gradient.storage.tier", "unknown tier " + dq(g.tier) + " (expected " + choices(kTiers) + ")");
+            fail("gradient.storage.tier",
+                 "unknown tier " + dq(g.tier) + " (expected " + choices(kTiers) + ")");
         atLeast(g.transferInterval, 1, "gradient.storage.transfer_interval");
         atLeast(g.ringBuffers, 1, "gradient.storage.ring_buffers");
     }
@@ -1731,8 +1938,8 @@ private:
             const std::string p = item("run.tiles", a);
             atLeast(r.tiles[a], 1, p);
             if (r.tiles[a] > n_[a])
-                fail(p, std::to_string(r.tiles[a]) + " tiles along " + axisName(int(a)) + " but the grid has only " +
-                            std::to_string(n_[a]) + " cells");
+                fail(p, std::to_string(r.tiles[a]) + " tiles along " + axisName(int(a)) +
+                            " but the grid has only " + std::to_string(n_[a]) + " cells");
         }
         const int devices = deviceCount(r.devices);
         const std::int64_t tiles = std::int64_t(r.tiles[0]) * r.tiles[1] * r.tiles[2];
@@ -1740,7 +1947,8 @@ private:
             fail("run.tiles", std::to_string(tiles) + " tiles need " + std::to_string(tiles) +
                                   " devices but run.devices names " + std::to_string(devices));
         if (!oneOf(r.precision, kPrecisions))
-            fail("run.precision", "unknown precision " + dq(r.precision) + " (expected " + choices(kPrecisions) + ")");
+            fail("run.precision",
+                 "unknown precision " + dq(r.precision) + " (expected " + choices(kPrecisions) + ")");
     }
 };
 
@@ -1758,17 +1966,20 @@ std::uint64_t fnv1a(std::string_view s) {
 Scene parseScene(const std::string& jsonText, const std::string& baseDir, bool validate) {
     const Json root = parseText(jsonText);
     Scene s = fromJson(root, baseDir);
-    if (validate) validateScene(s);
+    if (validate)
+        validateScene(s);
     return s;
 }
 
 Scene loadScene(const std::string& path, bool validate) {
     const fs::path p = fs::u8path(path);
     std::ifstream in(p, std::ios::binary);
-    if (!in) fail(path, "cannot open the scene file");
+    if (!in)
+        fail(path, "cannot open the scene file");
     std::ostringstream ss;
     ss << in.rdbuf();
-    if (in.bad()) fail(path, "cannot read the scene file");
+    if (in.bad())
+        fail(path, "cannot read the scene file");
     const std::string dir = p.has_parent_path() ? p.parent_path().string() : std::string(".");
     return parseScene(ss.str(), dir, validate);
 }
@@ -1789,8 +2000,10 @@ void saveScene(const Scene& s, const std::string& path) {
     std::set<std::string> used;
     for (std::size_t i = 0; i < copy.designs.size(); ++i) {
         Design& g = copy.designs[i];
-        if (g.latent.empty()) continue;
-        std::string ds = validName(g.name) && used.insert(g.name).second ? g.name : "design_" + std::to_string(i);
+        if (g.latent.empty())
+            continue;
+        std::string ds =
+            validName(g.name) && used.insert(g.name).second ? g.name : "design_" + std::to_string(i);
         SidecarArray a;
         a.dataset = "/designs/" + ds;
         a.values = &g.latent;
@@ -1802,7 +2015,8 @@ void saveScene(const Scene& s, const std::string& path) {
         g.params = sidecar.filename().string() + ":" + a.dataset;
         arrays.push_back(a);
     }
-    if (!arrays.empty()) writeSidecar(sidecar, arrays);
+    if (!arrays.empty())
+        writeSidecar(sidecar, arrays);
 
     const std::string text = sceneToJson(copy);
     const std::string tmp = uniqueTempName(p);
@@ -1825,7 +2039,9 @@ void saveScene(const Scene& s, const std::string& path) {
     }
 }
 
-void validateScene(const Scene& s) { Validator(s).run(); }
+void validateScene(const Scene& s) {
+    Validator(s).run();
+}
 
 std::string sceneHash(const Scene& s) {
     std::string canon;

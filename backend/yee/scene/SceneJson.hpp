@@ -48,8 +48,9 @@ void saveScene(const Scene& s, const std::string& path);
 /// host (devices present, memory): that is solver::validateOptions()'s job.
 void validateScene(const Scene& s);
 
-/// Stable content hash of the scene: FNV-1a 64 of its canonical compact JSON with design latent
-/// values inline, as 16 lower-case hex digits. Equal scenes hash equal on every platform.
+/// Stable content hash of the scene: FNV-1a 64 of its canonical compact JSON, as 16 lower-case hex
+/// digits. Loaded design latent values are hashed inline in place of their `params` reference, so
+/// the hash follows the content, not where it is stored. Equal scenes hash equal on every platform.
 std::string sceneHash(const Scene& s);
 
 } // namespace yee::scene

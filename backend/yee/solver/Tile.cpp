@@ -50,7 +50,7 @@ Tile<T>::Tile(std::shared_ptr<const Plan> plan, int index, device::Device& dev)
     shape_ = ArrayShape::make(box_.extent(0), box_.extent(1), box_.extent(2));
     threads_ = dev.threads();
 
-    for (int c = 0; c < 6; ++c) f_[c] = Buffer<T>(dev, shape_.size, Category::Fields);
+    for (int c = 0; c < 6; ++c) fwd_.f[c] = Buffer<T>(dev, shape_.size, Category::Fields);
     for (int c = 0; c < 3; ++c) {
         cb_[c] = Buffer<T>(dev, shape_.size, Category::Materials);
         if (p.lossy) ca_[c] = Buffer<T>(dev, shape_.size, Category::Materials);
@@ -93,13 +93,13 @@ Tile<T>::Tile(std::shared_ptr<const Plan> plan, int index, device::Device& dev)
         injections_.push_back(std::move(ti));
     }
 
-    buildExchanges();
+    buildExchanges(fwd_, Category::Halo, 0);
     allocateDetectors();
 }
 
 template <class T> Tile<T>::~Tile() = default;
 
-template <class T> void Tile<T>::buildExchanges() {
+template <class T> void Tile<T>::buildExchanges(FieldSet& fs, Category cat, int tagBase) {
     const Plan& p = *plan_;
     const tiling::TileInfo& info = p.tiles->tile(index_);
     const Index3 n = box_.extents();
@@ -135,19 +135,20 @@ template <class T> void Tile<T>::buildExchanges() {
             }
             if (!f.hasSend && !f.hasRecv) continue;
             const std::int64_t cnt = 2 * f.sendBox.cells();
-            if (f.hasSend) f.send = Buffer<T>(dev_, cnt, Category::Halo);
-            if (f.hasRecv) f.recv = Buffer<T>(dev_, cnt, Category::Halo);
-            faces_.push_back(std::move(f));
+            if (f.hasSend) f.send = Buffer<T>(dev_, cnt, cat);
+            if (f.hasRecv) f.recv = Buffer<T>(dev_, cnt, cat);
+            fs.faces.push_back(std::move(f));
         }
     }
-    for (Face& f : faces_) {
-        comm::ExchangeGroup& g = f.field == 0 ? groupE_ : groupH_;
-        const int tag = f.field * 3 + f.axis;
+    for (Face& f : fs.faces) {
+        comm::ExchangeGroup& g = f.field == 0 ? fs.groupE : fs.groupH;
+        const int tag = tagBase + f.field * 3 + f.axis;
         const int sendTo = f.field == 0 ? info.neighbor[f.axis][0] : info.neighbor[f.axis][1];
         const int recvFrom = f.field == 0 ? info.neighbor[f.axis][1] : info.neighbor[f.axis][0];
         if (f.hasSend) g.sends.push_back({sendTo, tag, f.send.data(), f.send.bytes()});
         if (f.hasRecv) g.recvs.push_back({recvFrom, tag, f.recv.data(), f.recv.bytes()});
     }
+    if (&fs != &fwd_) return;
     // Interior / boundary split for overlapping: the H update of the high faces needs the E halo; the
     // E update of the low faces needs the H halo. The rest is independent of the halos.
     coreH_ = Box{{0, 0, 0}, n};
@@ -314,30 +315,27 @@ template <class T> void Tile<T>::fill() {
     }
 }
 
-template <class T> void Tile<T>::updateH(const Box& b) {
+template <class T> void Tile<T>::updateH(FieldSet& s, const Box& b) {
     const Plan& p = *plan_;
+    View<T> f[6];
+    for (int c = 0; c < 6; ++c) f[c] = view(s, c);
     if (p.magnetic) {
-        kernels::UpdateH<T, true> k{field(3), field(4), field(5), field(0), field(1), field(2),
-                                    View<const T>(db_[0].data(), shape_), View<const T>(db_[1].data(), shape_),
-                                    View<const T>(db_[2].data(), shape_), dbScalar_};
+        kernels::UpdateH<T, true> k{f[3], f[4], f[5], f[0], f[1], f[2], db(0), db(1), db(2), dbScalar_};
         forEachCell(b, threads_, k);
     } else {
-        kernels::UpdateH<T, false> k{field(3), field(4), field(5), field(0), field(1), field(2), {}, {}, {}, dbScalar_};
+        kernels::UpdateH<T, false> k{f[3], f[4], f[5], f[0], f[1], f[2], {}, {}, {}, dbScalar_};
         forEachCell(b, threads_, k);
     }
 }
 
-template <class T> void Tile<T>::updateE(const Box& b) {
-    const Plan& p = *plan_;
-    View<const T> cbx(cb_[0].data(), shape_), cby(cb_[1].data(), shape_), cbz(cb_[2].data(), shape_);
-    if (p.lossy) {
-        kernels::UpdateE<T, true> k{field(0), field(1), field(2), field(3), field(4), field(5), cbx, cby, cbz,
-                                    View<const T>(ca_[0].data(), shape_), View<const T>(ca_[1].data(), shape_),
-                                    View<const T>(ca_[2].data(), shape_)};
+template <class T> void Tile<T>::updateE(FieldSet& s, const Box& b, bool withCa) {
+    View<T> f[6];
+    for (int c = 0; c < 6; ++c) f[c] = view(s, c);
+    if (withCa && plan_->lossy) {
+        kernels::UpdateE<T, true> k{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), ca(0), ca(1), ca(2)};
         forEachCell(b, threads_, k);
     } else {
-        kernels::UpdateE<T, false> k{field(0), field(1), field(2), field(3), field(4), field(5), cbx, cby, cbz,
-                                     {}, {}, {}};
+        kernels::UpdateE<T, false> k{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), {}, {}, {}};
         forEachCell(b, threads_, k);
     }
 }
@@ -410,86 +408,86 @@ template <class T> void Tile<T>::cpmlE() {
         }
 }
 
-template <class T> void Tile<T>::inject(int fieldGroup, double t) {
+template <class T> void Tile<T>::inject(int fieldGroup, double t, double sign) {
     const Plan& p = *plan_;
     for (auto& ti : injections_) {
         const int comp = ti->inj->comp;
         if ((comp < 3) != (fieldGroup == 0)) continue;
-        const T amp = T(p.sourceTimes[ti->inj->source](t + ti->inj->shift));
-        kernels::Inject<T> k{f_[comp].data(), ti->offset.data(), ti->coef.data(), amp};
+        const T amp = T(sign * p.sourceTimes[ti->inj->source](t + ti->inj->shift));
+        kernels::Inject<T> k{fwd_.f[comp].data(), ti->offset.data(), ti->coef.data(), amp};
         kernels::forEachIndex(ti->offset.size(), 1, k);
     }
 }
 
-template <class T> void Tile<T>::pack(int fieldGroup) {
-    for (Face& f : faces_) {
+template <class T> void Tile<T>::pack(FieldSet& s, int fieldGroup) {
+    for (Face& f : s.faces) {
         if (f.field != fieldGroup || !f.hasSend) continue;
         const int c1 = (f.axis + 1) % 3 + 3 * fieldGroup, c2 = (f.axis + 2) % 3 + 3 * fieldGroup;
         const std::int64_t half = f.sendBox.cells();
-        kernels::PackFace<T> k1{field(c1), f.send.data(), boxIndex(f.sendBox)};
-        kernels::PackFace<T> k2{field(c2), f.send.data() + half, boxIndex(f.sendBox)};
+        kernels::PackFace<T> k1{view(s, c1), f.send.data(), boxIndex(f.sendBox)};
+        kernels::PackFace<T> k2{view(s, c2), f.send.data() + half, boxIndex(f.sendBox)};
         forEachCell(f.sendBox, 1, k1);
         forEachCell(f.sendBox, 1, k2);
     }
 }
 
-template <class T> void Tile<T>::unpack(int fieldGroup) {
-    for (Face& f : faces_) {
+template <class T> void Tile<T>::unpack(FieldSet& s, int fieldGroup) {
+    for (Face& f : s.faces) {
         if (f.field != fieldGroup || !f.hasRecv) continue;
         const int c1 = (f.axis + 1) % 3 + 3 * fieldGroup, c2 = (f.axis + 2) % 3 + 3 * fieldGroup;
         const std::int64_t half = f.recvBox.cells();
         kernels::BoxIndex bi = boxIndex(f.recvBox);
-        kernels::UnpackFace<T> k1{field(c1), f.recv.data(), bi, 0, 0, 0};
-        kernels::UnpackFace<T> k2{field(c2), f.recv.data() + half, bi, 0, 0, 0};
+        kernels::UnpackFace<T> k1{view(s, c1), f.recv.data(), bi, 0, 0, 0};
+        kernels::UnpackFace<T> k2{view(s, c2), f.recv.data() + half, bi, 0, 0, 0};
         forEachCell(f.recvBox, 1, k1);
         forEachCell(f.recvBox, 1, k2);
     }
 }
 
-template <class T> void Tile<T>::step(int n, comm::Communicator& comm, bool overlap) {
+template <class T> void Tile<T>::step(int n, comm::Communicator& comm, bool overlap, comm::Phase phase) {
     const double dt = plan_->dt;
     // ---- H^{n-1/2} -> H^{n+1/2}: curl of E^n; the high E halo arrives from the previous step ----
     if (overlap) {
-        updateH(coreH_); // independent of the E halo
+        updateH(fwd_, coreH_); // independent of the E halo
         finishPending(comm);
-        for (const Box& b : restH_) updateH(b);
+        for (const Box& b : restH_) updateH(fwd_, b);
     } else {
         finishPending(comm);
-        updateH(coreH_);
-        for (const Box& b : restH_) updateH(b);
+        updateH(fwd_, coreH_);
+        for (const Box& b : restH_) updateH(fwd_, b);
     }
     cpmlH();
     inject(1, n * dt); // magnetic-side plane-source corrections, E^n time
     // H^{n+1/2} valid on owned cells; low H halo stale.
-    pack(1);
-    comm.exchangeStart(groupH_, comm::Phase::Forward);
+    pack(fwd_, 1);
+    comm.exchangeStart(fwd_.groupH, phase);
     saveEnergyE();
     // ---- E^n -> E^{n+1}: curl of H^{n+1/2}; the low H halo is needed on the low faces ----
     if (overlap) {
-        updateE(coreE_);
-        comm.exchangeFinish(groupH_);
-        unpack(1);
-        for (const Box& b : restE_) updateE(b);
+        updateE(fwd_, coreE_, true);
+        comm.exchangeFinish(fwd_.groupH);
+        unpack(fwd_, 1);
+        for (const Box& b : restE_) updateE(fwd_, b, true);
     } else {
-        comm.exchangeFinish(groupH_);
-        unpack(1);
-        updateE(coreE_);
-        for (const Box& b : restE_) updateE(b);
+        comm.exchangeFinish(fwd_.groupH);
+        unpack(fwd_, 1);
+        updateE(fwd_, coreE_, true);
+        for (const Box& b : restE_) updateE(fwd_, b, true);
     }
     cpmlE();
     inject(0, (n + 0.5) * dt); // electric currents J^{n+1/2}
     // E^{n+1} valid on owned cells; high E halo stale until the exchange completes.
-    pack(0);
-    comm.exchangeStart(groupE_, comm::Phase::Forward);
-    pendingE_ = true;
+    pack(fwd_, 0);
+    comm.exchangeStart(fwd_.groupE, phase);
+    fwd_.pendingE = true;
     if (!overlap) finishPending(comm);
 }
 
 template <class T> void Tile<T>::finishPending(comm::Communicator& comm) {
-    if (!pendingE_) return;
-    comm.exchangeFinish(groupE_);
-    unpack(0);
-    pendingE_ = false;
+    if (!fwd_.pendingE) return;
+    comm.exchangeFinish(fwd_.groupE);
+    unpack(fwd_, 0);
+    fwd_.pendingE = false;
 }
 
 template <class T> void Tile<T>::saveEnergyE() {

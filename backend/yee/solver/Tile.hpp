@@ -34,6 +34,24 @@ template <class T> struct TileDetector {
 /// One tile's fields and the step that advances them.
 template <class T> class Tile {
 public:
+    /// A face of a halo exchange (one axis, E-type or H-type) with its send/receive buffers.
+    struct Face {
+        int axis = 0;
+        int field = 0; ///< 0 = E-type (high halo), 1 = H-type (low halo)
+        Box sendBox;   ///< tile-local
+        Box recvBox;   ///< tile-local (halo)
+        device::Buffer<T> send, recv;
+        bool hasSend = false, hasRecv = false;
+    };
+    /// Six halo-padded arrays (slots 0..2 at E locations, 3..5 at H locations) and their planned
+    /// exchanges. The forward fields are one set; the adjoint (P = Cb*Ebar, Q = -Db*Hbar) is another.
+    struct FieldSet {
+        std::array<device::Buffer<T>, 6> f;
+        std::vector<Face> faces;
+        comm::ExchangeGroup groupE, groupH;
+        bool pendingE = false;
+    };
+
     /// Allocate everything this tile needs on `dev` (in dry-run mode nothing is taken, only counted).
     Tile(std::shared_ptr<const Plan> plan, int index, device::Device& dev);
     ~Tile();
@@ -45,7 +63,7 @@ public:
 
     /// Advance one full leapfrog step n (H^{n-1/2} -> H^{n+1/2}, E^n -> E^{n+1}), exchanging halos
     /// through `comm`. With `overlap`, interior updates run while halo messages are in flight.
-    void step(int n, comm::Communicator& comm, bool overlap);
+    void step(int n, comm::Communicator& comm, bool overlap, comm::Phase phase = comm::Phase::Forward);
     /// Complete a pending E halo exchange (after the last step).
     void finishPending(comm::Communicator& comm);
     /// Record detectors after step n.
@@ -57,15 +75,44 @@ public:
     device::Device& device() { return dev_; }
     const Plan& plan() const { return *plan_; }
     int index() const { return index_; }
+    int threads() const { return threads_; }
     std::vector<TileDetector<T>>& detectors() { return dets_; }
     /// Owned cell count.
     std::int64_t cells() const { return box_.cells(); }
 
-    /// Views of the six components (0..5 = Ex..Hz).
-    View<T> field(int c) const { return View<T>(f_[c].data(), shape_); }
+    /// Views of the six forward components (0..5 = Ex..Hz).
+    View<T> field(int c) const { return View<T>(fwd_.f[c].data(), shape_); }
+    View<T> view(const FieldSet& s, int c) const { return View<T>(s.f[c].data(), shape_); }
     const ArrayShape& shape() const { return shape_; }
+    FieldSet& forward() { return fwd_; }
 
-private:
+    // ---- building blocks shared by the forward step, the reconstruction and the adjoint ----
+    /// Cb (c = 0..2) and, when the scene is lossy, Ca; Db when magnetic (else the scalar).
+    View<T> cb(int c) const { return View<T>(cb_[c].data(), shape_); }
+    View<T> ca(int c) const { return View<T>(ca_[c].data(), shape_); }
+    View<T> db(int c) const { return View<T>(db_[c].data(), shape_); }
+    T dbScalar() const { return dbScalar_; }
+    /// H-type update of `s` (slots 3..5 -= Db curl slots 0..2) on box b.
+    void updateH(FieldSet& s, const Box& b);
+    /// E-type update of `s` (slots 0..2 = [Ca] slots 0..2 + Cb curl slots 3..5) on box b.
+    void updateE(FieldSet& s, const Box& b, bool withCa);
+    /// Full-box boxes used by the split updates.
+    const Box& coreH() const { return coreH_; }
+    const Box& coreE() const { return coreE_; }
+    const std::vector<Box>& restH() const { return restH_; }
+    const std::vector<Box>& restE() const { return restE_; }
+    /// Source injections of one field group (0 = E at t, 1 = H at t), scaled by `sign`.
+    void inject(int fieldGroup, double t, double sign = 1.0);
+    /// Pack / unpack the E-type (0) or H-type (1) faces of a field set.
+    void pack(FieldSet& s, int fieldGroup);
+    void unpack(FieldSet& s, int fieldGroup);
+    /// Build a field set's faces and exchange groups (tags offset by `tagBase`).
+    void buildExchanges(FieldSet& s, device::Category cat, int tagBase);
+    /// Forward CPML corrections (exposed for recomputation paths).
+    void cpmlH();
+    void cpmlE();
+
+    /// CPML slabs of this tile (for the adjoint).
     struct Slab {
         tiling::PmlSlab slab;
         Box local;                       ///< tile-local cells
@@ -73,6 +120,9 @@ private:
         std::array<device::Buffer<T>, 2> psiE, psiH;
         std::array<device::Buffer<T>, 3> profE, profH; ///< b, c, 1/kappa - 1
     };
+    std::vector<std::unique_ptr<Slab>>& slabs() { return slabs_; }
+
+private:
     struct TileInjection {
         const Injection* inj = nullptr;
         device::Buffer<std::int64_t> offset;
@@ -81,25 +131,9 @@ private:
         std::vector<double> hostAmp;
         std::vector<Index3> hostCells;
     };
-    struct Face {
-        int axis = 0;
-        int field = 0; ///< 0 = E, 1 = H
-        Box sendBox;   ///< tile-local
-        Box recvBox;   ///< tile-local (halo)
-        device::Buffer<T> send, recv;
-        bool hasSend = false, hasRecv = false;
-    };
 
     void allocateDetectors();
-    void buildExchanges();
-    void updateH(const Box& b);
-    void updateE(const Box& b);
-    void cpmlH();
-    void cpmlE();
-    void inject(int fieldGroup, double t);
-    void pack(int field);
     void saveEnergyE();
-    void unpack(int field);
 
     std::shared_ptr<const Plan> plan_;
     int index_;
@@ -107,14 +141,11 @@ private:
     Box box_;
     ArrayShape shape_;
     int threads_ = 1;
-    std::array<device::Buffer<T>, 6> f_;
+    FieldSet fwd_;
     std::array<device::Buffer<T>, 3> cb_, ca_, db_;
     T dbScalar_ = 0;
     std::vector<std::unique_ptr<Slab>> slabs_;
     std::vector<std::unique_ptr<TileInjection>> injections_;
-    std::vector<Face> faces_;
-    comm::ExchangeGroup groupE_, groupH_;
-    bool pendingE_ = false;
     Box coreH_, coreE_;
     std::vector<Box> restH_, restE_;
     std::vector<TileDetector<T>> dets_;

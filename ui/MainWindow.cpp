@@ -1,0 +1,427 @@
+#include "ui/MainWindow.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QKeySequence>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QTreeView>
+
+#include "ui/DevicesPanel.hpp"
+#include "ui/GradientPanel.hpp"
+#include "ui/LogPanel.hpp"
+#include "ui/PropertyEditor.hpp"
+#include "ui/PropertyModel.hpp"
+#include "ui/Reactions.hpp"
+#include "ui/ResultsView.hpp"
+#include "ui/RunMonitor.hpp"
+#include "ui/SceneDocument.hpp"
+#include "ui/SceneTreeModel.hpp"
+#include "ui/SceneView.hpp"
+
+namespace yee::ui {
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), doc_(new SceneDocument(this)), runner_(new Runner(this)), estimator_(new Estimator(this)) {
+    setObjectName(QStringLiteral("mainWindow"));
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
+    tabs_ = new QTabWidget(this);
+    tabs_->setObjectName(QStringLiteral("centralTabs"));
+    sceneView_ = new SceneView(doc_, tabs_);
+    results_ = new ResultsView(tabs_);
+    tabs_->addTab(sceneView_, tr("Scene"));
+    tabs_->addTab(results_, tr("Results"));
+    setCentralWidget(tabs_);
+
+    createDocks();
+    createActions();
+    defaultState_ = saveState();
+    statusBar()->showMessage(tr("Ready."));
+
+    connect(doc_, &SceneDocument::sceneChanged, this, &MainWindow::requestEstimate);
+    connect(doc_, &SceneDocument::sceneChanged, this, &MainWindow::stateChanged);
+    connect(doc_, &SceneDocument::currentItemChanged, this, &MainWindow::stateChanged);
+    connect(doc_, &SceneDocument::filePathChanged, this, &MainWindow::updateTitle);
+    connect(doc_, &SceneDocument::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(doc_, &SceneDocument::sceneReset, this, &MainWindow::updateTitle);
+    connect(devices_, &DevicesPanel::settingsChanged, this, &MainWindow::requestEstimate);
+    connect(estimator_, &Estimator::estimated, devices_, &DevicesPanel::showEstimate);
+    connect(estimator_, &Estimator::estimated, gradient_, &GradientPanel::showEstimate);
+    connect(estimator_, &Estimator::estimated, this, [this](const EstimateOutcome& out) {
+        if (out.estimate && out.problem.isEmpty())
+            statusBar()->showMessage(tr("%1 \u00d7 %2 \u00d7 %3 cells, %4 steps, largest device peak %5")
+                                         .arg(out.estimate->gridCells[0])
+                                         .arg(out.estimate->gridCells[1])
+                                         .arg(out.estimate->gridCells[2])
+                                         .arg(out.estimate->steps)
+                                         .arg(QString::fromStdString(device::formatBytes(out.estimate->maxDevicePeak()))));
+        else
+            statusBar()->showMessage(tr("Cannot run: %1").arg(out.problem));
+        emit stateChanged();
+    });
+    connect(properties_->model(), &PropertyModel::valueRejected, log_, &LogPanel::warning);
+    connect(sceneView_, &SceneView::tileProblemChanged, this, [this](const QString& m) {
+        if (!m.isEmpty()) log_->warning(tr("Tile cuts not drawn: %1").arg(m));
+    });
+    connect(results_, &ResultsView::problemReported, log_, &LogPanel::warning);
+
+    connect(runner_, &Runner::runStarted, monitor_, &RunMonitor::runStarted);
+    connect(runner_, &Runner::telemetryReceived, monitor_, &RunMonitor::showReport);
+    connect(runner_, &Runner::runFinished, monitor_, &RunMonitor::runFinished);
+    connect(runner_, &Runner::runFailed, monitor_, &RunMonitor::runFailed);
+    connect(runner_, &Runner::runFinished, this, &MainWindow::onRunFinished);
+    connect(runner_, &Runner::runFailed, this, [this](const QString& m) {
+        log_->error(tr("Run failed: %1").arg(m));
+        statusBar()->showMessage(tr("Run failed."));
+        emit stateChanged();
+    });
+    connect(monitor_, &RunMonitor::cancelRequested, this, &MainWindow::cancelRun);
+
+    resize(1280, 800);
+    restoreLayout();
+    updateTitle();
+    requestEstimate();
+    log_->info(tr("Yee Studio %1 ready.").arg(QStringLiteral(YEE_VERSION)));
+}
+
+MainWindow::~MainWindow() = default;
+
+QDockWidget* MainWindow::addDock(QWidget* w, const QString& objectName, const QString& title, Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(objectName);
+    dock->setWidget(w);
+    addDockWidget(area, dock);
+    return dock;
+}
+
+void MainWindow::createDocks() {
+    treeModel_ = new SceneTreeModel(doc_, this);
+    tree_ = new QTreeView(this);
+    tree_->setObjectName(QStringLiteral("sceneTree"));
+    tree_->setModel(treeModel_);
+    tree_->setUniformRowHeights(true);
+    tree_->setAlternatingRowColors(true);
+    tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    tree_->expandAll();
+    tree_->setContextMenuPolicy(Qt::ActionsContextMenu);
+    connect(treeModel_, &QAbstractItemModel::modelReset, tree_, &QTreeView::expandAll);
+    connect(treeModel_, &QAbstractItemModel::rowsInserted, tree_,
+            [this](const QModelIndex& parent) { tree_->expand(parent); });
+    // Selection: tree -> document -> (3-D view, property editor, tree).
+    connect(tree_->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex& current) { doc_->setCurrentItem(treeModel_->refOf(current)); });
+    connect(doc_, &SceneDocument::currentItemChanged, this, [this](const ItemRef& ref) {
+        const QModelIndex i = treeModel_->indexOf(ref);
+        if (i != tree_->currentIndex()) {
+            if (i.isValid()) tree_->setCurrentIndex(i);
+            else tree_->selectionModel()->clear();
+        }
+    });
+    properties_ = new PropertyEditor(doc_, this);
+    properties_->setObjectName(QStringLiteral("propertyEditor"));
+    devices_ = new DevicesPanel(doc_, this);
+    devices_->setObjectName(QStringLiteral("devicesPanel"));
+    gradient_ = new GradientPanel(doc_, this);
+    gradient_->setObjectName(QStringLiteral("gradientPanel"));
+    monitor_ = new RunMonitor(this);
+    monitor_->setObjectName(QStringLiteral("runMonitor"));
+    log_ = new LogPanel(this);
+
+    auto* treeDock = addDock(tree_, QStringLiteral("sceneTreeDock"), tr("Scene"), Qt::LeftDockWidgetArea);
+    auto* propDock = addDock(properties_, QStringLiteral("propertiesDock"), tr("Properties"), Qt::LeftDockWidgetArea);
+    splitDockWidget(treeDock, propDock, Qt::Vertical);
+    auto* devDock = addDock(devices_, QStringLiteral("devicesDock"), tr("Devices"), Qt::RightDockWidgetArea);
+    auto* gradDock = addDock(gradient_, QStringLiteral("gradientDock"), tr("Gradient"), Qt::RightDockWidgetArea);
+    auto* runDock = addDock(monitor_, QStringLiteral("runMonitorDock"), tr("Run monitor"), Qt::RightDockWidgetArea);
+    tabifyDockWidget(devDock, gradDock);
+    tabifyDockWidget(gradDock, runDock);
+    devDock->raise();
+    addDock(log_, QStringLiteral("logDock"), tr("Log"), Qt::BottomDockWidgetArea);
+    resizeDocks({treeDock, devDock}, {340, 400}, Qt::Horizontal);
+    resizeDocks({findChild<QDockWidget*>(QStringLiteral("logDock"))}, {110}, Qt::Vertical);
+}
+
+void MainWindow::createActions() {
+    auto action = [this](const QString& text, const QKeySequence& key = {}, QStyle::StandardPixmap icon = QStyle::SP_CustomBase) {
+        auto* a = new QAction(text, this);
+        if (!key.isEmpty()) a->setShortcut(key);
+        if (icon != QStyle::SP_CustomBase) a->setIcon(style()->standardIcon(icon));
+        return a;
+    };
+    // File
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* newAct = action(tr("&New scene"), QKeySequence::New, QStyle::SP_FileIcon);
+    new NewSceneReaction(newAct, this);
+    QAction* openAct = action(tr("&Open scene\u2026"), QKeySequence::Open, QStyle::SP_DialogOpenButton);
+    new OpenSceneReaction(openAct, this);
+    QAction* saveAct = action(tr("&Save"), QKeySequence::Save, QStyle::SP_DialogSaveButton);
+    new SaveSceneReaction(saveAct, this, false);
+    QAction* saveAsAct = action(tr("Save &as\u2026"), QKeySequence::SaveAs);
+    new SaveSceneReaction(saveAsAct, this, true);
+    file->addActions({newAct, openAct});
+    QMenu* examples = file->addMenu(tr("Open &example"));
+    const QStringList dirs{QCoreApplication::applicationDirPath() + QStringLiteral("/../share/yee-studio/scenes"),
+                           QStringLiteral(YEE_EXAMPLES_DIR)};
+    for (const QString& d : dirs) {
+        const QFileInfoList found = QDir(d).entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+        for (const QFileInfo& fi : found) {
+            QAction* ex = examples->addAction(fi.completeBaseName().replace('_', ' '));
+            new OpenSceneReaction(ex, this, fi.absoluteFilePath());
+        }
+        if (!found.isEmpty()) break;
+    }
+    examples->setEnabled(!examples->isEmpty());
+    new RecentFilesMenu(file->addMenu(tr("Open &recent")), this);
+    file->addSeparator();
+    file->addActions({saveAct, saveAsAct});
+    file->addSeparator();
+    QAction* openResultsAct = action(tr("Open &results\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    new OpenResultsReaction(openResultsAct, this);
+    file->addAction(openResultsAct);
+    file->addSeparator();
+    QAction* quitAct = action(tr("&Quit"), QKeySequence::Quit);
+    connect(quitAct, &QAction::triggered, this, &QWidget::close);
+    file->addAction(quitAct);
+
+    // Edit
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undoAct = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
+    undoAct->setShortcut(QKeySequence::Undo);
+    undoAct->setIcon(style()->standardIcon(QStyle::SP_ArrowBack));
+    QAction* redoAct = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
+    redoAct->setShortcut(QKeySequence::Redo);
+    redoAct->setIcon(style()->standardIcon(QStyle::SP_ArrowForward));
+    QAction* deleteAct = action(tr("&Delete item"), QKeySequence::Delete, QStyle::SP_TrashIcon);
+    deleteAct->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    new DeleteItemReaction(deleteAct, this);
+    tree_->addAction(deleteAct);
+    sceneView_->addAction(deleteAct);
+    edit->addActions({undoAct, redoAct});
+    edit->addSeparator();
+    edit->addAction(deleteAct);
+
+    // Insert
+    QMenu* insert = menuBar()->addMenu(tr("&Insert"));
+    QList<QAction*> insertActions;
+    for (NewItemKind k : {NewItemKind::Box, NewItemKind::Sphere, NewItemKind::Cylinder, NewItemKind::Prism,
+                          NewItemKind::Material, NewItemKind::PointDipole, NewItemKind::PlaneSource,
+                          NewItemKind::FluxDetector, NewItemKind::SnapshotDetector, NewItemKind::ProbeDetector,
+                          NewItemKind::DesignRegion}) {
+        if (k == NewItemKind::Material || k == NewItemKind::PointDipole || k == NewItemKind::FluxDetector ||
+            k == NewItemKind::DesignRegion)
+            insert->addSeparator();
+        QAction* a = insert->addAction(newItemText(k));
+        new AddItemReaction(a, this, k);
+        insertActions << a;
+    }
+
+    // Run
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    QAction* runAct = action(tr("&Run forward"), QKeySequence(Qt::Key_F5), QStyle::SP_MediaPlay);
+    runAct->setObjectName(QStringLiteral("runAction"));
+    new RunReaction(runAct, this);
+    QAction* cancelAct = action(tr("&Cancel run"), QKeySequence(Qt::Key_Escape), QStyle::SP_MediaStop);
+    cancelAct->setObjectName(QStringLiteral("cancelAction"));
+    new CancelRunReaction(cancelAct, this);
+    run->addActions({runAct, cancelAct});
+
+    // View
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+    view->addSeparator();
+    QAction* resetCam = view->addAction(tr("Reset &camera"));
+    connect(resetCam, &QAction::triggered, sceneView_, &SceneView::resetCamera);
+    QAction* resetLay = view->addAction(tr("Reset &layout"));
+    connect(resetLay, &QAction::triggered, this, &MainWindow::resetLayout);
+
+    QToolBar* tb = addToolBar(tr("Main"));
+    tb->setObjectName(QStringLiteral("mainToolBar"));
+    tb->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    tb->addActions({newAct, openAct, saveAct});
+    tb->addSeparator();
+    tb->addActions({undoAct, redoAct, deleteAct});
+    tb->addSeparator();
+    tb->addActions({insertActions[0], insertActions[1], insertActions[2]});
+    tb->addSeparator();
+    tb->addActions({runAct, cancelAct});
+}
+
+void MainWindow::updateTitle() {
+    const QString name = doc_->filePath().isEmpty() ? tr("untitled") : QFileInfo(doc_->filePath()).fileName();
+    setWindowTitle(tr("%1[*] \u2014 Yee Studio").arg(name));
+    setWindowModified(doc_->isModified());
+}
+
+void MainWindow::requestEstimate() { estimator_->request(doc_->scene(), devices_->settings()); }
+
+QString MainWindow::runProblem() const {
+    const EstimateOutcome& out = estimator_->latest();
+    if (estimator_->busy() && out.generation == 0) return tr("estimating\u2026");
+    return out.problem;
+}
+
+bool MainWindow::maybeSave() {
+    if (!doc_->isModified()) return true;
+    const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
+                                             tr("The scene has unsaved changes. Save them first?"),
+                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel,
+                                             QMessageBox::Save);
+    if (answer == QMessageBox::Cancel) return false;
+    if (answer == QMessageBox::Save) return saveScene(false);
+    return true;
+}
+
+bool MainWindow::openScene(const QString& path) {
+    if (!maybeSave()) return false;
+    QString error, problem;
+    if (!doc_->load(path, &error, &problem)) {
+        log_->error(tr("Cannot open %1: %2").arg(path, error));
+        statusBar()->showMessage(tr("Cannot open %1").arg(QFileInfo(path).fileName()));
+        return false;
+    }
+    RecentFilesMenu::add(doc_->filePath());
+    log_->info(tr("Opened %1").arg(doc_->filePath()));
+    if (!problem.isEmpty()) log_->warning(tr("The scene cannot run yet: %1").arg(problem));
+    tabs_->setCurrentWidget(sceneView_);
+    emit stateChanged();
+    return true;
+}
+
+bool MainWindow::newScene() {
+    if (!maybeSave()) return false;
+    doc_->newScene();
+    log_->info(tr("New scene."));
+    return true;
+}
+
+bool MainWindow::saveSceneAs(const QString& path) {
+    QString error;
+    if (!doc_->save(path, &error)) {
+        log_->error(tr("Cannot save %1: %2").arg(path, error));
+        return false;
+    }
+    RecentFilesMenu::add(doc_->filePath());
+    log_->info(tr("Saved %1").arg(doc_->filePath()));
+    statusBar()->showMessage(tr("Saved."), 3000);
+    return true;
+}
+
+bool MainWindow::saveScene(bool saveAs) {
+    QString path = doc_->filePath();
+    if (saveAs || path.isEmpty()) {
+        path = QFileDialog::getSaveFileName(this, tr("Save scene"),
+                                            path.isEmpty() ? QDir::homePath() + QStringLiteral("/scene.json") : path,
+                                            tr("Yee scenes (*.json)"));
+        if (path.isEmpty()) return false;
+    }
+    return saveSceneAs(path);
+}
+
+bool MainWindow::openResults(const QString& path) {
+    QString error;
+    if (!results_->openFile(path, &error)) {
+        log_->error(tr("Cannot open results %1: %2").arg(path, error));
+        return false;
+    }
+    log_->info(tr("Opened results %1 (%2)").arg(path, results_->results().status));
+    tabs_->setCurrentWidget(results_);
+    return true;
+}
+
+QString MainWindow::resultPathForRun() const {
+    if (!resultPath_.isEmpty()) return resultPath_;
+    if (!doc_->filePath().isEmpty()) {
+        const QFileInfo fi(doc_->filePath());
+        return fi.absolutePath() + QLatin1Char('/') + fi.completeBaseName() + QStringLiteral(".results.h5");
+    }
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::TempLocation) + QStringLiteral("/yee-studio");
+    QDir().mkpath(dir);
+    return dir + QStringLiteral("/untitled.results.h5");
+}
+
+bool MainWindow::startRun() {
+    if (runner_->isRunning()) return false;
+    RunSettings settings = devices_->settings();
+    settings.maxSteps = maxSteps_;
+    // The last word before allocating: the same checks the estimate ran, on the scene as it is now.
+    const EstimateOutcome check = Estimator::compute(doc_->scene(), settings);
+    if (!check.problem.isEmpty()) {
+        log_->error(tr("Cannot run: %1").arg(check.problem));
+        statusBar()->showMessage(tr("Cannot run: %1").arg(check.problem));
+        return false;
+    }
+    RunRequest req;
+    req.scene = doc_->scene();
+    req.options = settings.optionsFor(req.scene);
+    req.resultPath = resultPathForRun();
+    runScene_ = req.scene;
+    log_->info(tr("Running %1 steps on %2 device(s); results go to %3")
+                   .arg(check.estimate ? check.estimate->steps : 0)
+                   .arg(check.estimate ? int(check.estimate->devices.size()) : 0)
+                   .arg(req.resultPath));
+    if (!runner_->start(std::move(req))) return false;
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("runMonitorDock"))) dock->raise();
+    statusBar()->showMessage(tr("Running\u2026"));
+    emit stateChanged();
+    return true;
+}
+
+void MainWindow::cancelRun() {
+    if (!runner_->isRunning()) return;
+    runner_->cancel();
+    log_->warning(tr("Cancelling the run after the current step batch\u2026"));
+}
+
+void MainWindow::onRunFinished(const RunResultPtr& result, const QString& path) {
+    if (result->completed) log_->info(tr("Run completed: %1 steps in %2 s.").arg(result->steps).arg(result->seconds, 0, 'f', 2));
+    else log_->warning(tr("Run stopped: %1 after %2 of %3 steps; results marked incomplete.")
+                           .arg(QString::fromStdString(result->status))
+                           .arg(result->steps)
+                           .arg(result->totalSteps));
+    QString error;
+    if (path.isEmpty() || !results_->openFile(path, &error)) {
+        if (!error.isEmpty()) log_->warning(tr("Showing results from memory: %1").arg(error));
+        results_->setResults(ResultsData::fromRun(result, runScene_, path));
+    }
+    tabs_->setCurrentWidget(results_);
+    statusBar()->showMessage(result->completed ? tr("Run completed.") : tr("Run stopped."));
+    emit stateChanged();
+    emit runCompleted(result, path);
+}
+
+void MainWindow::saveLayout() const {
+    QSettings settings;
+    settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("mainWindow/state"), saveState());
+}
+
+void MainWindow::restoreLayout() {
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
+}
+
+void MainWindow::resetLayout() { restoreState(defaultState_); }
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+    if (!maybeSave()) {
+        e->ignore();
+        return;
+    }
+    runner_->cancel();
+    saveLayout();
+    e->accept();
+}
+
+} // namespace yee::ui
