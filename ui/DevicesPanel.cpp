@@ -10,6 +10,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "ui/Format.hpp"
 #include "ui/MemoryBars.hpp"
 #include "ui/SceneCommands.hpp"
 #include "ui/SceneDocument.hpp"
@@ -18,7 +19,6 @@
 namespace yee::ui {
 
 namespace {
-QString bytes(std::int64_t b) { return QString::fromStdString(device::formatBytes(b)); }
 int cpuDevices(const std::string& d) {
     if (d.rfind("cpu:", 0) != 0) return -1;
     bool ok = false;
@@ -38,7 +38,7 @@ DevicesPanel::DevicesPanel(SceneDocument* doc, QWidget* parent) : QWidget(parent
     host_->setText(tr("Host: %1 hardware threads, %2 memory.\nCUDA: no GPU support in this build; "
                       "tiles run on emulated CPU devices.")
                        .arg(device::hostThreads())
-                       .arg(bytes(device::hostMemoryBytes())));
+                       .arg(bytesText(device::hostMemoryBytes())));
     lf->addRow(host_);
     devices_ = new QSpinBox(local);
     devices_->setObjectName(QStringLiteral("emulatedDevices"));
@@ -156,10 +156,10 @@ void DevicesPanel::showEstimate(const EstimateOutcome& out) {
                           .arg(e.gridCells[2])
                           .arg(e.steps)
                           .arg(e.devices.size())
-                          .arg(bytes(e.maxDevicePeak()), bytes(e.totalPeak())));
+                          .arg(bytesText(e.maxDevicePeak()), bytesText(e.totalPeak())));
     QVector<DeviceMemory> rows;
     for (const auto& d : e.devices)
-        rows.push_back({QString::fromStdString(d.name), QString::fromStdString(d.tile.str()), d.capacity, d.memory});
+        rows.push_back({QString::fromStdString(d.name), boxText(d.tile), d.capacity, d.memory});
     bars_->setDevices(rows);
 }
 

@@ -15,6 +15,7 @@
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
+#include "ui/Format.hpp"
 #include "ui/MemoryBars.hpp"
 #include "ui/SceneCommands.hpp"
 #include "ui/SceneDocument.hpp"
@@ -299,7 +300,7 @@ void GradientPanel::showEstimate(const EstimateOutcome& out) {
     }
     const auto& g = doc_->scene().gradient;
     summary_->setText(tr("Method %1: largest device peak %2.")
-                          .arg(gradientMethodName(g.method), QString::fromStdString(device::formatBytes(out.estimate->maxDevicePeak()))));
+                          .arg(gradientMethodName(g.method), bytesText(out.estimate->maxDevicePeak())));
     QVector<DeviceMemory> rows;
     for (const auto& d : out.estimate->devices)
         rows.push_back({QString::fromStdString(d.name), QString(), d.capacity, d.memory});

@@ -19,6 +19,7 @@
 #include <QTreeView>
 
 #include "ui/DevicesPanel.hpp"
+#include "ui/Format.hpp"
 #include "ui/GradientPanel.hpp"
 #include "ui/LogPanel.hpp"
 #include "ui/PropertyEditor.hpp"
@@ -65,7 +66,7 @@ MainWindow::MainWindow(QWidget* parent)
                                          .arg(out.estimate->gridCells[1])
                                          .arg(out.estimate->gridCells[2])
                                          .arg(out.estimate->steps)
-                                         .arg(QString::fromStdString(device::formatBytes(out.estimate->maxDevicePeak()))));
+                                         .arg(bytesText(out.estimate->maxDevicePeak())));
         else
             statusBar()->showMessage(tr("Cannot run: %1").arg(out.problem));
         emit stateChanged();
@@ -148,8 +149,6 @@ void MainWindow::createDocks() {
     tabifyDockWidget(gradDock, runDock);
     devDock->raise();
     addDock(log_, QStringLiteral("logDock"), tr("Log"), Qt::BottomDockWidgetArea);
-    resizeDocks({treeDock, devDock}, {340, 400}, Qt::Horizontal);
-    resizeDocks({findChild<QDockWidget*>(QStringLiteral("logDock"))}, {110}, Qt::Vertical);
 }
 
 void MainWindow::createActions() {
@@ -408,11 +407,30 @@ void MainWindow::saveLayout() const {
 
 void MainWindow::restoreLayout() {
     QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
+    const QByteArray geometry = settings.value(QStringLiteral("mainWindow/geometry")).toByteArray();
+    const QByteArray state = settings.value(QStringLiteral("mainWindow/state")).toByteArray();
+    if (!geometry.isEmpty()) restoreGeometry(geometry);
+    layoutRestored_ = !state.isEmpty() && restoreState(state);
 }
 
-void MainWindow::resetLayout() { restoreState(defaultState_); }
+void MainWindow::resetLayout() {
+    restoreState(defaultState_);
+    applyDefaultSizes();
+}
+
+void MainWindow::applyDefaultSizes() {
+    // The central 3-D view gets what the docks do not need.
+    auto dock = [this](const char* name) { return findChild<QDockWidget*>(QLatin1String(name)); };
+    resizeDocks({dock("sceneTreeDock"), dock("devicesDock")}, {300, 380}, Qt::Horizontal);
+    resizeDocks({dock("sceneTreeDock"), dock("propertiesDock")}, {300, 320}, Qt::Vertical);
+    resizeDocks({dock("logDock")}, {110}, Qt::Vertical);
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+    QMainWindow::showEvent(e);
+    if (!shown_ && !layoutRestored_) applyDefaultSizes();
+    shown_ = true;
+}
 
 void MainWindow::closeEvent(QCloseEvent* e) {
     if (!maybeSave()) {

@@ -85,12 +85,14 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* e) override;
+    void showEvent(QShowEvent* e) override;
 
 private:
     void createDocks();
     void createActions();
     QDockWidget* addDock(QWidget* w, const QString& objectName, const QString& title, Qt::DockWidgetArea area);
     void updateTitle();
+    void applyDefaultSizes();
     void requestEstimate();
     void onRunFinished(const RunResultPtr& result, const QString& path);
 
@@ -108,6 +110,8 @@ private:
     ResultsView* results_;
     QTabWidget* tabs_;
     QByteArray defaultState_;
+    bool layoutRestored_ = false;
+    bool shown_ = false;
     QString resultPath_;
     int maxSteps_ = -1;
     scene::Scene runScene_;

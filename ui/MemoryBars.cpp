@@ -6,12 +6,12 @@
 
 #include <algorithm>
 
+#include "ui/Format.hpp"
 #include "ui/Palette.hpp"
 
 namespace yee::ui {
 
 namespace {
-QString bytes(std::int64_t b) { return QString::fromStdString(device::formatBytes(b)); }
 constexpr int kMargin = 6;
 constexpr int kLabelWidth = 70;
 } // namespace
@@ -62,8 +62,8 @@ void MemoryBars::paintEvent(QPaintEvent*) {
         p.drawText(QRect(kMargin, y, kLabelWidth, fm.height()), Qt::AlignLeft | Qt::AlignVCenter, d.name);
         p.setFont(font());
         QString numbers = mode_ == Mode::CurrentAndPeak
-                              ? tr("now %1 \u2022 peak %2 of %3").arg(bytes(d.memory.currentTotal), bytes(d.memory.peakTotal), bytes(d.capacity))
-                              : tr("peak %1 of %2").arg(bytes(d.memory.peakTotal), bytes(d.capacity));
+                              ? tr("now %1 \u2022 peak %2 of %3").arg(bytesText(d.memory.currentTotal), bytesText(d.memory.peakTotal), bytesText(d.capacity))
+                              : tr("peak %1 of %2").arg(bytesText(d.memory.peakTotal), bytesText(d.capacity));
         if (!d.detail.isEmpty()) numbers = d.detail + QStringLiteral("   ") + numbers;
         p.drawText(QRect(barX, y, barW, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
                    fm.elidedText(numbers, Qt::ElideMiddle, barW));
@@ -142,12 +142,12 @@ QString MemoryBars::toolTipAt(const QPoint& pt) const {
     for (int c = 0; c < device::kCategoryCount; ++c) {
         if (d.memory.peak[c] <= 0) continue;
         lines << QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td></tr>")
-                     .arg(QString::fromLatin1(device::categoryName(device::Category(c))), bytes(d.memory.current[c]),
-                          bytes(d.memory.peak[c]));
+                     .arg(QString::fromLatin1(device::categoryName(device::Category(c))), bytesText(d.memory.current[c]),
+                          bytesText(d.memory.peak[c]));
     }
     lines << QStringLiteral("<tr><td><b>%1</b></td><td align=right>%2</td><td align=right>%3</td></tr>")
-                 .arg(tr("total"), bytes(d.memory.currentTotal), bytes(d.memory.peakTotal));
-    lines << QStringLiteral("</table>") << tr("capacity %1").arg(bytes(d.capacity));
+                 .arg(tr("total"), bytesText(d.memory.currentTotal), bytesText(d.memory.peakTotal));
+    lines << QStringLiteral("</table>") << tr("capacity %1").arg(bytesText(d.capacity));
     return lines.join(QString());
 }
 

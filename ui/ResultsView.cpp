@@ -14,6 +14,7 @@
 #include "ui/DetectorPlot.hpp"
 #include "ui/FieldSlice.hpp"
 #include "ui/FieldView.hpp"
+#include "ui/Format.hpp"
 #include "yee/device/MemoryLedger.hpp"
 
 namespace yee::ui {
@@ -230,9 +231,9 @@ void ResultsView::updateSummary() {
     lines << QString() << tr("Devices:");
     for (const auto& d : data_.devices)
         lines << tr("  %1  tile %2  peak %3 of %4")
-                     .arg(QString::fromStdString(d.name), QString::fromStdString(d.tile.str()),
-                          QString::fromStdString(device::formatBytes(d.memory.peakTotal)),
-                          QString::fromStdString(device::formatBytes(d.capacity)));
+                     .arg(QString::fromStdString(d.name), boxText(d.tile),
+                          bytesText(d.memory.peakTotal),
+                          bytesText(d.capacity));
     lines << QString() << tr("Detectors:");
     for (const auto& d : data_.detectors) {
         QStringList arrays;

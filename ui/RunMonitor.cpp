@@ -15,6 +15,7 @@
 
 #include <cmath>
 
+#include "ui/Format.hpp"
 #include "ui/MemoryBars.hpp"
 
 namespace yee::ui {
@@ -159,7 +160,7 @@ void RunMonitor::fillTable() {
             }
             const auto& st = comm_[std::size_t(dev)];
             item->setText(QString::number(st.callsOf(comm::Phase(p), comm::Kind(k))));
-            item->setToolTip(tr("%1 sent").arg(QString::fromStdString(device::formatBytes(st.bytesOf(comm::Phase(p), comm::Kind(k))))));
+            item->setToolTip(tr("%1 sent").arg(bytesText(st.bytesOf(comm::Phase(p), comm::Kind(k)))));
         }
 }
 

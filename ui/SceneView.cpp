@@ -38,7 +38,10 @@ SceneView::SceneView(SceneDocument* doc, QWidget* parent)
     axes_->PickableOff();
 
     connect(doc_, &SceneDocument::sceneChanged, this, &SceneView::rebuild);
-    connect(doc_, &SceneDocument::sceneReset, this, [this] { cameraSet_ = false; });
+    connect(doc_, &SceneDocument::sceneReset, this, [this] {
+        cameraSet_ = false;
+        autoFit_ = true;
+    });
     connect(doc_, &SceneDocument::currentItemChanged, this, &SceneView::updateSelection);
     rebuild();
 }
@@ -67,8 +70,10 @@ void SceneView::resetCamera() {
     cam->SetFocalPoint(c);
     cam->SetPosition(c[0] + 1.0, c[1] - 1.6, c[2] + 1.1);
     cam->SetViewUp(0, 0, 1);
+    // ResetCamera fits the bounding sphere to the view angle; use the renderer's aspect so a tall,
+    // narrow view still shows the whole domain.
     renderer()->ResetCamera(b.data());
-    cam->Zoom(1.15);
+    cam->Zoom(1.05);
     renderer()->ResetCameraClippingRange();
     cameraSet_ = true;
     requestRender();
@@ -131,6 +136,7 @@ void SceneView::mousePressEvent(QMouseEvent* e) {
         }
         if (!shift && !ctrl) drag_ = Drag::Click;
     }
+    autoFit_ = false; // the camera is the user's now
     VtkWidget::mousePressEvent(e);
 }
 
@@ -162,6 +168,16 @@ void SceneView::mouseReleaseEvent(QMouseEvent* e) {
     VtkWidget::mouseReleaseEvent(e);
     if (drag_ == Drag::Click && e->button() == Qt::LeftButton) doc_->setCurrentItem(itemAt(e->position().toPoint()));
     drag_ = Drag::None;
+}
+
+void SceneView::resizeGL(int w, int h) {
+    VtkWidget::resizeGL(w, h);
+    if (autoFit_) resetCamera();
+}
+
+void SceneView::wheelEvent(QWheelEvent* e) {
+    autoFit_ = false;
+    VtkWidget::wheelEvent(e);
 }
 
 void SceneView::nudge(int axis, int sign) {

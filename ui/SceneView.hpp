@@ -35,6 +35,8 @@ protected:
     void mouseMoveEvent(QMouseEvent* e) override;
     void mouseReleaseEvent(QMouseEvent* e) override;
     void keyPressEvent(QKeyEvent* e) override;
+    void resizeGL(int w, int h) override;
+    void wheelEvent(QWheelEvent* e) override;
 
 private:
     void rebuild();
@@ -47,6 +49,8 @@ private:
     SceneActors actors_;
     vtkSmartPointer<vtkCubeAxesActor> axes_;
     bool cameraSet_ = false;
+    /// The camera follows the domain (refit on resize) until the user moves it.
+    bool autoFit_ = true;
     QString tileProblem_;
 
     enum class Drag { None, Click, Move, Resize };

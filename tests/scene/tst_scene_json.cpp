@@ -395,8 +395,12 @@ private slots:
         QCOMPARE(b.designs[0].params, std::string("dev scene.h5:/designs/dev"));
         QCOMPARE(b.designs[0].latent, s.designs[0].latent);
         QCOMPARE(sceneHash(b), sceneHash(s));
-        // The JSON refers to the sidecar instead of carrying the values.
+        // The JSON refers to the sidecar instead of carrying the values...
         QVERIFY(readText(path).find("\"latent\"") == std::string::npos);
+        // ...unless asked for self-contained text.
+        const std::string inlined = sceneToJson(b, true);
+        QVERIFY(inlined.find("\"params\"") == std::string::npos);
+        QCOMPARE(parseScene(inlined, "/nonexistent").designs[0].latent, s.designs[0].latent);
         // Saving the loaded scene elsewhere carries the arrays along.
         QDir(dir.path()).mkdir("copy");
         const QString copy = dir.filePath("copy/moved.json");

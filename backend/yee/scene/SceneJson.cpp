@@ -31,8 +31,9 @@ using Json = nlohmann::ordered_json;
 // Messages
 // ------------------------------------------------------------------------------------------------
 
-/// User text made safe for a one-line message: control characters escaped, long text cut.
-std::string printable(std::string_view s, std::size_t maxLen = 60) {
+/// User text made safe for a one-line message: control characters escaped, long text cut, and
+/// (with `escapeQuotes`) '"' and '\\' escaped as inside a JSON string.
+std::string printable(std::string_view s, std::size_t maxLen = 60, bool escapeQuotes = true) {
     std::string out;
     for (unsigned char c : s) {
         if (out.size() >= maxLen) {
@@ -43,7 +44,7 @@ std::string printable(std::string_view s, std::size_t maxLen = 60) {
             char b[8];
             std::snprintf(b, sizeof b, "\\x%02x", unsigned(c));
             out += b;
-        } else if (c == '"' || c == '\\') {
+        } else if (escapeQuotes && (c == '"' || c == '\\')) {
             out += '\\';
             out += char(c);
         } else {
@@ -419,19 +420,21 @@ KeyHint usedElsewhere(std::initializer_list<std::string_view> otherKeys, std::st
 // ------------------------------------------------------------------------------------------------
 
 Json parseText(const std::string& text) {
+    // Tracks where the parser is, to name duplicate keys and refuse absurd nesting. Paths are built
+    // only when an error is reported, so deep documents cost linear memory.
+    constexpr std::size_t kMaxDepth = 64;
     struct Frame {
         bool object = false;
         std::set<std::string> keys;
         std::string key;
         std::size_t index = 0;
-        std::string path;
     };
     std::vector<Frame> stack;
-    auto childPath = [&]() -> std::string {
-        if (stack.empty())
-            return "";
-        const Frame& f = stack.back();
-        return f.object ? join(f.path, f.key) : item(f.path, f.index);
+    auto pathOf = [&](std::size_t depth) {
+        std::string path;
+        for (std::size_t i = 0; i < depth; ++i)
+            path = stack[i].object ? join(path, stack[i].key) : item(path, stack[i].index);
+        return path;
     };
     auto elementDone = [&]() {
         if (!stack.empty() && !stack.back().object)
@@ -441,9 +444,10 @@ Json parseText(const std::string& text) {
         switch (ev) {
         case Json::parse_event_t::object_start:
         case Json::parse_event_t::array_start: {
+            if (stack.size() >= kMaxDepth)
+                fail("", "JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
             Frame f;
             f.object = ev == Json::parse_event_t::object_start;
-            f.path = childPath();
             stack.push_back(std::move(f));
             break;
         }
@@ -451,7 +455,7 @@ Json parseText(const std::string& text) {
             Frame& f = stack.back();
             f.key = parsed.get<std::string>();
             if (!f.keys.insert(f.key).second)
-                fail(join(f.path, f.key), "duplicate key");
+                fail(pathOf(stack.size()), "duplicate key");
             break;
         }
         case Json::parse_event_t::object_end:
@@ -473,13 +477,13 @@ Json parseText(const std::string& text) {
         const auto p = w.find("] ");
         if (p != std::string::npos)
             w = w.substr(p + 2);
-        fail("", "JSON " + printable(w, 240));
+        fail("", "JSON " + printable(w, 240, false));
     } catch (const Json::exception& e) {
         std::string w = e.what();
         const auto p = w.find("] ");
         if (p != std::string::npos)
             w = w.substr(p + 2);
-        fail("", "JSON error: " + printable(w, 240));
+        fail("", "JSON error: " + printable(w, 240, false));
     }
 }
 
@@ -1984,9 +1988,9 @@ Scene loadScene(const std::string& path, bool validate) {
     return parseScene(ss.str(), dir, validate);
 }
 
-std::string sceneToJson(const Scene& s) {
+std::string sceneToJson(const Scene& s, bool inlineArrays) {
     std::string out;
-    pretty(toJson(s, LatentMode::Reference), 0, out);
+    pretty(toJson(s, inlineArrays ? LatentMode::Inline : LatentMode::Reference), 0, out);
     out += '\n';
     return out;
 }
@@ -1997,6 +2001,8 @@ void saveScene(const Scene& s, const std::string& path) {
     std::vector<SidecarArray> arrays;
     fs::path sidecar = p;
     sidecar.replace_extension(".h5");
+    if (sidecar == p)
+        sidecar += ".h5";
     std::set<std::string> used;
     for (std::size_t i = 0; i < copy.designs.size(); ++i) {
         Design& g = copy.designs[i];

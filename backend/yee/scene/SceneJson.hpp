@@ -32,9 +32,11 @@ Scene loadScene(const std::string& path, bool validate = true);
 
 /// The scene as indented JSON text. Every field the format carries is written, so
 /// `parseScene(sceneToJson(s))` gives back `s` exactly (doubles are written with round-trip
-/// precision). A design with latent values but no `params` reference gets them inline as "latent".
-/// Does not validate and does not throw for scenes that validateScene() would refuse.
-std::string sceneToJson(const Scene& s);
+/// precision). A design with latent values but no `params` reference gets them inline as "latent";
+/// with `inlineArrays`, every loaded latent array is written inline instead of its reference, which
+/// makes the text self-contained (e.g. for a results file). Does not validate and does not throw for
+/// scenes that validateScene() would refuse.
+std::string sceneToJson(const Scene& s, bool inlineArrays = false);
 
 /// Write the scene to `path` atomically (temporary file in the same directory, then rename).
 /// Designs holding latent values are written to the sidecar HDF5 file `<stem>.h5` next to `path`

@@ -10,6 +10,7 @@
 #include "yee/core/Bytes.hpp"
 #include "yee/core/Error.hpp"
 #include "yee/core/ExactSum.hpp"
+#include "yee/gradient/GradientDriver.hpp"
 #include "yee/solver/Plan.hpp"
 #include "yee/solver/Tile.hpp"
 
@@ -89,7 +90,23 @@ std::optional<double> evaluateObjective(const Plan& p, const std::vector<Detecto
         if (!dr) throw InputError("objective.terms: unknown detector \"" + t.detector + "\"");
         double v = 0;
         const char* series = t.quantity == scene::Quantity::Energy ? "energy" : "flux";
-        if (t.reduce == scene::Reduce::AtWavelength || t.quantity == scene::Quantity::PhasorPower) {
+        if (dp->type == scene::DetectorType::Phasor) {
+            // Phasor power: sum over cells and components of |X(lambda)|^2 at the nearest wavelength.
+            const NamedArray* wl = dr->find("wavelengths_um");
+            if (!wl || wl->data.empty())
+                throw InputError("objective.terms: detector \"" + t.detector + "\" has no wavelengths");
+            std::size_t best = 0;
+            for (std::size_t i = 1; i < wl->data.size(); ++i)
+                if (std::abs(wl->data[i] - t.wavelength) < std::abs(wl->data[best] - t.wavelength)) best = i;
+            for (const auto& a : dr->arrays) {
+                if (a.shape.size() != 4) continue;
+                const std::int64_t per = a.shape[1] * a.shape[2] * a.shape[3];
+                for (std::int64_t c = 0; c < per; ++c) {
+                    const double x = a.data[std::size_t(std::int64_t(best) * per + c)];
+                    v += x * x;
+                }
+            }
+        } else if (t.reduce == scene::Reduce::AtWavelength || t.quantity == scene::Quantity::PhasorPower) {
             const NamedArray* wl = dr->find("wavelengths_um");
             const NamedArray* pw = dr->find("power");
             if (!wl || !pw || wl->data.empty())
@@ -126,6 +143,8 @@ template <class T> struct TileRun {
         const Plan& p = *plan;
         const int rank = comm.rank();
         Tile<T> tile(plan, rank, dev);
+        std::unique_ptr<gradient::GradientDriver<T>> grad;
+        if (opt.gradient) grad = std::make_unique<gradient::GradientDriver<T>>(tile, gradient::makeGradientPlan(p));
         tile.fill();
         const auto t0 = Clock::now();
         auto lastReport = t0;
@@ -136,6 +155,7 @@ template <class T> struct TileRun {
         for (int n = 0; n < p.steps; ++n) {
             tile.step(n, comm, opt.overlap);
             tile.record(n);
+            if (grad) grad->afterForwardStep(n, comm);
             done = n + 1;
             if (done % std::max(1, opt.guardInterval) == 0 || done == p.steps) {
                 // One all-reduce per guard interval: every rank learns about divergence or cancel at once.
@@ -165,7 +185,16 @@ template <class T> struct TileRun {
         }
         tile.finishPending(comm);
         const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-        assemble(tile, done, seconds, status, completed);
+        double backSeconds = 0;
+        if (grad && completed) {
+            const auto b0 = Clock::now();
+            grad->backward(comm);
+            backSeconds = std::chrono::duration<double>(Clock::now() - b0).count();
+            if (rank == 0 && opt.onTelemetry) report(done, seconds + backSeconds, totalCells, "adjoint");
+        }
+        assemble(tile, grad.get(), done, seconds, status, completed);
+        out->forwardSeconds = seconds;
+        out->backwardSeconds = backSeconds;
     }
 
     void publish(Tile<T>& tile) {
@@ -180,9 +209,9 @@ template <class T> struct TileRun {
         (void)tile;
     }
 
-    void report(int step, double elapsed, std::int64_t totalCells) {
+    void report(int step, double elapsed, std::int64_t totalCells, const char* phase = "forward") {
         telemetry::Report r;
-        r.phase = "forward";
+        r.phase = phase;
         r.step = step;
         r.totalSteps = plan->steps;
         r.elapsedSeconds = elapsed;
@@ -203,7 +232,8 @@ template <class T> struct TileRun {
         opt.onTelemetry(r);
     }
 
-    void assemble(Tile<T>& tile, int done, double seconds, const std::string& status, bool completed) {
+    void assemble(Tile<T>& tile, gradient::GradientDriver<T>* grad, int done, double seconds, const std::string& status,
+                  bool completed) {
         const Plan& p = *plan;
         using DT = scene::DetectorType;
         auto& dets = tile.detectors();
@@ -222,6 +252,12 @@ template <class T> struct TileRun {
             w.putArray(d.series.data(), d.series.size());
             w.put(d.snapOwn);
             w.putArray(d.snap.data(), d.snap.size());
+        }
+        const bool withGrad = grad && completed;
+        if (withGrad) {
+            grad->serialize(w);
+            w.put(grad->recomputedSteps());
+            w.put(grad->drift());
         }
         const std::int64_t myBlob = std::int64_t(w.buffer().size());
         std::vector<std::vector<char>> blobs;
@@ -414,6 +450,19 @@ template <class T> struct TileRun {
             r.detectors.push_back(std::move(res));
         }
         r.objective = evaluateObjective(p, r.detectors);
+        if (withGrad) {
+            std::vector<ByteReader*> rds;
+            for (auto& rd : readers) rds.push_back(rd.get());
+            // Each blob continues with its gradient part, then its counters.
+            std::vector<std::int64_t> recomputed(readers.size());
+            std::vector<double> drift(readers.size());
+            std::vector<solver::NamedArray> g;
+            // Read every tile's gradient arrays (in rank order) and place them in global order.
+            g = gradient::GradientDriver<T>::assembleWith(p, rds, recomputed, drift);
+            r.gradients = std::move(g);
+            r.recomputedSteps = recomputed.empty() ? 0 : recomputed[0];
+            for (double d : drift) r.reconstructionDrift = std::max(r.reconstructionDrift, d);
+        }
     }
 };
 
@@ -450,7 +499,10 @@ template <class T> Estimate estimateTyped(std::shared_ptr<const Plan> plan, cons
     for (int t = 0; t < N; ++t) {
         device::Device dev(device::DeviceKind::Cpu, t, 1, std::numeric_limits<std::int64_t>::max() / 4);
         dev.setDryRun(true);
-        { Tile<T> tile(plan, t, dev); }
+        {
+            Tile<T> tile(plan, t, dev);
+            if (o.gradient) gradient::GradientDriver<T> g(tile, gradient::makeGradientPlan(*plan));
+        }
         DeviceSummary d;
         d.name = mpi ? "rank:" + std::to_string(t) : dev.name();
         d.tile = plan->tiles->tile(t).box;

@@ -33,6 +33,7 @@ struct RunOptions {
     int threadsPerDevice = 0;         ///< 0 = host threads / devices
     std::int64_t deviceCapacity = 0;  ///< bytes per device; 0 = host memory / devices
     bool overlap = true;              ///< overlap halo exchange with interior updates
+    bool gradient = false;            ///< value-and-grad: also run the adjoint (scene "gradient" section)
     int guardInterval = 64;           ///< steps between NaN/cancel checks (one all-reduce each)
     double telemetryInterval = 0.25;  ///< seconds between telemetry reports
     int maxSteps = -1;                ///< <0: scene duration
@@ -99,6 +100,13 @@ struct RunResult {
     std::vector<Snapshot> snapshots;
     std::optional<double> objective;
     std::vector<DeviceSummary> devices;
+    // ---- value-and-grad runs ----
+    /// dJ/dlatent per design region (name = design name, shape [vz, vy, vx]); empty for forward runs.
+    std::vector<NamedArray> gradients;
+    double forwardSeconds = 0;  ///< wall time of the forward sweep
+    double backwardSeconds = 0; ///< wall time of the reverse sweep (reconstruction + adjoint)
+    std::int64_t recomputedSteps = 0; ///< forward steps recomputed during the reverse sweep (tile 0)
+    double reconstructionDrift = 0;   ///< reversible: max relative drift seen at checkpoints (max over tiles)
 };
 
 /// Per-device memory estimate produced by a dry run of the same allocation path.

@@ -1,0 +1,95 @@
+#pragma once
+/// Scenes for gradient tests: small 3-D boxes with two design regions, a plane source and a dipole,
+/// flux / energy / phasor-power objective terms.
+#include <random>
+
+#include "physics/SceneBuilder.hpp"
+#include "yee/scene/Rasterizer.hpp"
+
+namespace yee::testing {
+
+struct GradSceneOptions {
+    int nx = 24;
+    bool lossy = true;        ///< a lossy box in the interior
+    bool energyTerm = true;
+    bool phasorTerm = true;
+    int steps = 60;
+    double wavelength = 0.6; ///< source centre wavelength, um
+};
+
+inline scene::Scene gradScene(const GradSceneOptions& go = {}) {
+    using scene::BoundaryType;
+    const double cell = 0.05;
+    scene::Scene s = boxScene(go.nx, 20, 16, cell, BoundaryType::Pml, BoundaryType::Pml, BoundaryType::Periodic, 5);
+    s.materials.push_back(material("clad", 1.0));
+    s.materials.push_back(material("core", 4.0));
+    s.materials.push_back(material("glass", 2.25));
+    if (go.lossy) s.materials.push_back(material("lossy", 2.0, 1.0, 1.5e4));
+    const double x0 = -0.5 * go.nx * cell; // domain low x
+    scene::Object rod;
+    rod.name = "rod";
+    rod.shape = scene::Shape::Box;
+    rod.center = {0, 0.1, 0};
+    rod.size = {go.nx * cell, 0.1, 2.0};
+    rod.material = "glass";
+    s.objects.push_back(rod);
+    if (go.lossy) {
+        scene::Object l;
+        l.name = "absorber";
+        l.shape = scene::Shape::Sphere;
+        l.center = {x0 + 0.75, -0.15, 0.1};
+        l.radius = 0.08;
+        l.material = "lossy";
+        s.objects.push_back(l);
+    }
+    s.sources.push_back(planeSource("beam", scene::SourceType::GaussianPlane, {x0 + 0.35, 0, 0}, {0, 0.4, 0.8}, 0, +1,
+                                    {0, 1, 0}, go.wavelength, 0.5 * go.wavelength));
+    s.sources.back().waist = 0.2;
+    s.sources.push_back(dipole("dip", {x0 + 0.4, -0.12, 0.1}, {0, 0, 1}, go.wavelength, 0.5 * go.wavelength));
+    for (int d = 0; d < 2; ++d) {
+        scene::Design g;
+        g.name = d == 0 ? "left" : "right";
+        g.center = {x0 + (d == 0 ? 0.5 : 0.7), d == 0 ? 0.0 : 0.05, d == 0 ? 0.0 : -0.1};
+        g.size = {0.1, 0.2, 0.2};
+        g.voxelCells = {1, 2, 2};
+        g.materials = {"clad", "core"};
+        g.beta = d == 0 ? 0.0 : 2.0;
+        s.designs.push_back(g);
+    }
+    const double xf = x0 + 0.85;
+    s.detectors.push_back(flux("out", {xf, 0, 0}, {0, 0.4, 0.8}, 0, +1, {go.wavelength}));
+    s.detectors.push_back(detector("box", scene::DetectorType::Energy, {x0 + 0.8, 0, 0}, {0.1, 0.3, 0.3}));
+    scene::ObjectiveTerm t;
+    t.detector = "out";
+    t.weight = 1.0;
+    s.objective.terms.push_back(t);
+    if (go.phasorTerm) {
+        scene::ObjectiveTerm p;
+        p.detector = "out";
+        p.quantity = scene::Quantity::Flux;
+        p.reduce = scene::Reduce::AtWavelength;
+        p.wavelength = go.wavelength;
+        p.weight = 30.0;
+        s.objective.terms.push_back(p);
+    }
+    if (go.energyTerm) {
+        scene::ObjectiveTerm e;
+        e.detector = "box";
+        e.quantity = scene::Quantity::Energy;
+        e.reduce = scene::Reduce::TimeIntegral;
+        e.weight = 0.5;
+        s.objective.terms.push_back(e);
+    }
+    s.durationFs = (go.steps - 0.5) * s.dtFs();
+    // Random latent parameters in [0.2, 0.8].
+    scene::Rasterizer r(s);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> u(0.2, 0.8);
+    for (int d = 0; d < 2; ++d) {
+        s.designs[std::size_t(d)].latent.resize(r.designMap(d).size());
+        for (double& v : s.designs[std::size_t(d)].latent) v = u(rng);
+    }
+    return s;
+}
+
+} // namespace yee::testing
