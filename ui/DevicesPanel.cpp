@@ -5,7 +5,6 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -86,11 +85,7 @@ DevicesPanel::DevicesPanel(SceneDocument* doc, QWidget* parent) : QWidget(parent
     problem_->hide();
     el->addWidget(problem_);
     bars_ = new MemoryBars(MemoryBars::Mode::PeakOnly, est);
-    auto* scroll = new QScrollArea(est);
-    scroll->setWidget(bars_);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    el->addWidget(scroll, 1);
+    el->addWidget(bars_, 1);
     layout->addWidget(est, 1);
 
     connect(devices_, &QSpinBox::valueChanged, this, &DevicesPanel::pushDevices);

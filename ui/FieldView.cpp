@@ -125,27 +125,41 @@ void FieldView::setSlice(const FieldSlice& slice, const QString& title, const QS
     bar_->VisibilityOn();
     title_->SetInput(title.toUtf8().constData());
 
-    if (lastNormal_ != slice.normal) {
-        // Look along the normal; u to the right, v up.
-        vtkCamera* cam = renderer()->GetActiveCamera();
-        cam->ParallelProjectionOn();
-        double focal[3] = {0, 0, 0}, pos[3], up[3] = {0, 0, 0};
-        cam->SetFocalPoint(focal);
-        pos[0] = pos[1] = pos[2] = 0;
-        pos[slice.normal] = slice.normal == 1 ? -1 : 1; // y-normal: look from -y so x goes right, z up
-        up[slice.v] = 1;
-        cam->SetPosition(pos);
-        cam->SetViewUp(up);
-        lastNormal_ = slice.normal;
-    }
+    fitCamera();
+    requestRender();
+}
+
+void FieldView::fitCamera() {
+    if (slice_.empty()) return;
+    // Look along the normal with u to the right and v up, the plane filling the left part of the view
+    // and the colour bar the right part.
     double b[6];
     plane_->GetBounds(b);
-    // Leave room on the right for the colour bar.
-    const double w = b[2 * slice.u + 1] - b[2 * slice.u];
-    b[2 * slice.u + 1] += 0.25 * w;
-    renderer()->ResetCamera(b);
-    renderer()->GetActiveCamera()->Zoom(1.1);
+    const int u = slice_.u, v = slice_.v, n = slice_.normal;
+    const double w = std::max(1e-9, b[2 * u + 1] - b[2 * u]), h = std::max(1e-9, b[2 * v + 1] - b[2 * v]);
+    const double aspect = height() > 0 ? double(width()) / double(height()) : 1.0;
+    constexpr double kPlaneFraction = 0.80; // of the view width; the bar starts at 0.86
+    const double scale = 1.08 * std::max(0.5 * h, 0.5 * w / (aspect * kPlaneFraction));
+    const double viewWidth = 2.0 * scale * aspect;
+    double focal[3] = {0.5 * (b[0] + b[1]), 0.5 * (b[2] + b[3]), 0.5 * (b[4] + b[5])};
+    focal[u] += (0.5 - 0.5 * kPlaneFraction) * viewWidth;
+    double pos[3] = {focal[0], focal[1], focal[2]}, up[3] = {0, 0, 0};
+    // A y-normal plane is seen from -y so that x runs to the right with z up.
+    pos[n] += (n == 1 ? -1.0 : 1.0) * 10.0 * std::max(w, h);
+    up[v] = 1;
+    vtkCamera* cam = renderer()->GetActiveCamera();
+    cam->ParallelProjectionOn();
+    cam->SetFocalPoint(focal);
+    cam->SetPosition(pos);
+    cam->SetViewUp(up);
+    cam->SetParallelScale(scale);
+    renderer()->ResetCameraClippingRange();
     requestRender();
+}
+
+void FieldView::resizeGL(int w, int h) {
+    VtkWidget::resizeGL(w, h);
+    fitCamera();
 }
 
 } // namespace yee::ui

@@ -30,7 +30,12 @@ public:
     /// Colour range in use (symmetric: [-range, range]).
     double range() const { return range_; }
 
+protected:
+    void resizeGL(int w, int h) override;
+
 private:
+    void fitCamera();
+
     FieldSlice slice_;
     double range_ = 1;
     vtkSmartPointer<vtkPolyData> plane_;
@@ -38,7 +43,6 @@ private:
     vtkSmartPointer<vtkColorTransferFunction> colors_;
     vtkSmartPointer<vtkScalarBarActor> bar_;
     vtkSmartPointer<vtkTextActor> title_;
-    int lastNormal_ = -1;
 };
 
 } // namespace yee::ui

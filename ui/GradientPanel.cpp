@@ -9,7 +9,6 @@
 #include <QListWidget>
 #include <QMenu>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStackedWidget>
@@ -49,6 +48,8 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     method_->addItem(tr("full \u2014 keep every step (small problems)"), QStringLiteral("full"));
     method_->addItem(tr("checkpointed \u2014 binomial checkpoints, exact"), QStringLiteral("checkpointed"));
     method_->addItem(tr("reversible \u2014 run Maxwell backwards, record the PML interface"), QStringLiteral("reversible"));
+    method_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    method_->setMinimumContentsLength(14);
     mf->addRow(tr("Method"), method_);
     checkpoints_ = new QSpinBox(methodBox);
     checkpoints_->setObjectName(QStringLiteral("numCheckpoints"));
@@ -108,6 +109,8 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     tier_->addItem(tr("device \u2014 on the tile's device"), QStringLiteral("device"));
     tier_->addItem(tr("host \u2014 pinned ring, async copies"), QStringLiteral("host"));
     tier_->addItem(tr("disk \u2014 file-backed, read-ahead"), QStringLiteral("disk"));
+    tier_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    tier_->setMinimumContentsLength(14);
     sf->addRow(tr("Tier"), tier_);
     transferInterval_ = new QSpinBox(storage);
     transferInterval_->setRange(1, 100000);
@@ -132,11 +135,7 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     note_->setStyleSheet(QStringLiteral("QLabel { color: palette(mid); }"));
     el->addWidget(note_);
     bars_ = new MemoryBars(MemoryBars::Mode::PeakOnly, est);
-    auto* scroll = new QScrollArea(est);
-    scroll->setWidget(bars_);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    el->addWidget(scroll, 1);
+    el->addWidget(bars_, 1);
     layout->addWidget(est, 1);
 
     // Edits become undo commands; the panel then re-syncs from the scene.

@@ -11,10 +11,12 @@
 #include <QKeySequence>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolBar>
 #include <QTreeView>
 
@@ -98,10 +100,21 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
-QDockWidget* MainWindow::addDock(QWidget* w, const QString& objectName, const QString& title, Qt::DockWidgetArea area) {
+QDockWidget* MainWindow::addDock(QWidget* w, const QString& objectName, const QString& title, Qt::DockWidgetArea area,
+                                  bool scroll) {
     auto* dock = new QDockWidget(title, this);
     dock->setObjectName(objectName);
-    dock->setWidget(w);
+    if (scroll) {
+        // Tall panels scroll instead of forcing the window taller than the screen.
+        auto* area = new QScrollArea(dock);
+        area->setWidget(w);
+        area->setWidgetResizable(true);
+        area->setFrameShape(QFrame::NoFrame);
+        area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        dock->setWidget(area);
+    } else {
+        dock->setWidget(w);
+    }
     addDockWidget(area, dock);
     return dock;
 }
@@ -142,8 +155,8 @@ void MainWindow::createDocks() {
     auto* treeDock = addDock(tree_, QStringLiteral("sceneTreeDock"), tr("Scene"), Qt::LeftDockWidgetArea);
     auto* propDock = addDock(properties_, QStringLiteral("propertiesDock"), tr("Properties"), Qt::LeftDockWidgetArea);
     splitDockWidget(treeDock, propDock, Qt::Vertical);
-    auto* devDock = addDock(devices_, QStringLiteral("devicesDock"), tr("Devices"), Qt::RightDockWidgetArea);
-    auto* gradDock = addDock(gradient_, QStringLiteral("gradientDock"), tr("Gradient"), Qt::RightDockWidgetArea);
+    auto* devDock = addDock(devices_, QStringLiteral("devicesDock"), tr("Devices"), Qt::RightDockWidgetArea, true);
+    auto* gradDock = addDock(gradient_, QStringLiteral("gradientDock"), tr("Gradient"), Qt::RightDockWidgetArea, true);
     auto* runDock = addDock(monitor_, QStringLiteral("runMonitorDock"), tr("Run monitor"), Qt::RightDockWidgetArea);
     tabifyDockWidget(devDock, gradDock);
     tabifyDockWidget(gradDock, runDock);
@@ -428,7 +441,7 @@ void MainWindow::applyDefaultSizes() {
 
 void MainWindow::showEvent(QShowEvent* e) {
     QMainWindow::showEvent(e);
-    if (!shown_ && !layoutRestored_) applyDefaultSizes();
+    if (!shown_ && !layoutRestored_) QTimer::singleShot(0, this, &MainWindow::applyDefaultSizes);
     shown_ = true;
 }
 

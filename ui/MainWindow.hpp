@@ -90,7 +90,8 @@ protected:
 private:
     void createDocks();
     void createActions();
-    QDockWidget* addDock(QWidget* w, const QString& objectName, const QString& title, Qt::DockWidgetArea area);
+    QDockWidget* addDock(QWidget* w, const QString& objectName, const QString& title, Qt::DockWidgetArea area,
+                         bool scroll = false);
     void updateTitle();
     void applyDefaultSizes();
     void requestEstimate();

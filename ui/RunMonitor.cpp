@@ -81,14 +81,20 @@ RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     QStringList phases, kinds;
     for (int p = 0; p < comm::kPhaseCount; ++p) phases << QString::fromLatin1(comm::phaseName(comm::Phase(p)));
-    for (int k = 0; k < comm::kKindCount; ++k) kinds << QString::fromLatin1(comm::kindName(comm::Kind(k)));
+    // Short column titles keep five columns readable in a narrow dock; tooltips give the exact names.
+    const QStringList shortNames{tr("halo"), tr("all-reduce"), tr("gather"), tr("bcast"), tr("barrier")};
+    for (int k = 0; k < comm::kKindCount; ++k) kinds << shortNames.value(k, QString::fromLatin1(comm::kindName(comm::Kind(k))));
     table_->setVerticalHeaderLabels(phases);
     table_->setHorizontalHeaderLabels(kinds);
+    for (int k = 0; k < comm::kKindCount; ++k)
+        table_->horizontalHeaderItem(k)->setToolTip(QString::fromLatin1(comm::kindName(comm::Kind(k))));
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     cl->addWidget(table_);
     split->addWidget(memBox);
     split->addWidget(commBox);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
     layout->addWidget(split, 1);
 
     connect(cancel_, &QPushButton::clicked, this, &RunMonitor::cancelRequested);

@@ -27,6 +27,10 @@ SceneView::SceneView(SceneDocument* doc, QWidget* parent)
     axes_->SetYTitle("y (um)");
     axes_->SetZTitle("z (um)");
     axes_->SetFlyModeToOuterEdges();
+    axes_->SetScreenSize(7.0);
+    axes_->XAxisMinorTickVisibilityOff();
+    axes_->YAxisMinorTickVisibilityOff();
+    axes_->ZAxisMinorTickVisibilityOff();
     axes_->SetGridLineLocation(vtkCubeAxesActor::VTK_GRID_LINES_FURTHEST);
     for (int a = 0; a < 3; ++a) {
         axes_->GetTitleTextProperty(a)->SetColor(0.2, 0.2, 0.2);

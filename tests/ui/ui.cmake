@@ -38,7 +38,7 @@ function(yee_add_ui_render_test)
                        ENVIRONMENT "QT_QPA_PLATFORM=xcb;LIBGL_ALWAYS_SOFTWARE=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
 endfunction()
 
-#yee_add_ui_render_test(NAME ui_render_scene SOURCES ${UI_TEST_DIR}/tst_SceneViewRender.cpp)
+yee_add_ui_render_test(NAME ui_render_scene SOURCES ${UI_TEST_DIR}/tst_SceneViewRender.cpp)
 #yee_add_ui_render_test(NAME ui_render_field SOURCES ${UI_TEST_DIR}/tst_FieldViewRender.cpp)
 #yee_add_ui_render_test(NAME ui_main_window SOURCES ${UI_TEST_DIR}/tst_MainWindow.cpp TIMEOUT 600)
 

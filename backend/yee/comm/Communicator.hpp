@@ -5,6 +5,7 @@
 /// (emulated devices in one process), MpiComm (one rank per tile), NcclComm (GPUs).
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "yee/comm/CommStats.hpp"
@@ -50,6 +51,9 @@ public:
     /// Broadcast bytes from root (size must match on all ranks).
     virtual void broadcast(std::span<char> data, int root, Phase phase) = 0;
     virtual void barrier(Phase phase) = 0;
+    /// A rank failed: make every other rank's pending and future calls fail instead of waiting forever
+    /// (LocalComm: abort the hub; MpiComm: MPI_Abort). Call it while this rank's buffers are still alive.
+    virtual void fail(const std::string& msg) noexcept = 0;
 
     CommStats& stats() { return stats_; }
     const CommStats& stats() const { return stats_; }

@@ -532,4 +532,6 @@ void LocalHub::run(const std::function<void(LocalComm&)>& body) {
         std::rethrow_exception(first);
 }
 
+void LocalComm::fail(const std::string& msg) noexcept { hub_->abort(msg); }
+
 } // namespace yee::comm

@@ -94,6 +94,8 @@ public:
     LocalHub& hub() { return *hub_; }
     /// Same as hub().abort(msg): wakes every waiter of the hub with RunError.
     void abort(const std::string& msg);
+    /// Same as abort(): Communicator's failure hook.
+    void fail(const std::string& msg) noexcept override;
 
 private:
     friend class LocalHub;

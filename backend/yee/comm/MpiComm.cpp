@@ -349,4 +349,6 @@ void MpiComm::barrier(Phase phase) {
     check(MPI_Barrier(coll_), "barrier: MPI_Barrier");
 }
 
+void MpiComm::fail(const std::string& msg) noexcept { abort(msg); }
+
 } // namespace yee::comm

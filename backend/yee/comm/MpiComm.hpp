@@ -117,6 +117,8 @@ public:
     /// Prints `msg` (with this rank) to stderr and calls MPI_Abort on the wrapped communicator: the whole
     /// job ends. Use it when a rank fails and the others may be waiting for it.
     [[noreturn]] void abort(const std::string& msg, int errorCode = 1);
+    /// Communicator's failure hook: MPI_Abort, since the other ranks cannot be unblocked otherwise.
+    void fail(const std::string& msg) noexcept override;
 
     /// The duplicated communicator used for halo traffic (for diagnostics; do not send on it).
     MPI_Comm haloComm() const { return halo_; }

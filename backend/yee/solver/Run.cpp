@@ -140,11 +140,24 @@ template <class T> struct TileRun {
     RunResult* out; ///< rank 0 result
 
     void operator()() {
+        std::unique_ptr<Tile<T>> tile;
+        std::unique_ptr<gradient::GradientDriver<T>> grad;
+        // A failing tile must unblock its peers while its buffers (which they may be copying) still exist,
+        // so the failure hook runs here, inside the scope that owns the tile.
+        try {
+            tile = std::make_unique<Tile<T>>(plan, comm.rank(), dev);
+            if (opt.gradient)
+                grad = std::make_unique<gradient::GradientDriver<T>>(*tile, gradient::makeGradientPlan(*plan));
+            body(*tile, grad);
+        } catch (const std::exception& e) {
+            comm.fail(e.what());
+            throw;
+        }
+    }
+
+    void body(Tile<T>& tile, std::unique_ptr<gradient::GradientDriver<T>>& grad) {
         const Plan& p = *plan;
         const int rank = comm.rank();
-        Tile<T> tile(plan, rank, dev);
-        std::unique_ptr<gradient::GradientDriver<T>> grad;
-        if (opt.gradient) grad = std::make_unique<gradient::GradientDriver<T>>(tile, gradient::makeGradientPlan(p));
         tile.fill();
         const auto t0 = Clock::now();
         auto lastReport = t0;
