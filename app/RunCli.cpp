@@ -131,11 +131,40 @@ RunArgs parseRunArgs(const std::vector<std::string>& args) {
             r.snapshotsDir = value();
             if (r.snapshotsDir.empty())
                 throw InputError(name + ": empty directory name");
+        } else if (name == "--checkpoint-every" || name == "--nodes" || name == "--tasks-per-node") {
+            std::string v = value();
+            auto n = positiveInt(v);
+            if (!n)
+                throw InputError(name + ": expected a positive integer, got '" + v + "'");
+            (name == "--checkpoint-every" ? r.checkpointEvery
+             : name == "--nodes"          ? r.nodes
+                                          : r.tasksPerNode) = *n;
+        } else if (name == "--checkpoint" || name == "--resume" || name == "--export" || name == "--time") {
+            std::string& target = name == "--checkpoint" ? r.checkpoint
+                                  : name == "--resume"   ? r.resume
+                                  : name == "--export"   ? r.exportDir
+                                                         : r.timeLimit;
+            target = value();
+            if (target.empty())
+                throw InputError(name + ": empty value");
         } else
             throw InputError("unknown option '" + name + "' (see yee-run --help)");
     }
     if (r.help || r.version)
         return r;
+    // Export options only with --export; restart options only with a run.
+    if (r.exportDir.empty()) {
+        if (r.nodes || r.tasksPerNode || !r.timeLimit.empty())
+            throw InputError(std::string(r.nodes          ? "--nodes"
+                                         : r.tasksPerNode ? "--tasks-per-node"
+                                                          : "--time") +
+                             ": only with --export DIR");
+    } else if (r.check || !r.checkpoint.empty() || !r.resume.empty()) {
+        throw InputError(std::string(r.check                 ? "--check"
+                                     : !r.checkpoint.empty() ? "--checkpoint"
+                                                             : "--resume") +
+                         ": not with --export (the bundle's job script sets up restart files itself)");
+    }
     if (positional.empty())
         throw InputError("missing SCENE.json (see yee-run --help)");
     if (positional.size() > 1)
@@ -166,7 +195,29 @@ solver::RunOptions makeRunOptions(const scene::Scene& scene, const RunArgs& args
         o.overlap = false;
     if (args.maxSteps)
         o.maxSteps = *args.maxSteps;
+    o.checkpointEvery = args.checkpointEvery.value_or(0);
+    o.checkpointPath =
+        args.checkpoint.empty() && args.checkpointEvery ? defaultRestartPath(args.scene) : args.checkpoint;
+    o.resumeFrom = args.resume;
     return o;
+}
+
+std::string defaultRestartPath(const std::string& scenePath) {
+    return stemOf(scenePath) + ".restart";
+}
+
+bundle::BundleOptions makeBundleOptions(const RunArgs& args) {
+    bundle::BundleOptions b;
+    if (args.tiles)
+        b.tiles = *args.tiles;
+    if (args.nodes)
+        b.nodes = *args.nodes;
+    if (args.tasksPerNode)
+        b.tasksPerNode = *args.tasksPerNode;
+    if (!args.timeLimit.empty())
+        b.timeLimit = args.timeLimit;
+    b.checkpointEvery = args.checkpointEvery.value_or(0);
+    return b;
 }
 
 int launcherRanks() {
@@ -197,6 +248,13 @@ Options:
   -o, --output FILE.h5    results file (default: <scene-stem>.results.h5 in the current directory)
   --snapshots-dir DIR     VTKHDF snapshot files (default: <scene-stem>.fields/)
   -q, --quiet             no progress bar, estimate or summary tables
+  --checkpoint-every N    write restart files every N steps (and when cancelled); forward runs only
+  --checkpoint FILE       restart file base: each rank writes FILE.rank<r> (default: <scene-stem>.restart)
+  --resume FILE           continue from the restart files FILE.rank<r>; the results equal an uninterrupted run
+  --export DIR            write a cluster bundle (scene, SLURM run.sbatch, README.md) into DIR; run nothing
+  --nodes N               with --export: nodes to request (default 1)
+  --tasks-per-node N      with --export: ranks per node (default: tiles / nodes)
+  --time T                with --export: wall-time limit, SLURM syntax (default 01:00:00)
   --version               print the version and exit
   -h, --help              print this help and exit
 

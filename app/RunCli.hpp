@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "yee/bundle/Bundle.hpp"
 #include "yee/solver/Run.hpp"
 
 namespace yee::cli {
@@ -33,6 +34,15 @@ struct RunArgs {
     bool quiet = false;                         ///< --quiet / -q
     bool version = false;                       ///< --version
     bool help = false;                          ///< --help / -h
+    // ---- restart files (forward runs) ----
+    std::optional<int> checkpointEvery; ///< --checkpoint-every N: a restart file every N steps
+    std::string checkpoint;             ///< --checkpoint FILE: restart file base (default <stem>.restart)
+    std::string resume;                 ///< --resume FILE: continue from the restart files FILE.rank<r>
+    // ---- cluster export: write a bundle (scene, sbatch script, README) and run nothing ----
+    std::string exportDir;           ///< --export DIR
+    std::optional<int> nodes;        ///< --nodes N (with --export)
+    std::optional<int> tasksPerNode; ///< --tasks-per-node N (with --export)
+    std::string timeLimit;           ///< --time D-HH:MM:SS (with --export)
 
     /// --output, or the default next to the current directory.
     std::string outputPath() const;
@@ -62,6 +72,13 @@ solver::RunOptions makeRunOptions(const scene::Scene& scene, const RunArgs& args
 /// Number of ranks the launcher (mpirun, srun, hydra) started, from OMPI_COMM_WORLD_SIZE, PMI_SIZE or
 /// SLURM_NTASKS (first one set); 1 when none is set or parsable.
 int launcherRanks();
+
+/// `<scene stem>.restart` in the current directory (restart files `<stem>.restart.rank<r>`).
+std::string defaultRestartPath(const std::string& scenePath);
+
+/// The bundle options of `yee-run --export`: --tiles, --nodes, --tasks-per-node, --time and
+/// --checkpoint-every; the rest (devices, job name) as the scene says.
+bundle::BundleOptions makeBundleOptions(const RunArgs& args);
 
 /// The --help text.
 std::string usageText();

@@ -16,7 +16,9 @@
 
 #include "RunCli.hpp"
 #include "RunReport.hpp"
+#include "yee/bundle/Bundle.hpp"
 #include "yee/core/Error.hpp"
+#include "yee/device/Device.hpp"
 #include "yee/io/ResultsWriter.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
 #include "yee/scene/SceneJson.hpp"
@@ -39,7 +41,8 @@ extern "C" void onSignal(int) {
 }
 
 /// SIGINT/SIGTERM ask the run to stop at the next guard interval; a second signal of the same kind
-/// gets the default action (SA_RESETHAND), so an impatient user can still kill the process.
+/// gets the default action (SA_RESETHAND), so an impatient user can still kill the process. Installed
+/// first thing, so a signal during loading is not lost (a background job may inherit SIGINT ignored).
 void installSignalHandlers() {
     struct sigaction sa {};
     sa.sa_handler = onSignal;
@@ -88,6 +91,7 @@ std::map<std::string, std::string> relativeTo(const std::string& resultsFile,
 struct Launch {
     bool rank0 = true;
     comm::Communicator* communicator = nullptr; ///< MpiComm under mpirun/srun, else null (LocalComm)
+    int ranksOnNode = 1;                        ///< MPI ranks sharing this host's cores and memory
 };
 
 /// Everything decided before the run.
@@ -133,6 +137,12 @@ Plan prepare(const cli::RunArgs& args, const Launch& launch) {
     p.options = cli::makeRunOptions(p.scene, args);
     p.options.communicator = launch.communicator;
     if (launch.communicator) {
+        // Ranks on one host share its cores and memory: each rank's device gets its share, or the
+        // ranks' threads fight over the cores (OpenMP spin-waits make that orders of magnitude slower).
+        if (p.options.threadsPerDevice <= 0)
+            p.options.threadsPerDevice = std::max(1, device::hostThreads() / launch.ranksOnNode);
+        if (p.options.deviceCapacity <= 0)
+            p.options.deviceCapacity = device::hostMemoryBytes() / launch.ranksOnNode;
         const auto& t = p.options.tiles;
         const int tiles = t[0] * t[1] * t[2];
         if (tiles != launch.communicator->size())
@@ -178,7 +188,10 @@ int execute(const cli::RunArgs& args, const Launch& launch, Plan& p) {
         if (talk)
             progress.update(r);
     };
-    installSignalHandlers();
+    // Interrupted while loading: nothing run, nothing written. (Ranks of an MPI job decide together,
+    // at the run's first guard interval.)
+    if (gCancel.load() && !launch.communicator)
+        throw Cancelled();
 
     solver::RunResult result = solver::run(p.scene, p.options);
     if (talk)
@@ -211,6 +224,26 @@ int execute(const cli::RunArgs& args, const Launch& launch, Plan& p) {
     return cli::kExitFailure;
 }
 
+/// --export DIR: writes the scene's cluster bundle (scene, sbatch script, README) and runs nothing.
+int exportOnly(const cli::RunArgs& args) {
+    Outcome o = guarded([&] {
+        if (cli::launcherRanks() > 1)
+            throw InputError("--export: run it once, without mpirun/srun");
+        const scene::Scene s = scene::loadScene(args.scene);
+        const bundle::BatchResources r =
+            bundle::exportBundle(s, args.exportDir, cli::makeBundleOptions(args));
+        if (!args.quiet)
+            std::printf("bundle written to %s: tile grid %dx%dx%d, %d rank(s) on %d node(s), %s\n"
+                        "submit it with: cd %s && sbatch %s\n",
+                        args.exportDir.c_str(), r.tiles[0], r.tiles[1], r.tiles[2], r.ranks, r.nodes,
+                        r.cuda ? "one GPU per rank" : "CPU ranks", args.exportDir.c_str(),
+                        bundle::kScriptFile);
+        return cli::kExitOk;
+    });
+    report(o);
+    return o.code;
+}
+
 /// The whole job in one process (LocalComm drives all tiles).
 int runLocal(const cli::RunArgs& args) {
     const Launch launch;
@@ -226,6 +259,17 @@ int runLocal(const cli::RunArgs& args) {
 }
 
 #ifdef YEE_HAVE_MPI
+/// Number of ranks on this host (MPI's shared-memory split of the world).
+int ranksOnThisNode() {
+    MPI_Comm node = MPI_COMM_NULL;
+    int n = 1;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_size(node, &n);
+        MPI_Comm_free(&node);
+    }
+    return std::max(1, n);
+}
+
 /// Makes every rank take the same decision after a local step: the worst exit code wins, and the
 /// lowest failing rank prints its message (so a failure shared by all ranks is printed once).
 /// Uses MPI directly, not the communicator, so the CommStats of the run stay exactly the solver's.
@@ -258,7 +302,7 @@ int runMpi(int& argc, char**& argv, const cli::RunArgs& args) {
         mpi.reset();
         return runLocal(args);
     }
-    const Launch launch{rank == 0, mpi.get()};
+    const Launch launch{rank == 0, mpi.get(), ranksOnThisNode()};
     Plan plan;
     int code = agree(guarded([&] {
                          plan = prepare(args, launch);
@@ -284,6 +328,7 @@ int runMpi(int& argc, char**& argv, const cli::RunArgs& args) {
 } // namespace
 
 int main(int argc, char** argv) {
+    installSignalHandlers();
     cli::RunArgs args;
     Outcome parsed = guarded([&] {
         args = cli::parseRunArgs(std::vector<std::string>(argv + 1, argv + argc));
@@ -301,6 +346,8 @@ int main(int argc, char** argv) {
         std::printf("yee-run %s\n", YEE_VERSION);
         return cli::kExitOk;
     }
+    if (!args.exportDir.empty())
+        return exportOnly(args);
     if (cli::launcherRanks() <= 1)
         return runLocal(args);
 #ifdef YEE_HAVE_MPI

@@ -70,6 +70,71 @@ double rmwBandwidth(int threads) {
     return best;
 }
 
+/// The scaled-down motivating case: a strip waveguide (n = 2.0 core in n = 1.44 cladding), Gaussian
+/// plane source, flux objective, a trainable design region in the middle.
+scene::Scene waveguideScene(double lengthUm, double durationFs) {
+    scene::Scene s;
+    s.name = "waveguide benchmark";
+    s.cellUm = 0.05;
+    s.domainSize = {lengthUm, 2.0, 2.0};
+    for (auto& b : s.boundaries) {
+        b.type = scene::BoundaryType::Pml;
+        b.cells = 10;
+    }
+    scene::Material clad, core;
+    clad.name = "clad";
+    clad.eps = 1.44 * 1.44;
+    core.name = "core";
+    core.eps = 4.0;
+    s.materials = {clad, core};
+    s.background = "clad";
+    scene::Object strip;
+    strip.name = "strip";
+    strip.shape = scene::Shape::Box;
+    strip.size = {lengthUm + 1, 0.5, 0.22};
+    strip.material = "core";
+    s.objects.push_back(strip);
+    scene::Source src;
+    src.name = "in";
+    src.type = scene::SourceType::GaussianPlane;
+    src.center = {-0.5 * lengthUm + 0.8, 0, 0};
+    src.size = {0, 1.0, 0.9};
+    src.normal = 0;
+    src.direction = +1;
+    src.polarization = {0, 1, 0};
+    src.waist = 0.5;
+    src.profile.wavelength = 1.55;
+    src.profile.bandwidth = 0.3;
+    s.sources.push_back(src);
+    scene::Detector out;
+    out.name = "out";
+    out.type = scene::DetectorType::Flux;
+    out.center = {0.5 * lengthUm - 0.8, 0, 0};
+    out.size = {0, 1.0, 0.9};
+    out.normal = 0;
+    out.direction = +1;
+    out.wavelengths = {1.55};
+    s.detectors.push_back(out);
+    scene::Design d;
+    d.name = "taper";
+    d.size = {1.0, 1.0, 0.2};
+    d.voxelCells = {2, 2, 1};
+    d.materials = {"clad", "core"};
+    s.designs.push_back(d);
+    scene::ObjectiveTerm t;
+    t.detector = "out";
+    s.objective.terms.push_back(t);
+    s.gradient.method = scene::GradientMethod::Reversible;
+    scene::RecorderModule k, b;
+    k.module = "LinearReconstructEveryK";
+    k.k = 5;
+    b.module = "DtypeConversion";
+    b.dtype = "bfloat16";
+    s.gradient.recorder = {k, b};
+    s.durationFs = durationFs;
+    return s;
+}
+
 double runOnce(const scene::Scene& s, solver::Precision p, std::array<int, 3> tiles, int steps, bool overlap) {
     solver::RunOptions o = solver::RunOptions::fromScene(s);
     o.precision = p;
@@ -82,11 +147,65 @@ double runOnce(const scene::Scene& s, solver::Precision p, std::array<int, 3> ti
     return double(r.cellUpdates) / r.seconds / 1e6;
 }
 
+solver::RunResult runGradCase(const scene::Scene& s, int n, bool gradient) {
+    solver::RunOptions o = solver::RunOptions::fromScene(s);
+    o.tiles = {n, 1, 1};
+    o.devices = n;
+    o.gradient = gradient;
+    o.guardInterval = 1000000;
+    return solver::run(s, o);
+}
+
+/// Value-and-grad on 1, 2, 4 emulated devices: per-device peak memory, VJP / forward time, and the
+/// checkpointed method's recompute factor.
+void gradientBenchmark(double lengthUm, double durationFs) {
+    scene::Scene s = waveguideScene(lengthUm, durationFs);
+    const auto cells = s.gridCells();
+    std::printf("gradient benchmark: waveguide %dx%dx%d cells, %d steps, reversible + LinearReconstructEveryK(5) + "
+                "bfloat16\n",
+                cells[0], cells[1], cells[2], s.steps());
+    std::printf("%-8s %-14s %-14s %-16s %-14s %-12s %-12s\n", "devices", "fwd_s", "vjp_s", "vjp/fwd", "peak/dev_MiB",
+                "peak_ratio", "recorder_MiB");
+    double single = 0;
+    for (int n : {1, 2, 4}) {
+        const solver::RunResult f = runGradCase(s, n, false);
+        const solver::RunResult g = runGradCase(s, n, true);
+        std::int64_t peak = 0, rec = 0;
+        for (const auto& d : g.devices) {
+            peak = std::max(peak, d.memory.peakTotal);
+            rec = std::max(rec, d.memory.peak[int(device::Category::Recorder)]);
+        }
+        if (n == 1) single = double(peak);
+        const double vjp = g.forwardSeconds + g.backwardSeconds;
+        std::printf("%-8d %-14.3f %-14.3f %-16.3f %-14.2f %-12.3f %-12.2f\n", n, f.seconds, vjp, vjp / f.seconds,
+                    double(peak) / 1048576.0, double(peak) / (single / n), double(rec) / 1048576.0);
+        for (const auto& d : g.devices) {
+            std::printf("    %s peak %.2f MiB:", d.name.c_str(), double(d.memory.peakTotal) / 1048576.0);
+            for (int c = 0; c < device::kCategoryCount; ++c)
+                if (d.memory.peak[c] > 0)
+                    std::printf(" %s=%.2f", device::categoryName(device::Category(c)), double(d.memory.peak[c]) / 1048576.0);
+            std::printf("\n");
+        }
+    }
+    s.gradient.method = scene::GradientMethod::Checkpointed;
+    s.gradient.recorder.clear();
+    for (int c : {8, 32}) {
+        s.gradient.numCheckpoints = c;
+        const solver::RunResult f = runGradCase(s, 1, false);
+        const solver::RunResult g = runGradCase(s, 1, true);
+        const double recompute = double(g.steps + g.recomputedSteps) / double(g.steps);
+        std::printf("checkpointed num_checkpoints=%d: recompute_factor %.3f vjp/fwd %.3f peak %.2f MiB\n", c, recompute,
+                    (g.forwardSeconds + g.backwardSeconds) / f.seconds, double(g.devices[0].memory.peakTotal) / 1048576.0);
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0); // progress shows up line by line when redirected
     int n = 128, steps = 200, pml = 10, reps = 3;
-    bool decomposed = false, onlyF32 = false;
+    bool decomposed = false, onlyF32 = false, gradient = false, forward = true;
+    double wgLength = 6.0, wgDuration = 120.0;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
@@ -96,12 +215,18 @@ int main(int argc, char** argv) {
         else if (a == "--reps") reps = next();
         else if (a == "--decomposed") decomposed = true;
         else if (a == "--float32-only") onlyF32 = true;
+        else if (a == "--gradient") gradient = true;
+        else if (a == "--no-forward") forward = false;
+        else if (a == "--wg-length") wgLength = i + 1 < argc ? std::atof(argv[++i]) : wgLength;
+        else if (a == "--wg-duration") wgDuration = i + 1 < argc ? std::atof(argv[++i]) : wgDuration;
         else {
-            std::fprintf(stderr, "usage: yee-bench [--n N] [--steps S] [--pml P] [--reps R] [--decomposed] [--float32-only]\n");
+            std::fprintf(stderr, "usage: yee-bench [--n N] [--steps S] [--pml P] [--reps R] [--decomposed] [--float32-only] [--gradient] [--no-forward] [--wg-length UM] [--wg-duration FS]\n");
             return 2;
         }
     }
     try {
+        if (gradient) gradientBenchmark(wgLength, wgDuration);
+        if (!forward) return 0;
         const int threads = device::hostThreads();
         const scene::Scene s = benchScene(n, pml, steps);
         std::printf("yee-bench: %d^3 cells (PML %d on all faces), %d steps, %d threads\n", n, pml, steps, threads);

@@ -6,8 +6,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineSeries>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
 
 #include <algorithm>
 #include <cmath>
@@ -50,18 +50,22 @@ DetectorPlot::DetectorPlot(QWidget* parent) : QWidget(parent) {
 void DetectorPlot::setDetectors(const std::vector<solver::DetectorResult>& detectors) {
     detectors_.clear();
     for (const auto& d : detectors)
-        if (d.type != "snapshot") detectors_.push_back(d);
+        if (d.type != "snapshot")
+            detectors_.push_back(d);
     const QSignalBlocker b(detector_);
     const QString keep = detector_->currentText();
     detector_->clear();
     for (const auto& d : detectors_)
-        detector_->addItem(QStringLiteral("%1 (%2)").arg(QString::fromStdString(d.name), QString::fromStdString(d.type)));
+        detector_->addItem(
+            QStringLiteral("%1 (%2)").arg(QString::fromStdString(d.name), QString::fromStdString(d.type)));
     const int i = detector_->findText(keep);
     detector_->setCurrentIndex(i >= 0 ? i : 0);
     replot();
 }
 
-int DetectorPlot::seriesCount() const { return int(chart_->series().size()); }
+int DetectorPlot::seriesCount() const {
+    return int(chart_->series().size());
+}
 
 void DetectorPlot::replot() {
     chart_->removeAllSeries();
@@ -80,8 +84,9 @@ void DetectorPlot::replot() {
     const solver::NamedArray* x = det.find(xName);
     chart_->setTitle(QString::fromStdString(det.name));
     if (!x || x->data.empty()) {
-        note_->setText(view_->currentIndex() == 0 ? tr("This detector records no time series.")
-                                                  : tr("This detector records no spectrum (no wavelengths)."));
+        note_->setText(view_->currentIndex() == 0
+                           ? tr("This detector records no time series.")
+                           : tr("This detector records no spectrum (no wavelengths)."));
         return;
     }
     auto* ax = new QValueAxis;
@@ -94,20 +99,23 @@ void DetectorPlot::replot() {
     bool first = true;
     int plotted = 0;
     for (const auto& a : det.arrays) {
-        if (a.name == xName || a.shape.size() != 1 || a.data.size() != x->data.size()) continue;
+        if (a.name == xName || a.shape.size() != 1 || a.data.size() != x->data.size())
+            continue;
         auto* s = new QLineSeries;
         s->setName(QString::fromStdString(a.name));
         QList<QPointF> pts;
         pts.reserve(qsizetype(a.data.size()));
         for (std::size_t i = 0; i < a.data.size(); ++i) {
-            if (!std::isfinite(a.data[i])) continue;
+            if (!std::isfinite(a.data[i]))
+                continue;
             pts.append({x->data[i], a.data[i]});
             ymin = first ? a.data[i] : std::min(ymin, a.data[i]);
             ymax = first ? a.data[i] : std::max(ymax, a.data[i]);
             first = false;
         }
         s->replace(pts);
-        if (pts.size() <= 16) s->setPointsVisible(true);
+        if (pts.size() <= 16)
+            s->setPointsVisible(true);
         chart_->addSeries(s);
         s->attachAxis(ax);
         s->attachAxis(ay);
@@ -117,7 +125,8 @@ void DetectorPlot::replot() {
     ax->setRange(*xmin, *xmax > *xmin ? *xmax : *xmin + 1);
     const double pad = ymax > ymin ? 0.05 * (ymax - ymin) : (ymax != 0 ? 0.1 * std::abs(ymax) : 1.0);
     ay->setRange(ymin - pad, ymax + pad);
-    note_->setText(plotted ? QString() : tr("Nothing to plot against %1.").arg(QString::fromStdString(xName)));
+    note_->setText(plotted ? QString()
+                           : tr("Nothing to plot against %1.").arg(QString::fromStdString(xName)));
 }
 
 } // namespace yee::ui

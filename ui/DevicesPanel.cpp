@@ -19,7 +19,8 @@ namespace yee::ui {
 
 namespace {
 int cpuDevices(const std::string& d) {
-    if (d.rfind("cpu:", 0) != 0) return -1;
+    if (d.rfind("cpu:", 0) != 0)
+        return -1;
     bool ok = false;
     const int n = QString::fromStdString(d.substr(4)).toInt(&ok);
     return ok ? n : -1;
@@ -51,7 +52,7 @@ DevicesPanel::DevicesPanel(SceneDocument* doc, QWidget* parent) : QWidget(parent
     capacity_ = new QDoubleSpinBox(local);
     capacity_->setObjectName(QStringLiteral("deviceCapacity"));
     capacity_->setRange(0, 1 << 20);
-    capacity_->setDecimals(3);
+    capacity_->setDecimals(4);
     capacity_->setSuffix(tr(" GiB"));
     capacity_->setSpecialValueText(tr("host memory / devices"));
     capacity_->setToolTip(tr("Memory each emulated device may hold; 0 = an equal share of host memory"));
@@ -67,7 +68,8 @@ DevicesPanel::DevicesPanel(SceneDocument* doc, QWidget* parent) : QWidget(parent
         tiles_[a]->setRange(1, 64);
         tiles_[a]->setPrefix(QStringLiteral("%1 = ").arg(QLatin1String(names[a])));
         gl->addWidget(tiles_[a]);
-        if (a < 2) gl->addWidget(new QLabel(QStringLiteral("\u00d7"), grid));
+        if (a < 2)
+            gl->addWidget(new QLabel(QStringLiteral("\u00d7"), grid));
         connect(tiles_[a], &QSpinBox::valueChanged, this, &DevicesPanel::pushTiles);
         connect(tiles_[a], &QSpinBox::editingFinished, this, [this] { tilesKey_ = 0; });
     }
@@ -98,7 +100,9 @@ DevicesPanel::DevicesPanel(SceneDocument* doc, QWidget* parent) : QWidget(parent
     syncFromScene();
 }
 
-QString DevicesPanel::problem() const { return problem_->isVisible() ? problem_->text() : QString(); }
+QString DevicesPanel::problem() const {
+    return problemText_;
+}
 
 void DevicesPanel::syncFromScene() {
     const auto& run = doc_->scene().run;
@@ -121,18 +125,23 @@ void DevicesPanel::syncFromScene() {
 
 void DevicesPanel::pushTiles() {
     // One spin-box session (arrows, wheel) is one undo step.
-    if (tilesKey_ == 0) tilesKey_ = newMergeKey();
+    if (tilesKey_ == 0)
+        tilesKey_ = newMergeKey();
     const QVariantList v{tiles_[0]->value(), tiles_[1]->value(), tiles_[2]->value()};
-    doc_->undoStack()->push(new SetPropertyCommand(doc_, {ItemKind::Run, -1}, QStringLiteral("tiles"), v, tilesKey_));
+    doc_->undoStack()->push(
+        new SetPropertyCommand(doc_, {ItemKind::Run, -1}, QStringLiteral("tiles"), v, tilesKey_));
 }
 
 void DevicesPanel::pushDevices() {
-    if (devicesKey_ == 0) devicesKey_ = newMergeKey();
+    if (devicesKey_ == 0)
+        devicesKey_ = newMergeKey();
     doc_->undoStack()->push(new SetPropertyCommand(doc_, {ItemKind::Run, -1}, QStringLiteral("devices"),
-                                                   QStringLiteral("cpu:%1").arg(devices_->value()), devicesKey_));
+                                                   QStringLiteral("cpu:%1").arg(devices_->value()),
+                                                   devicesKey_));
 }
 
 void DevicesPanel::showEstimate(const EstimateOutcome& out) {
+    problemText_ = out.problem;
     if (out.problem.isEmpty()) {
         problem_->hide();
     } else {
@@ -145,13 +154,14 @@ void DevicesPanel::showEstimate(const EstimateOutcome& out) {
         return;
     }
     const auto& e = *out.estimate;
-    summary_->setText(tr("Grid %1 \u00d7 %2 \u00d7 %3 cells, %4 steps on %5 device(s); largest peak %6, all devices %7.")
-                          .arg(e.gridCells[0])
-                          .arg(e.gridCells[1])
-                          .arg(e.gridCells[2])
-                          .arg(e.steps)
-                          .arg(e.devices.size())
-                          .arg(bytesText(e.maxDevicePeak()), bytesText(e.totalPeak())));
+    summary_->setText(
+        tr("Grid %1 \u00d7 %2 \u00d7 %3 cells, %4 steps on %5 device(s); largest peak %6, all devices %7.")
+            .arg(e.gridCells[0])
+            .arg(e.gridCells[1])
+            .arg(e.gridCells[2])
+            .arg(e.steps)
+            .arg(e.devices.size())
+            .arg(bytesText(e.maxDevicePeak()), bytesText(e.totalPeak())));
     QVector<DeviceMemory> rows;
     for (const auto& d : e.devices)
         rows.push_back({QString::fromStdString(d.name), boxText(d.tile), d.capacity, d.memory});

@@ -43,6 +43,7 @@ private:
 
     SceneDocument* doc_;
     RunSettings settings_;
+    QString problemText_;
     QLabel* host_;
     QSpinBox* devices_;
     QLabel* devicesNote_;

@@ -12,6 +12,7 @@ solver::RunOptions RunSettings::optionsFor(const scene::Scene& s) const {
     solver::RunOptions o = solver::RunOptions::fromScene(s);
     o.deviceCapacity = deviceCapacity;
     o.maxSteps = maxSteps;
+    o.gradient = gradient;
     return o;
 }
 
@@ -23,36 +24,65 @@ Estimator::Estimator(QObject* parent) : QObject(parent) {
     connect(&debounce_, &QTimer::timeout, this, &Estimator::launch);
 }
 
-Estimator::~Estimator() { pool_.waitForDone(); }
+Estimator::~Estimator() {
+    pool_.waitForDone();
+}
 
 void Estimator::request(const scene::Scene& s, const RunSettings& settings) {
     scene_ = std::make_shared<const scene::Scene>(s);
     settings_ = settings;
+    ++generation_; // outcomes of earlier requests still in flight are now stale
     debounce_.start();
 }
+
+namespace {
+/// One dry run; returns the reason it cannot run (or an empty string) and fills `out`.
+QString estimateOne(const scene::Scene& s, solver::RunOptions o, std::optional<solver::Estimate>& out) {
+    try {
+        solver::Estimate e = solver::estimate(s, o);
+        QString problem;
+        for (const auto& d : e.devices)
+            if (d.memory.peakTotal > d.capacity && problem.isEmpty())
+                problem = QCoreApplication::translate("yee::ui::Estimator",
+                                                      "%1: needs %2 at its peak but holds only %3 "
+                                                      "(use more tiles, a coarser grid, or more capacity)")
+                              .arg(QString::fromStdString(d.name),
+                                   QString::fromStdString(device::formatBytes(d.memory.peakTotal)),
+                                   QString::fromStdString(device::formatBytes(d.capacity)));
+        out = std::move(e);
+        return problem;
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+}
+} // namespace
 
 EstimateOutcome Estimator::compute(const scene::Scene& s, const RunSettings& settings) {
     EstimateOutcome out;
     try {
         scene::validateScene(s);
-        solver::Estimate e = solver::estimate(s, settings.optionsFor(s));
-        for (const auto& d : e.devices)
-            if (d.memory.peakTotal > d.capacity)
-                out.problem = QCoreApplication::translate("yee::ui::Estimator",
-                                                          "%1: needs %2 at its peak but holds only %3 "
-                                                          "(use more tiles, a coarser grid, or more capacity)")
-                                  .arg(QString::fromStdString(d.name),
-                                       QString::fromStdString(device::formatBytes(d.memory.peakTotal)),
-                                       QString::fromStdString(device::formatBytes(d.capacity)));
-        out.estimate = std::move(e);
     } catch (const std::exception& e) {
-        out.problem = QString::fromStdString(e.what());
+        out.problem = out.gradientProblem = QString::fromStdString(e.what());
+        return out;
+    }
+    solver::RunOptions o = settings.optionsFor(s);
+    o.gradient = false;
+    out.problem = estimateOne(s, o, out.estimate);
+    if (!s.objective.defined())
+        out.gradientProblem = QCoreApplication::translate(
+            "yee::ui::Estimator", "objective: a gradient needs an objective (add a term)");
+    else if (s.designs.empty())
+        out.gradientProblem = QCoreApplication::translate(
+            "yee::ui::Estimator", "designs: a gradient needs at least one design region");
+    else {
+        o.gradient = true;
+        out.gradientProblem = estimateOne(s, o, out.gradientEstimate);
     }
     return out;
 }
 
 void Estimator::launch() {
-    const quint64 gen = ++generation_;
+    const quint64 gen = generation_;
     auto s = scene_;
     const RunSettings settings = settings_;
     ++pending_;
@@ -64,7 +94,8 @@ void Estimator::launch() {
             [this, out = std::move(out)] {
                 --pending_;
                 // Drop outcomes overtaken by a newer request.
-                if (out.generation < latest_.generation || out.generation != generation_) return;
+                if (out.generation != generation_)
+                    return;
                 latest_ = out;
                 emit estimated(latest_);
             },

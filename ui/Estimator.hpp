@@ -20,17 +20,24 @@ struct RunSettings {
     std::int64_t deviceCapacity = 0;
     /// Stop after this many steps (<0: the scene's duration).
     int maxSteps = -1;
+    /// Value-and-grad: run the adjoint too (the scene's "gradient" section says how).
+    bool gradient = false;
 
     /// RunOptions for `s`: the scene's run section (RunOptions::fromScene) plus these settings.
     solver::RunOptions optionsFor(const scene::Scene& s) const;
 };
 
-/// Outcome of one estimate: either the estimate or the reason it is impossible.
+/// Outcome of one estimate: the forward and the value-and-grad estimates, or why they are impossible.
 struct EstimateOutcome {
+    /// Forward run (no gradient state is allocated).
     std::optional<solver::Estimate> estimate;
-    /// Why the configuration cannot run (bad tile grid, too few devices, not enough memory on a device),
+    /// Why a forward run cannot run (bad tile grid, too few devices, not enough memory on a device),
     /// naming the scene field; empty when it can run.
     QString problem;
+    /// Value-and-grad run: forward state plus recorder / checkpoints / adjoint, per device.
+    std::optional<solver::Estimate> gradientEstimate;
+    /// Why a value-and-grad run cannot run (no objective, no design region, gradient settings, memory).
+    QString gradientProblem;
     /// Generation counter; larger is newer.
     quint64 generation = 0;
 };
@@ -44,7 +51,8 @@ public:
 
     /// Schedule an estimate of `s` with `settings` (after a short debounce; older requests are dropped).
     void request(const scene::Scene& s, const RunSettings& settings);
-    /// Compute synchronously on this thread (tests, and the run action's final check).
+    /// Compute synchronously on this thread (tests, and the run action's final check). The forward and
+    /// value-and-grad estimates are both computed; `settings.gradient` is ignored.
     static EstimateOutcome compute(const scene::Scene& s, const RunSettings& settings);
     /// The newest published outcome.
     const EstimateOutcome& latest() const { return latest_; }

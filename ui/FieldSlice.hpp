@@ -30,6 +30,7 @@ FieldSlice sliceOf(const solver::Snapshot& snap, int normal, int index);
 int naturalNormal(const solver::Snapshot& snap);
 /// A design region's gradient (C-order array shaped [nz, ny, nx] or flat) as a snapshot-like volume
 /// centred on the design's voxels, so it can be sliced and drawn like a field.
-solver::Snapshot gradientVolume(const scene::Scene& s, std::size_t design, const solver::NamedArray& gradient);
+solver::Snapshot gradientVolume(const scene::Scene& s, std::size_t design,
+                                const solver::NamedArray& gradient);
 
 } // namespace yee::ui

@@ -20,10 +20,25 @@
 
 namespace yee::ui {
 
+double FieldView::colourRange(const std::vector<float>& values) {
+    // The 99.5th percentile of |value|: one hot cell (a point source) must not wash out the wave around
+    // it. Values beyond the range saturate at the ends of the colour bar.
+    std::vector<float> mag(values.size());
+    std::transform(values.begin(), values.end(), mag.begin(), [](float v) { return std::abs(v); });
+    if (mag.empty())
+        return 1.0;
+    const std::size_t k = std::min(mag.size() - 1, std::size_t(0.995 * double(mag.size())));
+    std::nth_element(mag.begin(), mag.begin() + std::ptrdiff_t(k), mag.end());
+    double r = mag[k];
+    if (!(r > 0))
+        r = *std::max_element(mag.begin(), mag.end());
+    return r > 0 ? r : 1.0;
+}
+
 FieldView::FieldView(QWidget* parent)
-    : VtkWidget(parent), plane_(vtkSmartPointer<vtkPolyData>::New()), actor_(vtkSmartPointer<vtkActor>::New()),
-      colors_(vtkSmartPointer<vtkColorTransferFunction>::New()), bar_(vtkSmartPointer<vtkScalarBarActor>::New()),
-      title_(vtkSmartPointer<vtkTextActor>::New()) {
+    : VtkWidget(parent), plane_(vtkSmartPointer<vtkPolyData>::New()),
+      actor_(vtkSmartPointer<vtkActor>::New()), colors_(vtkSmartPointer<vtkColorTransferFunction>::New()),
+      bar_(vtkSmartPointer<vtkScalarBarActor>::New()), title_(vtkSmartPointer<vtkTextActor>::New()) {
     setObjectName(QStringLiteral("fieldView"));
     renderer()->GradientBackgroundOff();
     renderer()->SetBackground(1, 1, 1);
@@ -44,8 +59,6 @@ FieldView::FieldView(QWidget* parent)
     bar_->SetLookupTable(colors_);
     bar_->SetNumberOfLabels(5);
     bar_->SetLabelFormat("%-#.3g");
-    bar_->SetPosition(0.86, 0.1);
-    bar_->SetWidth(0.12);
     bar_->SetHeight(0.8);
     bar_->GetLabelTextProperty()->SetColor(0.1, 0.1, 0.1);
     bar_->GetLabelTextProperty()->ShadowOff();
@@ -113,8 +126,7 @@ void FieldView::setSlice(const FieldSlice& slice, const QString& title, const QS
     plane_->GetPointData()->SetScalars(scalars);
     plane_->Modified();
 
-    range_ = std::max(std::abs(double(slice.min)), std::abs(double(slice.max)));
-    if (!(range_ > 0)) range_ = 1.0;
+    range_ = colourRange(slice.values);
     colors_->RemoveAllPoints();
     colors_->AddRGBPoint(-range_, 0.230, 0.299, 0.754);
     colors_->AddRGBPoint(0.0, 0.865, 0.865, 0.865);
@@ -130,7 +142,10 @@ void FieldView::setSlice(const FieldSlice& slice, const QString& title, const QS
 }
 
 void FieldView::fitCamera() {
-    if (slice_.empty()) return;
+    if (slice_.empty())
+        return;
+    if (width() <= 0 || height() <= 0)
+        return;
     // Look along the normal with u to the right and v up, the plane filling the left part of the view
     // and the colour bar the right part.
     double b[6];
@@ -138,7 +153,11 @@ void FieldView::fitCamera() {
     const int u = slice_.u, v = slice_.v, n = slice_.normal;
     const double w = std::max(1e-9, b[2 * u + 1] - b[2 * u]), h = std::max(1e-9, b[2 * v + 1] - b[2 * v]);
     const double aspect = height() > 0 ? double(width()) / double(height()) : 1.0;
-    constexpr double kPlaneFraction = 0.80; // of the view width; the bar starts at 0.86
+    // The colour bar (with its labels) takes a fixed ~90 px on the right; the plane gets the rest.
+    const double barFraction = std::clamp(90.0 / std::max(1, width()), 0.08, 0.35);
+    bar_->SetPosition(1.0 - barFraction, 0.1);
+    bar_->SetWidth(barFraction - 0.01);
+    const double kPlaneFraction = 1.0 - barFraction - 0.03;
     const double scale = 1.08 * std::max(0.5 * h, 0.5 * w / (aspect * kPlaneFraction));
     const double viewWidth = 2.0 * scale * aspect;
     double focal[3] = {0.5 * (b[0] + b[1]), 0.5 * (b[2] + b[3]), 0.5 * (b[4] + b[5])};

@@ -29,6 +29,8 @@ public:
     const FieldSlice& slice() const { return slice_; }
     /// Colour range in use (symmetric: [-range, range]).
     double range() const { return range_; }
+    /// The colour range chosen for `values`: the 99.5th percentile of |value| (1 if all are zero).
+    static double colourRange(const std::vector<float>& values);
 
 protected:
     void resizeGL(int w, int h) override;

@@ -9,7 +9,9 @@
 namespace yee::ui {
 
 /// "12.3 MiB" (device::formatBytes as a QString).
-inline QString bytesText(std::int64_t bytes) { return QString::fromStdString(device::formatBytes(bytes)); }
+inline QString bytesText(std::int64_t bytes) {
+    return QString::fromStdString(device::formatBytes(bytes));
+}
 
 /// A cell box as "[lo,hi)x[lo,hi)x[lo,hi)".
 inline QString boxText(const Box& b) {

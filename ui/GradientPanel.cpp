@@ -29,10 +29,12 @@ const char* const kDtype = "DtypeConversion";
 QString moduleText(const scene::RecorderModule& m) {
     if (m.module == kLinear) {
         QString t = QStringLiteral("LinearReconstructEveryK(k=%1").arg(m.k);
-        if (m.startAfter > 0) t += QStringLiteral(", start_after=%1").arg(m.startAfter);
+        if (m.startAfter > 0)
+            t += QStringLiteral(", start_after=%1").arg(m.startAfter);
         return t + QLatin1Char(')');
     }
-    if (m.module == kDtype) return QStringLiteral("DtypeConversion(%1)").arg(QString::fromStdString(m.dtype));
+    if (m.module == kDtype)
+        return QStringLiteral("DtypeConversion(%1)").arg(QString::fromStdString(m.dtype));
     return QString::fromStdString(m.module);
 }
 } // namespace
@@ -47,7 +49,8 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     method_->setObjectName(QStringLiteral("gradientMethod"));
     method_->addItem(tr("full \u2014 keep every step (small problems)"), QStringLiteral("full"));
     method_->addItem(tr("checkpointed \u2014 binomial checkpoints, exact"), QStringLiteral("checkpointed"));
-    method_->addItem(tr("reversible \u2014 run Maxwell backwards, record the PML interface"), QStringLiteral("reversible"));
+    method_->addItem(tr("reversible \u2014 run Maxwell backwards, record the PML interface"),
+                     QStringLiteral("reversible"));
     method_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     method_->setMinimumContentsLength(14);
     mf->addRow(tr("Method"), method_);
@@ -71,14 +74,16 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     auto* buttons = new QHBoxLayout;
     add_ = new QPushButton(tr("Add"), recorderBox_);
     auto* addMenu = new QMenu(add_);
-    addMenu->addAction(tr("LinearReconstructEveryK \u2014 keep every k-th step"), this, [this] { addModule(kLinear); });
+    addMenu->addAction(tr("LinearReconstructEveryK \u2014 keep every k-th step"), this,
+                       [this] { addModule(kLinear); });
     addMenu->addAction(tr("DtypeConversion \u2014 store in a smaller type with a per-record scale"), this,
                        [this] { addModule(kDtype); });
     add_->setMenu(addMenu);
     remove_ = new QPushButton(tr("Remove"), recorderBox_);
     up_ = new QPushButton(tr("Up"), recorderBox_);
     down_ = new QPushButton(tr("Down"), recorderBox_);
-    for (auto* b : {add_, remove_, up_, down_}) buttons->addWidget(b);
+    for (auto* b : {add_, remove_, up_, down_})
+        buttons->addWidget(b);
     rl->addLayout(buttons);
     moduleEditor_ = new QStackedWidget(recorderBox_);
     moduleEditor_->addWidget(new QLabel(tr("Select a module to edit it."), moduleEditor_));
@@ -96,7 +101,8 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     auto* df = new QFormLayout(dtypeW);
     df->setContentsMargins(0, 0, 0, 0);
     dtype_ = new QComboBox(dtypeW);
-    for (const char* t : {"bfloat16", "float16", "int8", "float32", "float64"}) dtype_->addItem(QLatin1String(t), QLatin1String(t));
+    for (const char* t : {"bfloat16", "float16", "int8", "float32", "float64"})
+        dtype_->addItem(QLatin1String(t), QLatin1String(t));
     df->addRow(tr("stored type"), dtype_);
     moduleEditor_->addWidget(dtypeW);
     rl->addWidget(moduleEditor_);
@@ -128,11 +134,11 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     summary_ = new QLabel(est);
     summary_->setWordWrap(true);
     el->addWidget(summary_);
-    note_ = new QLabel(tr("The estimate covers the forward pass (fields, materials, PML, sources, detectors, halos); "
-                          "gradient state (recorder, checkpoints, adjoint) joins it once the gradient solver provides it."),
-                       est);
+    note_ =
+        new QLabel(tr("Every piece of gradient state (recorder, checkpoints, adjoint fields) lives on the "
+                      "tile's own device; nothing is replicated."),
+                   est);
     note_->setWordWrap(true);
-    note_->setStyleSheet(QStringLiteral("QLabel { color: palette(mid); }"));
     el->addWidget(note_);
     bars_ = new MemoryBars(MemoryBars::Mode::PeakOnly, est);
     el->addWidget(bars_, 1);
@@ -147,14 +153,16 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     connect(driftCheckpoints_, &QSpinBox::valueChanged, this,
             [this](int v) { setProperty(QStringLiteral("num_checkpoints_reversible"), v, &driftKey_); });
     connect(driftCheckpoints_, &QSpinBox::editingFinished, this, [this] { driftKey_ = 0; });
-    connect(tier_, &QComboBox::activated, this, [this] { setProperty(QStringLiteral("storage.tier"), tier_->currentData()); });
+    connect(tier_, &QComboBox::activated, this,
+            [this] { setProperty(QStringLiteral("storage.tier"), tier_->currentData()); });
     connect(transferInterval_, &QSpinBox::valueChanged, this,
             [this](int v) { setProperty(QStringLiteral("storage.transfer_interval"), v, &transferKey_); });
     connect(transferInterval_, &QSpinBox::editingFinished, this, [this] { transferKey_ = 0; });
     connect(ringBuffers_, &QSpinBox::valueChanged, this,
             [this](int v) { setProperty(QStringLiteral("storage.ring_buffers"), v, &ringKey_); });
     connect(ringBuffers_, &QSpinBox::editingFinished, this, [this] { ringKey_ = 0; });
-    connect(diskPath_, &QLineEdit::editingFinished, this, [this] { setProperty(QStringLiteral("storage.path"), diskPath_->text()); });
+    connect(diskPath_, &QLineEdit::editingFinished, this,
+            [this] { setProperty(QStringLiteral("storage.path"), diskPath_->text()); });
     connect(remove_, &QPushButton::clicked, this, &GradientPanel::removeSelectedModule);
     connect(up_, &QPushButton::clicked, this, [this] { moveSelectedModule(-1); });
     connect(down_, &QPushButton::clicked, this, [this] { moveSelectedModule(+1); });
@@ -162,12 +170,15 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     auto editModule = [this](auto apply) {
         const int row = chain_->currentRow();
         auto chain = doc_->scene().gradient.recorder;
-        if (row < 0 || row >= int(chain.size())) return;
+        if (row < 0 || row >= int(chain.size()))
+            return;
         apply(chain[std::size_t(row)]);
-        if (moduleKey_ == 0) moduleKey_ = newMergeKey();
+        if (moduleKey_ == 0)
+            moduleKey_ = newMergeKey();
         pushChain(chain, row, moduleKey_);
     };
-    connect(k_, &QSpinBox::valueChanged, this, [editModule](int v) { editModule([v](scene::RecorderModule& m) { m.k = v; }); });
+    connect(k_, &QSpinBox::valueChanged, this,
+            [editModule](int v) { editModule([v](scene::RecorderModule& m) { m.k = v; }); });
     connect(startAfter_, &QSpinBox::valueChanged, this,
             [editModule](int v) { editModule([v](scene::RecorderModule& m) { m.startAfter = v; }); });
     connect(dtype_, &QComboBox::activated, this, [this, editModule] {
@@ -189,10 +200,12 @@ void GradientPanel::setProperty(const QString& key, const QVariant& value, int* 
         syncFromScene();
         return;
     }
-    if (c.value == propertyValue(doc_->scene(), ref, key)) return;
+    if (c.value == propertyValue(doc_->scene(), ref, key))
+        return;
     int key0 = 0;
     if (mergeKey) {
-        if (*mergeKey == 0) *mergeKey = newMergeKey();
+        if (*mergeKey == 0)
+            *mergeKey = newMergeKey();
         key0 = *mergeKey;
     }
     doc_->undoStack()->push(new SetPropertyCommand(doc_, ref, key, c.value, key0));
@@ -207,8 +220,10 @@ void GradientPanel::addModule(const QString& module) {
     auto chain = doc_->scene().gradient.recorder;
     scene::RecorderModule m;
     m.module = module.toStdString();
-    if (module == kLinear) m.k = 4;
-    else m.dtype = "bfloat16";
+    if (module == kLinear)
+        m.k = 4;
+    else
+        m.dtype = "bfloat16";
     const int at = chain_->currentRow() < 0 ? int(chain.size()) : chain_->currentRow() + 1;
     chain.insert(chain.begin() + at, m);
     pushChain(chain, at);
@@ -217,7 +232,8 @@ void GradientPanel::addModule(const QString& module) {
 void GradientPanel::removeSelectedModule() {
     const int row = chain_->currentRow();
     auto chain = doc_->scene().gradient.recorder;
-    if (row < 0 || row >= int(chain.size())) return;
+    if (row < 0 || row >= int(chain.size()))
+        return;
     chain.erase(chain.begin() + row);
     pushChain(chain, std::min(row, int(chain.size()) - 1));
 }
@@ -225,7 +241,8 @@ void GradientPanel::removeSelectedModule() {
 void GradientPanel::moveSelectedModule(int delta) {
     const int row = chain_->currentRow(), to = row + delta;
     auto chain = doc_->scene().gradient.recorder;
-    if (row < 0 || row >= int(chain.size()) || to < 0 || to >= int(chain.size())) return;
+    if (row < 0 || row >= int(chain.size()) || to < 0 || to >= int(chain.size()))
+        return;
     std::swap(chain[std::size_t(row)], chain[std::size_t(to)]);
     pushChain(chain, to);
 }
@@ -234,8 +251,8 @@ void GradientPanel::syncFromScene() {
     const auto& g = doc_->scene().gradient;
     const QString method = gradientMethodName(g.method);
     {
-        const QSignalBlocker b1(method_), b2(checkpoints_), b3(driftCheckpoints_), b4(tier_), b5(transferInterval_),
-            b6(ringBuffers_), b7(diskPath_);
+        const QSignalBlocker b1(method_), b2(checkpoints_), b3(driftCheckpoints_), b4(tier_),
+            b5(transferInterval_), b6(ringBuffers_), b7(diskPath_);
         method_->setCurrentIndex(method_->findData(method));
         checkpoints_->setValue(g.numCheckpoints);
         driftCheckpoints_->setValue(g.numCheckpointsReversible);
@@ -259,7 +276,8 @@ void GradientPanel::syncFromScene() {
         chain_->clear();
         for (std::size_t i = 0; i < g.recorder.size(); ++i)
             chain_->addItem(QStringLiteral("%1. %2").arg(i + 1).arg(moduleText(g.recorder[i])));
-        if (chain_->count() == 0) chain_->addItem(tr("(empty: records stored as computed)"));
+        if (chain_->count() == 0)
+            chain_->addItem(tr("(empty: records stored as computed)"));
         chain_->setCurrentRow(g.recorder.empty() ? -1 : std::min(row, int(g.recorder.size()) - 1));
     }
     chain_->item(0)->setFlags(g.recorder.empty() ? Qt::NoItemFlags : chain_->item(0)->flags());
@@ -291,18 +309,32 @@ void GradientPanel::syncModuleEditor() {
     }
 }
 
+QString GradientPanel::estimateText() const {
+    return summary_->text();
+}
+
 void GradientPanel::showEstimate(const EstimateOutcome& out) {
-    if (!out.estimate) {
-        summary_->setText(out.problem.isEmpty() ? tr("No estimate.") : tr("Cannot run: %1").arg(out.problem));
+    const auto& g = doc_->scene().gradient;
+    if (!out.gradientEstimate) {
+        summary_->setText(out.gradientProblem.isEmpty()
+                              ? tr("No estimate.")
+                              : tr("Value-and-grad cannot run: %1").arg(out.gradientProblem));
+        summary_->setStyleSheet(QStringLiteral("QLabel { color: #b00020; }"));
         bars_->clear();
         return;
     }
-    const auto& g = doc_->scene().gradient;
-    summary_->setText(tr("Method %1: largest device peak %2.")
-                          .arg(gradientMethodName(g.method), bytesText(out.estimate->maxDevicePeak())));
+    const auto& e = *out.gradientEstimate;
+    std::int64_t forward = out.estimate ? out.estimate->maxDevicePeak() : 0;
+    QString text = tr("Method %1: largest device peak %2 for value and gradient (forward alone: %3).")
+                       .arg(gradientMethodName(g.method), bytesText(e.maxDevicePeak()), bytesText(forward));
+    if (!out.gradientProblem.isEmpty())
+        text += QLatin1Char(' ') + tr("Cannot run: %1").arg(out.gradientProblem);
+    summary_->setText(text);
+    summary_->setStyleSheet(out.gradientProblem.isEmpty() ? QString()
+                                                          : QStringLiteral("QLabel { color: #b00020; }"));
     QVector<DeviceMemory> rows;
-    for (const auto& d : out.estimate->devices)
-        rows.push_back({QString::fromStdString(d.name), QString(), d.capacity, d.memory});
+    for (const auto& d : e.devices)
+        rows.push_back({QString::fromStdString(d.name), boxText(d.tile), d.capacity, d.memory});
     bars_->setDevices(rows);
 }
 

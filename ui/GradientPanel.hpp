@@ -30,6 +30,8 @@ public:
     QComboBox* methodBox() const { return method_; }
     QListWidget* recorderList() const { return chain_; }
     MemoryBars* bars() const { return bars_; }
+    /// The estimate line (peak per device, or why value-and-grad cannot run).
+    QString estimateText() const;
 
     /// Append a recorder module ("LinearReconstructEveryK" or "DtypeConversion") after the selected one.
     void addModule(const QString& module);

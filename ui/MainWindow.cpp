@@ -36,9 +36,11 @@
 namespace yee::ui {
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), doc_(new SceneDocument(this)), runner_(new Runner(this)), estimator_(new Estimator(this)) {
+    : QMainWindow(parent), doc_(new SceneDocument(this)), runner_(new Runner(this)),
+      estimator_(new Estimator(this)) {
     setObjectName(QStringLiteral("mainWindow"));
-    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks |
+                   QMainWindow::AllowNestedDocks);
     tabs_ = new QTabWidget(this);
     tabs_->setObjectName(QStringLiteral("centralTabs"));
     sceneView_ = new SceneView(doc_, tabs_);
@@ -57,6 +59,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(doc_, &SceneDocument::currentItemChanged, this, &MainWindow::stateChanged);
     connect(doc_, &SceneDocument::filePathChanged, this, &MainWindow::updateTitle);
     connect(doc_, &SceneDocument::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(doc_, &SceneDocument::modifiedChanged, this, &MainWindow::stateChanged);
+    connect(doc_, &SceneDocument::filePathChanged, this, &MainWindow::stateChanged);
     connect(doc_, &SceneDocument::sceneReset, this, &MainWindow::updateTitle);
     connect(devices_, &DevicesPanel::settingsChanged, this, &MainWindow::requestEstimate);
     connect(estimator_, &Estimator::estimated, devices_, &DevicesPanel::showEstimate);
@@ -75,7 +79,8 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(properties_->model(), &PropertyModel::valueRejected, log_, &LogPanel::warning);
     connect(sceneView_, &SceneView::tileProblemChanged, this, [this](const QString& m) {
-        if (!m.isEmpty()) log_->warning(tr("Tile cuts not drawn: %1").arg(m));
+        if (!m.isEmpty())
+            log_->warning(tr("Tile cuts not drawn: %1").arg(m));
     });
     connect(results_, &ResultsView::problemReported, log_, &LogPanel::warning);
 
@@ -100,8 +105,8 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
-QDockWidget* MainWindow::addDock(QWidget* w, const QString& objectName, const QString& title, Qt::DockWidgetArea area,
-                                  bool scroll) {
+QDockWidget* MainWindow::addDock(QWidget* w, const QString& objectName, const QString& title,
+                                 Qt::DockWidgetArea area, bool scroll) {
     auto* dock = new QDockWidget(title, this);
     dock->setObjectName(objectName);
     if (scroll) {
@@ -138,8 +143,10 @@ void MainWindow::createDocks() {
     connect(doc_, &SceneDocument::currentItemChanged, this, [this](const ItemRef& ref) {
         const QModelIndex i = treeModel_->indexOf(ref);
         if (i != tree_->currentIndex()) {
-            if (i.isValid()) tree_->setCurrentIndex(i);
-            else tree_->selectionModel()->clear();
+            if (i.isValid())
+                tree_->setCurrentIndex(i);
+            else
+                tree_->selectionModel()->clear();
         }
     });
     properties_ = new PropertyEditor(doc_, this);
@@ -153,11 +160,15 @@ void MainWindow::createDocks() {
     log_ = new LogPanel(this);
 
     auto* treeDock = addDock(tree_, QStringLiteral("sceneTreeDock"), tr("Scene"), Qt::LeftDockWidgetArea);
-    auto* propDock = addDock(properties_, QStringLiteral("propertiesDock"), tr("Properties"), Qt::LeftDockWidgetArea);
+    auto* propDock =
+        addDock(properties_, QStringLiteral("propertiesDock"), tr("Properties"), Qt::LeftDockWidgetArea);
     splitDockWidget(treeDock, propDock, Qt::Vertical);
-    auto* devDock = addDock(devices_, QStringLiteral("devicesDock"), tr("Devices"), Qt::RightDockWidgetArea, true);
-    auto* gradDock = addDock(gradient_, QStringLiteral("gradientDock"), tr("Gradient"), Qt::RightDockWidgetArea, true);
-    auto* runDock = addDock(monitor_, QStringLiteral("runMonitorDock"), tr("Run monitor"), Qt::RightDockWidgetArea);
+    auto* devDock =
+        addDock(devices_, QStringLiteral("devicesDock"), tr("Devices"), Qt::RightDockWidgetArea, true);
+    auto* gradDock =
+        addDock(gradient_, QStringLiteral("gradientDock"), tr("Gradient"), Qt::RightDockWidgetArea, true);
+    auto* runDock =
+        addDock(monitor_, QStringLiteral("runMonitorDock"), tr("Run monitor"), Qt::RightDockWidgetArea);
     tabifyDockWidget(devDock, gradDock);
     tabifyDockWidget(gradDock, runDock);
     devDock->raise();
@@ -165,10 +176,13 @@ void MainWindow::createDocks() {
 }
 
 void MainWindow::createActions() {
-    auto action = [this](const QString& text, const QKeySequence& key = {}, QStyle::StandardPixmap icon = QStyle::SP_CustomBase) {
+    auto action = [this](const QString& text, const QKeySequence& key = {},
+                         QStyle::StandardPixmap icon = QStyle::SP_CustomBase) {
         auto* a = new QAction(text, this);
-        if (!key.isEmpty()) a->setShortcut(key);
-        if (icon != QStyle::SP_CustomBase) a->setIcon(style()->standardIcon(icon));
+        if (!key.isEmpty())
+            a->setShortcut(key);
+        if (icon != QStyle::SP_CustomBase)
+            a->setIcon(style()->standardIcon(icon));
         return a;
     };
     // File
@@ -183,22 +197,26 @@ void MainWindow::createActions() {
     new SaveSceneReaction(saveAsAct, this, true);
     file->addActions({newAct, openAct});
     QMenu* examples = file->addMenu(tr("Open &example"));
-    const QStringList dirs{QCoreApplication::applicationDirPath() + QStringLiteral("/../share/yee-studio/scenes"),
+    const QStringList dirs{QCoreApplication::applicationDirPath() +
+                               QStringLiteral("/../share/yee-studio/scenes"),
                            QStringLiteral(YEE_EXAMPLES_DIR)};
     for (const QString& d : dirs) {
-        const QFileInfoList found = QDir(d).entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+        const QFileInfoList found =
+            QDir(d).entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
         for (const QFileInfo& fi : found) {
             QAction* ex = examples->addAction(fi.completeBaseName().replace('_', ' '));
             new OpenSceneReaction(ex, this, fi.absoluteFilePath());
         }
-        if (!found.isEmpty()) break;
+        if (!found.isEmpty())
+            break;
     }
     examples->setEnabled(!examples->isEmpty());
     new RecentFilesMenu(file->addMenu(tr("Open &recent")), this);
     file->addSeparator();
     file->addActions({saveAct, saveAsAct});
     file->addSeparator();
-    QAction* openResultsAct = action(tr("Open &results\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    QAction* openResultsAct =
+        action(tr("Open &results\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     new OpenResultsReaction(openResultsAct, this);
     file->addAction(openResultsAct);
     file->addSeparator();
@@ -228,8 +246,8 @@ void MainWindow::createActions() {
     QList<QAction*> insertActions;
     for (NewItemKind k : {NewItemKind::Box, NewItemKind::Sphere, NewItemKind::Cylinder, NewItemKind::Prism,
                           NewItemKind::Material, NewItemKind::PointDipole, NewItemKind::PlaneSource,
-                          NewItemKind::FluxDetector, NewItemKind::SnapshotDetector, NewItemKind::ProbeDetector,
-                          NewItemKind::DesignRegion}) {
+                          NewItemKind::FluxDetector, NewItemKind::SnapshotDetector,
+                          NewItemKind::ProbeDetector, NewItemKind::DesignRegion}) {
         if (k == NewItemKind::Material || k == NewItemKind::PointDipole || k == NewItemKind::FluxDetector ||
             k == NewItemKind::DesignRegion)
             insert->addSeparator();
@@ -242,15 +260,20 @@ void MainWindow::createActions() {
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     QAction* runAct = action(tr("&Run forward"), QKeySequence(Qt::Key_F5), QStyle::SP_MediaPlay);
     runAct->setObjectName(QStringLiteral("runAction"));
-    new RunReaction(runAct, this);
+    new RunReaction(runAct, this, false);
+    QAction* gradAct = action(tr("Run value and &gradient"), QKeySequence(Qt::SHIFT | Qt::Key_F5),
+                              QStyle::SP_MediaSeekForward);
+    gradAct->setObjectName(QStringLiteral("gradientRunAction"));
+    new RunReaction(gradAct, this, true);
     QAction* cancelAct = action(tr("&Cancel run"), QKeySequence(Qt::Key_Escape), QStyle::SP_MediaStop);
     cancelAct->setObjectName(QStringLiteral("cancelAction"));
     new CancelRunReaction(cancelAct, this);
-    run->addActions({runAct, cancelAct});
+    run->addActions({runAct, gradAct, cancelAct});
 
     // View
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        view->addAction(d->toggleViewAction());
     view->addSeparator();
     QAction* resetCam = view->addAction(tr("Reset &camera"));
     connect(resetCam, &QAction::triggered, sceneView_, &SceneView::resetCamera);
@@ -266,7 +289,7 @@ void MainWindow::createActions() {
     tb->addSeparator();
     tb->addActions({insertActions[0], insertActions[1], insertActions[2]});
     tb->addSeparator();
-    tb->addActions({runAct, cancelAct});
+    tb->addActions({runAct, gradAct, cancelAct});
 }
 
 void MainWindow::updateTitle() {
@@ -275,27 +298,33 @@ void MainWindow::updateTitle() {
     setWindowModified(doc_->isModified());
 }
 
-void MainWindow::requestEstimate() { estimator_->request(doc_->scene(), devices_->settings()); }
+void MainWindow::requestEstimate() {
+    estimator_->request(doc_->scene(), devices_->settings());
+}
 
-QString MainWindow::runProblem() const {
+QString MainWindow::runProblem(bool gradient) const {
     const EstimateOutcome& out = estimator_->latest();
-    if (estimator_->busy() && out.generation == 0) return tr("estimating\u2026");
-    return out.problem;
+    if (estimator_->busy() && out.generation == 0)
+        return tr("estimating\u2026");
+    return gradient ? out.gradientProblem : out.problem;
 }
 
 bool MainWindow::maybeSave() {
-    if (!doc_->isModified()) return true;
-    const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
-                                             tr("The scene has unsaved changes. Save them first?"),
-                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel,
-                                             QMessageBox::Save);
-    if (answer == QMessageBox::Cancel) return false;
-    if (answer == QMessageBox::Save) return saveScene(false);
+    if (!doc_->isModified())
+        return true;
+    const auto answer = QMessageBox::warning(
+        this, tr("Unsaved changes"), tr("The scene has unsaved changes. Save them first?"),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel)
+        return false;
+    if (answer == QMessageBox::Save)
+        return saveScene(false);
     return true;
 }
 
 bool MainWindow::openScene(const QString& path) {
-    if (!maybeSave()) return false;
+    if (!maybeSave())
+        return false;
     QString error, problem;
     if (!doc_->load(path, &error, &problem)) {
         log_->error(tr("Cannot open %1: %2").arg(path, error));
@@ -304,14 +333,16 @@ bool MainWindow::openScene(const QString& path) {
     }
     RecentFilesMenu::add(doc_->filePath());
     log_->info(tr("Opened %1").arg(doc_->filePath()));
-    if (!problem.isEmpty()) log_->warning(tr("The scene cannot run yet: %1").arg(problem));
+    if (!problem.isEmpty())
+        log_->warning(tr("The scene cannot run yet: %1").arg(problem));
     tabs_->setCurrentWidget(sceneView_);
     emit stateChanged();
     return true;
 }
 
 bool MainWindow::newScene() {
-    if (!maybeSave()) return false;
+    if (!maybeSave())
+        return false;
     doc_->newScene();
     log_->info(tr("New scene."));
     return true;
@@ -332,10 +363,11 @@ bool MainWindow::saveSceneAs(const QString& path) {
 bool MainWindow::saveScene(bool saveAs) {
     QString path = doc_->filePath();
     if (saveAs || path.isEmpty()) {
-        path = QFileDialog::getSaveFileName(this, tr("Save scene"),
-                                            path.isEmpty() ? QDir::homePath() + QStringLiteral("/scene.json") : path,
-                                            tr("Yee scenes (*.json)"));
-        if (path.isEmpty()) return false;
+        path = QFileDialog::getSaveFileName(
+            this, tr("Save scene"), path.isEmpty() ? QDir::homePath() + QStringLiteral("/scene.json") : path,
+            tr("Yee scenes (*.json)"));
+        if (path.isEmpty())
+            return false;
     }
     return saveSceneAs(path);
 }
@@ -352,25 +384,36 @@ bool MainWindow::openResults(const QString& path) {
 }
 
 QString MainWindow::resultPathForRun() const {
-    if (!resultPath_.isEmpty()) return resultPath_;
+    if (!resultPath_.isEmpty())
+        return resultPath_;
     if (!doc_->filePath().isEmpty()) {
         const QFileInfo fi(doc_->filePath());
         return fi.absolutePath() + QLatin1Char('/') + fi.completeBaseName() + QStringLiteral(".results.h5");
     }
-    const QString dir = QStandardPaths::writableLocation(QStandardPaths::TempLocation) + QStringLiteral("/yee-studio");
+    const QString dir =
+        QStandardPaths::writableLocation(QStandardPaths::TempLocation) + QStringLiteral("/yee-studio");
     QDir().mkpath(dir);
     return dir + QStringLiteral("/untitled.results.h5");
 }
 
-bool MainWindow::startRun() {
-    if (runner_->isRunning()) return false;
+bool MainWindow::startRun(bool gradient, QString* why) {
+    if (runner_->isRunning()) {
+        if (why)
+            *why = tr("a run is in progress");
+        return false;
+    }
     RunSettings settings = devices_->settings();
     settings.maxSteps = maxSteps_;
+    settings.gradient = gradient;
     // The last word before allocating: the same checks the estimate ran, on the scene as it is now.
     const EstimateOutcome check = Estimator::compute(doc_->scene(), settings);
-    if (!check.problem.isEmpty()) {
-        log_->error(tr("Cannot run: %1").arg(check.problem));
-        statusBar()->showMessage(tr("Cannot run: %1").arg(check.problem));
+    const QString problem = gradient ? check.gradientProblem : check.problem;
+    const auto& estimate = gradient ? check.gradientEstimate : check.estimate;
+    if (!problem.isEmpty()) {
+        if (why)
+            *why = problem;
+        log_->error(tr("Cannot run: %1").arg(problem));
+        statusBar()->showMessage(tr("Cannot run: %1").arg(problem));
         return false;
     }
     RunRequest req;
@@ -378,32 +421,49 @@ bool MainWindow::startRun() {
     req.options = settings.optionsFor(req.scene);
     req.resultPath = resultPathForRun();
     runScene_ = req.scene;
-    log_->info(tr("Running %1 steps on %2 device(s); results go to %3")
-                   .arg(check.estimate ? check.estimate->steps : 0)
-                   .arg(check.estimate ? int(check.estimate->devices.size()) : 0)
+    log_->info(tr("Running %1 (%2 steps) on %3 device(s); results go to %4")
+                   .arg(gradient ? tr("value and gradient") : tr("forward"))
+                   .arg(estimate ? estimate->steps : 0)
+                   .arg(estimate ? int(estimate->devices.size()) : 0)
                    .arg(req.resultPath));
-    if (!runner_->start(std::move(req))) return false;
-    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("runMonitorDock"))) dock->raise();
+    if (gradient) {
+        if (auto* dock = findChild<QDockWidget*>(QStringLiteral("gradientDock")))
+            dock->raise();
+    }
+    if (!runner_->start(std::move(req)))
+        return false;
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("runMonitorDock")))
+        dock->raise();
     statusBar()->showMessage(tr("Running\u2026"));
     emit stateChanged();
     return true;
 }
 
 void MainWindow::cancelRun() {
-    if (!runner_->isRunning()) return;
+    if (!runner_->isRunning())
+        return;
     runner_->cancel();
     log_->warning(tr("Cancelling the run after the current step batch\u2026"));
 }
 
 void MainWindow::onRunFinished(const RunResultPtr& result, const QString& path) {
-    if (result->completed) log_->info(tr("Run completed: %1 steps in %2 s.").arg(result->steps).arg(result->seconds, 0, 'f', 2));
-    else log_->warning(tr("Run stopped: %1 after %2 of %3 steps; results marked incomplete.")
-                           .arg(QString::fromStdString(result->status))
-                           .arg(result->steps)
-                           .arg(result->totalSteps));
+    if (result->completed && result->backwardSeconds > 0)
+        log_->info(tr("Run completed: %1 steps, forward sweep %2 s, reverse sweep %3 s, objective %4.")
+                       .arg(result->steps)
+                       .arg(result->forwardSeconds, 0, 'f', 2)
+                       .arg(result->backwardSeconds, 0, 'f', 2)
+                       .arg(result->objective ? QString::number(*result->objective, 'g', 8) : tr("none")));
+    else if (result->completed)
+        log_->info(tr("Run completed: %1 steps in %2 s.").arg(result->steps).arg(result->seconds, 0, 'f', 2));
+    else
+        log_->warning(tr("Run stopped: %1 after %2 of %3 steps; results marked incomplete.")
+                          .arg(QString::fromStdString(result->status))
+                          .arg(result->steps)
+                          .arg(result->totalSteps));
     QString error;
     if (path.isEmpty() || !results_->openFile(path, &error)) {
-        if (!error.isEmpty()) log_->warning(tr("Showing results from memory: %1").arg(error));
+        if (!error.isEmpty())
+            log_->warning(tr("Showing results from memory: %1").arg(error));
         results_->setResults(ResultsData::fromRun(result, runScene_, path));
     }
     tabs_->setCurrentWidget(results_);
@@ -422,7 +482,8 @@ void MainWindow::restoreLayout() {
     QSettings settings;
     const QByteArray geometry = settings.value(QStringLiteral("mainWindow/geometry")).toByteArray();
     const QByteArray state = settings.value(QStringLiteral("mainWindow/state")).toByteArray();
-    if (!geometry.isEmpty()) restoreGeometry(geometry);
+    if (!geometry.isEmpty())
+        restoreGeometry(geometry);
     layoutRestored_ = !state.isEmpty() && restoreState(state);
 }
 
@@ -441,7 +502,8 @@ void MainWindow::applyDefaultSizes() {
 
 void MainWindow::showEvent(QShowEvent* e) {
     QMainWindow::showEvent(e);
-    if (!shown_ && !layoutRestored_) QTimer::singleShot(0, this, &MainWindow::applyDefaultSizes);
+    if (!shown_ && !layoutRestored_)
+        QTimer::singleShot(0, this, &MainWindow::applyDefaultSizes);
     shown_ = true;
 }
 

@@ -58,10 +58,12 @@ public:
     /// Ask whether to save unsaved changes; false when the user cancels.
     bool maybeSave();
 
-    /// Why the current configuration cannot run (from the latest estimate), or empty.
-    QString runProblem() const;
-    /// Start a forward run on the worker thread. Returns false (logged) when it cannot start.
-    bool startRun();
+    /// Why the current configuration cannot run forward (`gradient`: value-and-grad), from the latest
+    /// estimate, or empty.
+    QString runProblem(bool gradient = false) const;
+    /// Start a forward (or value-and-grad) run on the worker thread. Returns false (logged, and
+    /// explained in `problem`) when it cannot start.
+    bool startRun(bool gradient = false, QString* problem = nullptr);
     void cancelRun();
     /// Where the next run writes its results: setResultPath() if set, else `<scene>.results.h5` next to
     /// the scene file (or in the temporary directory for an unsaved scene).

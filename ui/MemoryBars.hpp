@@ -12,7 +12,7 @@ namespace yee::ui {
 /// One device's memory as shown in the bars.
 struct DeviceMemory {
     QString name;
-    QString detail;          ///< e.g. the tile box
+    QString detail; ///< e.g. the tile box
     std::int64_t capacity = 0;
     device::LedgerSnapshot memory;
 };

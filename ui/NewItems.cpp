@@ -8,11 +8,14 @@
 namespace yee::ui {
 
 namespace {
-QString tr(const char* t) { return QCoreApplication::translate("yee::ui::NewItems", t); }
+QString tr(const char* t) {
+    return QCoreApplication::translate("yee::ui::NewItems", t);
+}
 
 bool nameUsed(const scene::Scene& s, ItemKind k, const std::string& n) {
     for (int i = 0; i < elementCount(s, k); ++i)
-        if (entityName(entityAt(s, {k, i})) == n) return true;
+        if (entityName(entityAt(s, {k, i})) == n)
+            return true;
     return false;
 }
 
@@ -20,19 +23,25 @@ bool nameUsed(const scene::Scene& s, ItemKind k, const std::string& n) {
 std::string objectMaterial(const scene::Scene& s) {
     const scene::Material* best = nullptr;
     for (const auto& m : s.materials)
-        if (m.name != s.background && (!best || m.eps > best->eps)) best = &m;
+        if (m.name != s.background && (!best || m.eps > best->eps))
+            best = &m;
     return best ? best->name : s.background;
 }
 
-double minExtent(const scene::Scene& s) { return std::min({s.domainSize[0], s.domainSize[1], s.domainSize[2]}); }
+double minExtent(const scene::Scene& s) {
+    return std::min({s.domainSize[0], s.domainSize[1], s.domainSize[2]});
+}
 /// Round to whole cells so new items sit on the grid.
-double cells(const scene::Scene& s, double um) { return std::max(1.0, std::round(um / s.cellUm)) * s.cellUm; }
+double cells(const scene::Scene& s, double um) {
+    return std::max(1.0, std::round(um / s.cellUm)) * s.cellUm;
+}
 } // namespace
 
 std::string uniqueName(const scene::Scene& s, ItemKind element, const std::string& stem) {
     for (int i = 1;; ++i) {
         std::string n = stem + std::to_string(i);
-        if (!nameUsed(s, element, n)) return n;
+        if (!nameUsed(s, element, n))
+            return n;
     }
 }
 
@@ -140,17 +149,28 @@ SceneEntity makeNewItem(const scene::Scene& s, NewItemKind kind) {
 
 QString newItemText(NewItemKind kind) {
     switch (kind) {
-    case NewItemKind::Box: return tr("Box");
-    case NewItemKind::Sphere: return tr("Sphere");
-    case NewItemKind::Cylinder: return tr("Cylinder");
-    case NewItemKind::Prism: return tr("Extruded polygon");
-    case NewItemKind::Material: return tr("Material");
-    case NewItemKind::PointDipole: return tr("Point dipole source");
-    case NewItemKind::PlaneSource: return tr("Gaussian plane source");
-    case NewItemKind::FluxDetector: return tr("Flux detector");
-    case NewItemKind::SnapshotDetector: return tr("Field snapshot detector");
-    case NewItemKind::ProbeDetector: return tr("Point probe");
-    case NewItemKind::DesignRegion: return tr("Design region");
+    case NewItemKind::Box:
+        return tr("Box");
+    case NewItemKind::Sphere:
+        return tr("Sphere");
+    case NewItemKind::Cylinder:
+        return tr("Cylinder");
+    case NewItemKind::Prism:
+        return tr("Extruded polygon");
+    case NewItemKind::Material:
+        return tr("Material");
+    case NewItemKind::PointDipole:
+        return tr("Point dipole source");
+    case NewItemKind::PlaneSource:
+        return tr("Gaussian plane source");
+    case NewItemKind::FluxDetector:
+        return tr("Flux detector");
+    case NewItemKind::SnapshotDetector:
+        return tr("Field snapshot detector");
+    case NewItemKind::ProbeDetector:
+        return tr("Point probe");
+    case NewItemKind::DesignRegion:
+        return tr("Design region");
     }
     return {};
 }

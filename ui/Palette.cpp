@@ -4,12 +4,13 @@ namespace yee::ui {
 
 QColor paletteColor(int i) {
     // Distinct, print-friendly hues (Tableau 10 order), then darker repeats.
-    static const QColor base[] = {QColor(78, 121, 167),  QColor(242, 142, 43), QColor(89, 161, 79),
+    static const QColor base[] = {QColor(78, 121, 167),  QColor(242, 142, 43),  QColor(89, 161, 79),
                                   QColor(225, 87, 89),   QColor(118, 183, 178), QColor(237, 201, 72),
                                   QColor(176, 122, 161), QColor(255, 157, 167), QColor(156, 117, 95),
                                   QColor(186, 176, 172)};
     constexpr int n = int(sizeof(base) / sizeof(base[0]));
-    if (i < 0) return QColor(160, 160, 160);
+    if (i < 0)
+        return QColor(160, 160, 160);
     QColor c = base[i % n];
     return (i / n) % 2 ? c.darker(140) : c;
 }
@@ -20,17 +21,28 @@ QColor materialColor(const scene::Scene& s, const std::string& material) {
 
 QColor categoryColor(device::Category c) {
     switch (c) {
-    case device::Category::Fields: return QColor(78, 121, 167);
-    case device::Category::Materials: return QColor(89, 161, 79);
-    case device::Category::Pml: return QColor(181, 137, 0);
-    case device::Category::Sources: return QColor(225, 87, 89);
-    case device::Category::Detectors: return QColor(38, 139, 210);
-    case device::Category::Recorder: return QColor(176, 122, 161);
-    case device::Category::Checkpoints: return QColor(242, 142, 43);
-    case device::Category::Adjoint: return QColor(118, 183, 178);
-    case device::Category::Halo: return QColor(108, 113, 196);
-    case device::Category::Staging: return QColor(156, 117, 95);
-    default: return QColor(160, 160, 160);
+    case device::Category::Fields:
+        return QColor(78, 121, 167);
+    case device::Category::Materials:
+        return QColor(89, 161, 79);
+    case device::Category::Pml:
+        return QColor(181, 137, 0);
+    case device::Category::Sources:
+        return QColor(225, 87, 89);
+    case device::Category::Detectors:
+        return QColor(38, 139, 210);
+    case device::Category::Recorder:
+        return QColor(176, 122, 161);
+    case device::Category::Checkpoints:
+        return QColor(242, 142, 43);
+    case device::Category::Adjoint:
+        return QColor(118, 183, 178);
+    case device::Category::Halo:
+        return QColor(108, 113, 196);
+    case device::Category::Staging:
+        return QColor(156, 117, 95);
+    default:
+        return QColor(160, 160, 160);
     }
 }
 

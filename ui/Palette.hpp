@@ -21,12 +21,24 @@ QColor categoryColor(device::Category c);
 
 /// Fixed colours of the scene view's non-material glyphs.
 namespace colors {
-inline QColor source() { return QColor(220, 50, 47); }
-inline QColor detector() { return QColor(38, 139, 210); }
-inline QColor design() { return QColor(211, 54, 130); }
-inline QColor pml() { return QColor(181, 137, 0); }
-inline QColor tileCut() { return QColor(108, 113, 196); }
-inline QColor selection() { return QColor(255, 200, 0); }
+inline QColor source() {
+    return QColor(220, 50, 47);
+}
+inline QColor detector() {
+    return QColor(38, 139, 210);
+}
+inline QColor design() {
+    return QColor(211, 54, 130);
+}
+inline QColor pml() {
+    return QColor(181, 137, 0);
+}
+inline QColor tileCut() {
+    return QColor(108, 113, 196);
+}
+inline QColor selection() {
+    return QColor(255, 200, 0);
+}
 } // namespace colors
 
 } // namespace yee::ui

@@ -19,7 +19,8 @@ bool usesCombo(PropertyType t) {
 }
 } // namespace
 
-QWidget* PropertyDelegate::createEditor(QWidget* parent, const QStyleOptionViewItem&, const QModelIndex& index) const {
+QWidget* PropertyDelegate::createEditor(QWidget* parent, const QStyleOptionViewItem&,
+                                        const QModelIndex& index) const {
     const auto type = PropertyType(index.data(PropertyModel::TypeRole).toInt());
     if (usesCombo(type)) {
         auto* combo = new QComboBox(parent);
@@ -27,7 +28,8 @@ QWidget* PropertyDelegate::createEditor(QWidget* parent, const QStyleOptionViewI
             combo->addItem(tr("yes"), true);
             combo->addItem(tr("no"), false);
         } else {
-            for (const QString& c : index.data(PropertyModel::ChoicesRole).toStringList()) combo->addItem(c, c);
+            for (const QString& c : index.data(PropertyModel::ChoicesRole).toStringList())
+                combo->addItem(c, c);
         }
         // Commit as soon as a choice is made, like a property sheet.
         connect(combo, &QComboBox::activated, this, [this, combo] {
@@ -51,9 +53,12 @@ void PropertyDelegate::setEditorData(QWidget* editor, const QModelIndex& index) 
     }
 }
 
-void PropertyDelegate::setModelData(QWidget* editor, QAbstractItemModel* model, const QModelIndex& index) const {
-    if (auto* combo = qobject_cast<QComboBox*>(editor)) model->setData(index, combo->currentData());
-    else if (auto* edit = qobject_cast<QLineEdit*>(editor)) model->setData(index, edit->text());
+void PropertyDelegate::setModelData(QWidget* editor, QAbstractItemModel* model,
+                                    const QModelIndex& index) const {
+    if (auto* combo = qobject_cast<QComboBox*>(editor))
+        model->setData(index, combo->currentData());
+    else if (auto* edit = qobject_cast<QLineEdit*>(editor))
+        model->setData(index, edit->text());
 }
 
 PropertyEditor::PropertyEditor(SceneDocument* doc, QWidget* parent)
@@ -102,7 +107,9 @@ PropertyEditor::PropertyEditor(SceneDocument* doc, QWidget* parent)
     updateTitle();
 }
 
-QString PropertyEditor::message() const { return message_->text(); }
+QString PropertyEditor::message() const {
+    return message_->text();
+}
 
 void PropertyEditor::updateTitle() {
     const ItemRef ref = model_->item();
@@ -110,8 +117,10 @@ void PropertyEditor::updateTitle() {
         title_->setText(tr("Select an item in the scene tree or the 3-D view."));
         return;
     }
-    if (ref.index >= 0 && ref.index >= elementCount(doc_->scene(), ref.kind)) return;
-    title_->setText(QStringLiteral("%1  \u2014  %2").arg(itemTitle(doc_->scene(), ref), itemPath(doc_->scene(), ref)));
+    if (ref.index >= 0 && ref.index >= elementCount(doc_->scene(), ref.kind))
+        return;
+    title_->setText(
+        QStringLiteral("%1  \u2014  %2").arg(itemTitle(doc_->scene(), ref), itemPath(doc_->scene(), ref)));
 }
 
 } // namespace yee::ui

@@ -15,13 +15,15 @@ PropertyModel::PropertyModel(SceneDocument* doc, QObject* parent) : QAbstractTab
     connect(doc_, &SceneDocument::sceneChanged, this, [this] {
         const auto now = itemProperties(doc_->scene(), item_);
         bool same = now.size() == props_.size();
-        for (int i = 0; same && i < now.size(); ++i) same = now[i].key == props_[i].key;
+        for (int i = 0; same && i < now.size(); ++i)
+            same = now[i].key == props_[i].key;
         if (!same) {
             reload();
             return;
         }
         props_ = now;
-        if (!props_.isEmpty()) emit dataChanged(index(0, 0), index(rowCount() - 1, 1));
+        if (!props_.isEmpty())
+            emit dataChanged(index(0, 0), index(rowCount() - 1, 1));
     });
     reload();
 }
@@ -33,54 +35,72 @@ void PropertyModel::reload() {
     endResetModel();
 }
 
-int PropertyModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(props_.size()); }
-int PropertyModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : 2; }
+int PropertyModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(props_.size());
+}
+int PropertyModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : 2;
+}
 
 QVariant PropertyModel::headerData(int section, Qt::Orientation o, int role) const {
-    if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    if (o != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
     return section == 0 ? tr("Property") : tr("Value");
 }
 
 Qt::ItemFlags PropertyModel::flags(const QModelIndex& index) const {
-    if (!index.isValid()) return Qt::NoItemFlags;
+    if (!index.isValid())
+        return Qt::NoItemFlags;
     Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
-    if (index.column() == 1 && props_[index.row()].type != PropertyType::ReadOnly) f |= Qt::ItemIsEditable;
+    if (index.column() == 1 && props_[index.row()].type != PropertyType::ReadOnly)
+        f |= Qt::ItemIsEditable;
     return f;
 }
 
 QVariant PropertyModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= props_.size()) return {};
+    if (!index.isValid() || index.row() >= props_.size())
+        return {};
     const PropertyInfo& p = props_[index.row()];
     switch (role) {
     case Qt::DisplayRole:
-        if (index.column() == 0) return p.unit.isEmpty() ? p.label : QStringLiteral("%1 (%2)").arg(p.label, p.unit);
+        if (index.column() == 0)
+            return p.unit.isEmpty() ? p.label : QStringLiteral("%1 (%2)").arg(p.label, p.unit);
         return formatPropertyValue(p, propertyValue(doc_->scene(), item_, p.key));
     case Qt::EditRole:
-        if (index.column() == 0) return p.label;
-        if (p.type == PropertyType::Bool) return propertyValue(doc_->scene(), item_, p.key);
+        if (index.column() == 0)
+            return p.label;
+        if (p.type == PropertyType::Bool)
+            return propertyValue(doc_->scene(), item_, p.key);
         return formatPropertyValue(p, propertyValue(doc_->scene(), item_, p.key));
     case Qt::ToolTipRole: {
         const QString path = propertyPath(doc_->scene(), item_, p.key);
         return p.toolTip.isEmpty() ? path : QStringLiteral("%1\n%2").arg(path, p.toolTip);
     }
     case Qt::ForegroundRole:
-        if (index.column() == 1 && p.type == PropertyType::ReadOnly) return QColor(Qt::gray);
+        if (index.column() == 1 && p.type == PropertyType::ReadOnly)
+            return QColor(Qt::gray);
         return {};
-    case KeyRole: return p.key;
-    case ChoicesRole: return p.choices;
-    case TypeRole: return int(p.type);
-    default: return {};
+    case KeyRole:
+        return p.key;
+    case ChoicesRole:
+        return p.choices;
+    case TypeRole:
+        return int(p.type);
+    default:
+        return {};
     }
 }
 
 bool PropertyModel::setData(const QModelIndex& index, const QVariant& value, int role) {
-    if (role != Qt::EditRole || !index.isValid() || index.column() != 1) return false;
+    if (role != Qt::EditRole || !index.isValid() || index.column() != 1)
+        return false;
     return setValue(props_[index.row()].key, value);
 }
 
 int PropertyModel::rowOf(const QString& key) const {
     for (int i = 0; i < props_.size(); ++i)
-        if (props_[i].key == key) return i;
+        if (props_[i].key == key)
+            return i;
     return -1;
 }
 

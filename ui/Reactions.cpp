@@ -20,15 +20,20 @@ Reaction::Reaction(QAction* action, MainWindow* window) : QObject(action), windo
     connect(window, &MainWindow::stateChanged, this, [this] { updateEnabled(); });
 }
 
-QAction* Reaction::action() const { return static_cast<QAction*>(parent()); }
+QAction* Reaction::action() const {
+    return static_cast<QAction*>(parent());
+}
 
 // ---- files ----
 
-void NewSceneReaction::onTriggered() { window()->newScene(); }
+void NewSceneReaction::onTriggered() {
+    window()->newScene();
+}
 
 OpenSceneReaction::OpenSceneReaction(QAction* action, MainWindow* window, const QString& path)
     : Reaction(action, window), path_(path) {
-    if (!path_.isEmpty()) action->setToolTip(path_);
+    if (!path_.isEmpty())
+        action->setToolTip(path_);
 }
 
 void OpenSceneReaction::onTriggered() {
@@ -37,9 +42,11 @@ void OpenSceneReaction::onTriggered() {
         const QString dir = window()->document()->filePath().isEmpty()
                                 ? QDir::homePath()
                                 : QFileInfo(window()->document()->filePath()).absolutePath();
-        path = QFileDialog::getOpenFileName(window(), tr("Open scene"), dir, tr("Yee scenes (*.json);;All files (*)"));
+        path = QFileDialog::getOpenFileName(window(), tr("Open scene"), dir,
+                                            tr("Yee scenes (*.json);;All files (*)"));
     }
-    if (!path.isEmpty()) window()->openScene(path);
+    if (!path.isEmpty())
+        window()->openScene(path);
 }
 
 SaveSceneReaction::SaveSceneReaction(QAction* action, MainWindow* window, bool saveAs)
@@ -47,33 +54,42 @@ SaveSceneReaction::SaveSceneReaction(QAction* action, MainWindow* window, bool s
     updateEnabled();
 }
 
-void SaveSceneReaction::onTriggered() { window()->saveScene(saveAs_); }
+void SaveSceneReaction::onTriggered() {
+    window()->saveScene(saveAs_);
+}
 
 void SaveSceneReaction::updateEnabled() {
-    if (!saveAs_) action()->setEnabled(window()->document()->isModified() || window()->document()->filePath().isEmpty());
+    if (!saveAs_)
+        action()->setEnabled(window()->document()->isModified() ||
+                             window()->document()->filePath().isEmpty());
 }
 
 void OpenResultsReaction::onTriggered() {
     const QString dir = window()->document()->filePath().isEmpty()
                             ? QDir::homePath()
                             : QFileInfo(window()->document()->filePath()).absolutePath();
-    const QString path =
-        QFileDialog::getOpenFileName(window(), tr("Open results"), dir, tr("Yee results (*.h5);;All files (*)"));
-    if (!path.isEmpty()) window()->openResults(path);
+    const QString path = QFileDialog::getOpenFileName(window(), tr("Open results"), dir,
+                                                      tr("Yee results (*.h5);;All files (*)"));
+    if (!path.isEmpty())
+        window()->openResults(path);
 }
 
-RecentFilesMenu::RecentFilesMenu(QMenu* menu, MainWindow* window) : QObject(menu), menu_(menu), window_(window) {
+RecentFilesMenu::RecentFilesMenu(QMenu* menu, MainWindow* window)
+    : QObject(menu), menu_(menu), window_(window) {
     connect(menu_, &QMenu::aboutToShow, this, &RecentFilesMenu::rebuild);
     rebuild();
 }
 
-QStringList RecentFilesMenu::files() { return QSettings().value(QStringLiteral("recentFiles")).toStringList(); }
+QStringList RecentFilesMenu::files() {
+    return QSettings().value(QStringLiteral("recentFiles")).toStringList();
+}
 
 void RecentFilesMenu::add(const QString& path) {
     QStringList list = files();
     list.removeAll(path);
     list.prepend(path);
-    while (list.size() > 10) list.removeLast();
+    while (list.size() > 10)
+        list.removeLast();
     QSettings().setValue(QStringLiteral("recentFiles"), list);
 }
 
@@ -85,7 +101,8 @@ void RecentFilesMenu::rebuild() {
         a->setEnabled(QFileInfo::exists(f));
         new OpenSceneReaction(a, window_, f);
     }
-    if (list.isEmpty()) menu_->addAction(tr("(none)"))->setEnabled(false);
+    if (list.isEmpty())
+        menu_->addAction(tr("(none)"))->setEnabled(false);
 }
 
 // ---- editing ----
@@ -98,7 +115,9 @@ void AddItemReaction::onTriggered() {
     doc->undoStack()->push(new AddItemCommand(doc, makeNewItem(doc->scene(), kind_)));
 }
 
-DeleteItemReaction::DeleteItemReaction(QAction* action, MainWindow* window) : Reaction(action, window) { updateEnabled(); }
+DeleteItemReaction::DeleteItemReaction(QAction* action, MainWindow* window) : Reaction(action, window) {
+    updateEnabled();
+}
 
 void DeleteItemReaction::onTriggered() {
     SceneDocument* doc = window()->document();
@@ -119,23 +138,37 @@ void DeleteItemReaction::updateEnabled() {
 
 // ---- running ----
 
-RunReaction::RunReaction(QAction* action, MainWindow* window) : Reaction(action, window) { updateEnabled(); }
+RunReaction::RunReaction(QAction* action, MainWindow* window, bool gradient)
+    : Reaction(action, window), gradient_(gradient) {
+    updateEnabled();
+}
 
-void RunReaction::onTriggered() { window()->startRun(); }
+void RunReaction::onTriggered() {
+    window()->startRun(gradient_);
+}
 
 void RunReaction::updateEnabled() {
-    const QString problem = window()->runProblem();
+    const QString problem = window()->runProblem(gradient_);
     const bool running = window()->runner()->isRunning();
     action()->setEnabled(!running && problem.isEmpty());
     action()->setToolTip(running ? tr("A run is in progress.")
-                         : problem.isEmpty() ? tr("Run the forward simulation on the worker thread (F5)")
-                                             : tr("Cannot run: %1").arg(problem));
+                         : problem.isEmpty()
+                             ? (gradient_
+                                    ? tr("Run forward and adjoint: objective and its gradient (Shift+F5)")
+                                    : tr("Run the forward simulation on the worker thread (F5)"))
+                             : tr("Cannot run: %1").arg(problem));
 }
 
-CancelRunReaction::CancelRunReaction(QAction* action, MainWindow* window) : Reaction(action, window) { updateEnabled(); }
+CancelRunReaction::CancelRunReaction(QAction* action, MainWindow* window) : Reaction(action, window) {
+    updateEnabled();
+}
 
-void CancelRunReaction::onTriggered() { window()->cancelRun(); }
+void CancelRunReaction::onTriggered() {
+    window()->cancelRun();
+}
 
-void CancelRunReaction::updateEnabled() { action()->setEnabled(window()->runner()->isRunning()); }
+void CancelRunReaction::updateEnabled() {
+    action()->setEnabled(window()->runner()->isRunning());
+}
 
 } // namespace yee::ui

@@ -117,15 +117,18 @@ protected:
     void updateEnabled() override;
 };
 
-/// Run > Run forward, enabled while the estimate says the configuration can run.
+/// Run > Run forward / Run value and gradient, enabled while the estimate says the run can start.
 class RunReaction : public Reaction {
     Q_OBJECT
 public:
-    RunReaction(QAction* action, MainWindow* window);
+    RunReaction(QAction* action, MainWindow* window, bool gradient);
 
 protected:
     void onTriggered() override;
     void updateEnabled() override;
+
+private:
+    bool gradient_;
 };
 
 /// Run > Cancel.

@@ -17,8 +17,9 @@ ResultsData ResultsData::fromRun(std::shared_ptr<const solver::RunResult> result
     d.keep_ = result;
     d.path = path;
     d.complete = result->completed;
-    d.status = result->completed ? QStringLiteral("complete")
-                                 : QStringLiteral("incomplete: %1").arg(QString::fromStdString(result->status));
+    d.status = result->completed
+                   ? QStringLiteral("complete")
+                   : QStringLiteral("incomplete: %1").arg(QString::fromStdString(result->status));
     d.steps = result->steps;
     d.totalSteps = result->totalSteps;
     d.dtFs = result->dtFs;
@@ -28,6 +29,12 @@ ResultsData ResultsData::fromRun(std::shared_ptr<const solver::RunResult> result
     d.scene = s;
     d.detectors = result->detectors;
     d.devices = result->devices;
+    for (const auto& g : result->gradients)
+        d.gradients[g.name] = g;
+    d.forwardSeconds = result->forwardSeconds;
+    d.backwardSeconds = result->backwardSeconds;
+    d.recomputedSteps = result->recomputedSteps;
+    d.reconstructionDrift = result->reconstructionDrift;
     // Group snapshots by detector, then by step.
     for (const auto& snap : result->snapshots) {
         auto it = std::find_if(d.snapshots.begin(), d.snapshots.end(),
@@ -38,7 +45,8 @@ ResultsData ResultsData::fromRun(std::shared_ptr<const solver::RunResult> result
         }
         if (std::find(it->components.begin(), it->components.end(), snap.component) == it->components.end())
             it->components.push_back(snap.component);
-        auto f = std::find_if(it->frames.begin(), it->frames.end(), [&](const auto& fr) { return fr.step == snap.step; });
+        auto f = std::find_if(it->frames.begin(), it->frames.end(),
+                              [&](const auto& fr) { return fr.step == snap.step; });
         if (f == it->frames.end()) {
             it->frames.push_back({snap.step, snap.timeFs, {}, {}});
             f = it->frames.end() - 1;
@@ -46,7 +54,8 @@ ResultsData ResultsData::fromRun(std::shared_ptr<const solver::RunResult> result
         f->components[snap.component] = &snap;
     }
     for (auto& ss : d.snapshots)
-        std::sort(ss.frames.begin(), ss.frames.end(), [](const auto& a, const auto& b) { return a.step < b.step; });
+        std::sort(ss.frames.begin(), ss.frames.end(),
+                  [](const auto& a, const auto& b) { return a.step < b.step; });
     return d;
 }
 
@@ -88,24 +97,30 @@ ResultsData ResultsData::load(const QString& path) {
         // Component names come from the first frame.
         if (!ss.frames.empty()) {
             const io::VtkImage img = io::readVtkHdf(ss.frames.front().file);
-            for (const auto& [name, values] : img.pointData) ss.components.push_back(name);
+            for (const auto& [name, values] : img.pointData)
+                ss.components.push_back(name);
         }
         d.snapshots.push_back(std::move(ss));
     }
     return d;
 }
 
-std::optional<solver::Snapshot> ResultsData::snapshot(std::size_t series, std::size_t frame, const std::string& component,
-                                                      QString* error) const {
-    if (series >= snapshots.size() || frame >= snapshots[series].frames.size()) return std::nullopt;
+std::optional<solver::Snapshot> ResultsData::snapshot(std::size_t series, std::size_t frame,
+                                                      const std::string& component, QString* error) const {
+    if (series >= snapshots.size() || frame >= snapshots[series].frames.size())
+        return std::nullopt;
     const auto& fr = snapshots[series].frames[frame];
-    if (auto it = fr.components.find(component); it != fr.components.end()) return *it->second;
-    if (fr.file.empty()) return std::nullopt;
+    if (auto it = fr.components.find(component); it != fr.components.end())
+        return *it->second;
+    if (fr.file.empty())
+        return std::nullopt;
     try {
         const io::VtkImage img = io::readVtkHdf(fr.file);
         auto it = img.pointData.find(component);
         if (it == img.pointData.end()) {
-            if (error) *error = QObject::tr("%1 has no component %2").arg(QString::fromStdString(fr.file), QString::fromStdString(component));
+            if (error)
+                *error = QObject::tr("%1 has no component %2")
+                             .arg(QString::fromStdString(fr.file), QString::fromStdString(component));
             return std::nullopt;
         }
         solver::Snapshot s;
@@ -119,7 +134,8 @@ std::optional<solver::Snapshot> ResultsData::snapshot(std::size_t series, std::s
         s.data = it->second;
         return s;
     } catch (const std::exception& e) {
-        if (error) *error = QString::fromStdString(e.what());
+        if (error)
+            *error = QString::fromStdString(e.what());
         return std::nullopt;
     }
 }

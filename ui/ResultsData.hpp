@@ -22,7 +22,7 @@ struct SnapshotSeries {
     struct Frame {
         int step = 0;
         double timeFs = 0;
-        std::string file;                                           ///< VTKHDF file (from a results file)
+        std::string file;                                          ///< VTKHDF file (from a results file)
         std::map<std::string, const solver::Snapshot*> components; ///< in memory (from a run)
     };
     std::vector<Frame> frames;
@@ -37,6 +37,10 @@ struct ResultsData {
     double dtFs = 0, wallSeconds = 0;
     std::int64_t cellUpdates = 0;
     std::optional<double> objective;
+    /// Value-and-grad runs just finished (not stored in results files): sweep times, recomputation, drift.
+    double forwardSeconds = 0, backwardSeconds = 0;
+    std::int64_t recomputedSteps = 0;
+    double reconstructionDrift = 0;
     std::optional<scene::Scene> scene; ///< the scene that produced the results, when known
     std::vector<solver::DetectorResult> detectors;
     std::map<std::string, solver::NamedArray> gradients;
@@ -50,8 +54,8 @@ struct ResultsData {
     static ResultsData load(const QString& path);
 
     /// One component of one frame; nullopt when it cannot be read (`error` says why).
-    std::optional<solver::Snapshot> snapshot(std::size_t series, std::size_t frame, const std::string& component,
-                                             QString* error = nullptr) const;
+    std::optional<solver::Snapshot> snapshot(std::size_t series, std::size_t frame,
+                                             const std::string& component, QString* error = nullptr) const;
     bool empty() const { return detectors.empty() && snapshots.empty() && gradients.empty(); }
 
 private:

@@ -47,7 +47,7 @@ QWidget* ResultsView::buildFieldTab() {
     auto* l = new QHBoxLayout(w);
     l->setContentsMargins(0, 0, 0, 0);
     auto* controls = new QWidget(w);
-    controls->setMaximumWidth(260);
+    controls->setMaximumWidth(220);
     auto* f = new QFormLayout(controls);
     series_ = new QComboBox(controls);
     series_->setObjectName(QStringLiteral("snapshotDetector"));
@@ -57,7 +57,8 @@ QWidget* ResultsView::buildFieldTab() {
     f->addRow(tr("Component"), component_);
     plane_ = new QComboBox(controls);
     plane_->setObjectName(QStringLiteral("slicePlane"));
-    for (int a = 0; a < 3; ++a) plane_->addItem(tr(kPlanes[a]), a);
+    for (int a = 0; a < 3; ++a)
+        plane_->addItem(tr(kPlanes[a]), a);
     f->addRow(tr("Plane"), plane_);
     position_ = new QSlider(Qt::Horizontal, controls);
     position_->setObjectName(QStringLiteral("slicePosition"));
@@ -89,13 +90,14 @@ QWidget* ResultsView::buildGradientTab() {
     auto* l = new QHBoxLayout(w);
     l->setContentsMargins(0, 0, 0, 0);
     auto* controls = new QWidget(w);
-    controls->setMaximumWidth(260);
+    controls->setMaximumWidth(220);
     auto* f = new QFormLayout(controls);
     design_ = new QComboBox(controls);
     design_->setObjectName(QStringLiteral("gradientDesign"));
     f->addRow(tr("Design region"), design_);
     gradientPlane_ = new QComboBox(controls);
-    for (int a = 0; a < 3; ++a) gradientPlane_->addItem(tr(kPlanes[a]), a);
+    for (int a = 0; a < 3; ++a)
+        gradientPlane_->addItem(tr(kPlanes[a]), a);
     gradientPlane_->setCurrentIndex(2);
     f->addRow(tr("Plane"), gradientPlane_);
     gradientPosition_ = new QSlider(Qt::Horizontal, controls);
@@ -105,7 +107,10 @@ QWidget* ResultsView::buildGradientTab() {
     gradientField_->setObjectName(QStringLiteral("gradientView"));
     l->addWidget(gradientField_, 1);
     connect(design_, &QComboBox::currentIndexChanged, this, &ResultsView::updateGradient);
-    connect(gradientPlane_, &QComboBox::currentIndexChanged, this, &ResultsView::updateGradient);
+    connect(gradientPlane_, &QComboBox::currentIndexChanged, this, [this] {
+        recentreGradient_ = true;
+        updateGradient();
+    });
     connect(gradientPosition_, &QSlider::valueChanged, this, &ResultsView::updateGradient);
     return w;
 }
@@ -115,7 +120,8 @@ bool ResultsView::openFile(const QString& path, QString* error) {
         setResults(ResultsData::load(path));
         return true;
     } catch (const std::exception& e) {
-        if (error) *error = QString::fromStdString(e.what());
+        if (error)
+            *error = QString::fromStdString(e.what());
         return false;
     }
 }
@@ -131,7 +137,8 @@ void ResultsView::setResults(const ResultsData& data) {
     {
         const QSignalBlocker b(series_);
         series_->clear();
-        for (const auto& s : data_.snapshots) series_->addItem(QString::fromStdString(s.detector));
+        for (const auto& s : data_.snapshots)
+            series_->addItem(QString::fromStdString(s.detector));
         series_->setCurrentIndex(data_.snapshots.empty() ? -1 : 0);
     }
     seriesChanged();
@@ -139,11 +146,20 @@ void ResultsView::setResults(const ResultsData& data) {
     {
         const QSignalBlocker b(design_);
         design_->clear();
-        for (const auto& [name, g] : data_.gradients) design_->addItem(QString::fromStdString(name));
+        for (const auto& [name, g] : data_.gradients)
+            design_->addItem(QString::fromStdString(name));
     }
     tabs_->setTabEnabled(2, !data_.gradients.empty());
+    recentreGradient_ = true; // start in the middle of the region along the chosen normal
     updateGradient();
     updateSummary();
+    // Open on something to look at: fields, else gradients, else detector plots.
+    if (!data_.snapshots.empty())
+        tabs_->setCurrentIndex(0);
+    else if (!data_.gradients.empty())
+        tabs_->setCurrentIndex(2);
+    else if (!data_.detectors.empty())
+        tabs_->setCurrentIndex(1);
 }
 
 void ResultsView::seriesChanged() {
@@ -155,11 +171,13 @@ void ResultsView::seriesChanged() {
         return;
     }
     const auto& ss = data_.snapshots[std::size_t(si)];
-    for (const auto& c : ss.components) component_->addItem(QString::fromStdString(c));
+    for (const auto& c : ss.components)
+        component_->addItem(QString::fromStdString(c));
     time_->setRange(0, std::max(0, int(ss.frames.size()) - 1));
     time_->setValue(time_->maximum());
     // Plane snapshots are shown in their own plane.
-    if (auto snap = data_.snapshot(std::size_t(si), 0, ss.components.empty() ? std::string() : ss.components.front())) {
+    if (auto snap = data_.snapshot(std::size_t(si), 0,
+                                   ss.components.empty() ? std::string() : ss.components.front())) {
         plane_->setCurrentIndex(naturalNormal(*snap));
         position_->setValue(snap->dims[naturalNormal(*snap)] / 2);
     }
@@ -168,14 +186,16 @@ void ResultsView::seriesChanged() {
 
 void ResultsView::updateSlice() {
     const int si = series_->currentIndex();
-    if (si < 0 || component_->currentIndex() < 0) return;
+    if (si < 0 || component_->currentIndex() < 0)
+        return;
     const auto& ss = data_.snapshots[std::size_t(si)];
     const std::size_t frame = std::size_t(time_->value());
     QString error;
     auto snap = data_.snapshot(std::size_t(si), frame, component_->currentText().toStdString(), &error);
     if (!snap) {
         field_->clear(tr("Cannot read this snapshot."));
-        if (!error.isEmpty()) emit problemReported(error);
+        if (!error.isEmpty())
+            emit problemReported(error);
         return;
     }
     const int normal = plane_->currentData().toInt();
@@ -191,9 +211,12 @@ void ResultsView::updateSlice() {
                                 .arg(position_->value() + 1)
                                 .arg(snap->dims[normal]));
     const double t = frame < ss.frames.size() ? ss.frames[frame].timeFs : snap->timeFs;
-    timeLabel_->setText(tr("t = %1 fs (frame %2 of %3)").arg(t, 0, 'f', 2).arg(frame + 1).arg(ss.frames.size()));
+    timeLabel_->setText(
+        tr("t = %1 fs (frame %2 of %3)").arg(t, 0, 'f', 2).arg(frame + 1).arg(ss.frames.size()));
     field_->setSlice(slice,
-                     tr("%1  %2   t = %3 fs").arg(QString::fromStdString(ss.detector), component_->currentText()).arg(t, 0, 'f', 2),
+                     tr("%1  %2   t = %3 fs")
+                         .arg(QString::fromStdString(ss.detector), component_->currentText())
+                         .arg(t, 0, 'f', 2),
                      component_->currentText());
 }
 
@@ -209,36 +232,57 @@ void ResultsView::updateGradient() {
     if (data_.scene) {
         s = *data_.scene;
         for (std::size_t i = 0; i < s.designs.size(); ++i)
-            if (s.designs[i].name == it->first) index = i;
+            if (s.designs[i].name == it->first)
+                index = i;
     }
     const solver::Snapshot vol = gradientVolume(s, index, it->second);
     const int normal = gradientPlane_->currentData().toInt();
     {
         const QSignalBlocker b(gradientPosition_);
         gradientPosition_->setRange(0, std::max(0, vol.dims[normal] - 1));
+        if (recentreGradient_)
+            gradientPosition_->setValue(vol.dims[normal] / 2);
+        recentreGradient_ = false;
     }
-    gradientField_->setSlice(sliceOf(vol, normal, gradientPosition_->value()), tr("d objective / d latent: %1").arg(name),
-                             tr("gradient"));
+    gradientField_->setSlice(sliceOf(vol, normal, gradientPosition_->value()),
+                             tr("d objective / d latent: %1").arg(name), tr("gradient"));
 }
 
 void ResultsView::updateSummary() {
     QStringList lines;
     lines << tr("Status: %1").arg(data_.status);
-    lines << tr("Steps: %1 of %2 (dt = %3 fs)").arg(data_.steps).arg(data_.totalSteps).arg(data_.dtFs, 0, 'g', 6);
+    lines << tr("Steps: %1 of %2 (dt = %3 fs)")
+                 .arg(data_.steps)
+                 .arg(data_.totalSteps)
+                 .arg(data_.dtFs, 0, 'g', 6);
     if (data_.wallSeconds > 0)
-        lines << tr("Wall time: %1 s, %2 cell updates/s").arg(data_.wallSeconds, 0, 'f', 2).arg(double(data_.cellUpdates) / data_.wallSeconds, 0, 'g', 4);
-    if (data_.objective) lines << tr("Objective: %1").arg(*data_.objective, 0, 'g', 10);
+        lines << tr("Wall time: %1 s, %2 cell updates/s")
+                     .arg(data_.wallSeconds, 0, 'f', 2)
+                     .arg(double(data_.cellUpdates) / data_.wallSeconds, 0, 'g', 4);
+    if (data_.objective)
+        lines << tr("Objective: %1").arg(*data_.objective, 0, 'g', 10);
+    if (!data_.gradients.empty()) {
+        lines << tr("Gradient of %n design region(s)", nullptr, int(data_.gradients.size()));
+        if (data_.backwardSeconds > 0)
+            lines << tr("  forward sweep %1 s, reverse sweep %2 s, %3 steps recomputed, reconstruction drift "
+                        "%4")
+                         .arg(data_.forwardSeconds, 0, 'f', 2)
+                         .arg(data_.backwardSeconds, 0, 'f', 2)
+                         .arg(data_.recomputedSteps)
+                         .arg(data_.reconstructionDrift, 0, 'g', 3);
+    }
     lines << QString() << tr("Devices:");
     for (const auto& d : data_.devices)
         lines << tr("  %1  tile %2  peak %3 of %4")
-                     .arg(QString::fromStdString(d.name), boxText(d.tile),
-                          bytesText(d.memory.peakTotal),
+                     .arg(QString::fromStdString(d.name), boxText(d.tile), bytesText(d.memory.peakTotal),
                           bytesText(d.capacity));
     lines << QString() << tr("Detectors:");
     for (const auto& d : data_.detectors) {
         QStringList arrays;
-        for (const auto& a : d.arrays) arrays << QString::fromStdString(a.name);
-        lines << QStringLiteral("  %1 (%2): %3").arg(QString::fromStdString(d.name), QString::fromStdString(d.type), arrays.join(", "));
+        for (const auto& a : d.arrays)
+            arrays << QString::fromStdString(a.name);
+        lines << QStringLiteral("  %1 (%2): %3")
+                     .arg(QString::fromStdString(d.name), QString::fromStdString(d.type), arrays.join(", "));
     }
     summary_->setPlainText(lines.join('\n'));
 }

@@ -68,6 +68,7 @@ private:
     QComboBox* gradientPlane_;
     QSlider* gradientPosition_;
     FieldView* gradientField_;
+    bool recentreGradient_ = true;
     // summary
     QPlainTextEdit* summary_;
 };

@@ -28,10 +28,12 @@ QString rate(double v, const QString& unit) {
         v /= 1000;
         ++p;
     }
-    return QStringLiteral("%1 %2%3").arg(QString::number(v, 'f', v < 10 ? 2 : 1), QLatin1String(prefixes[p]), unit);
+    return QStringLiteral("%1 %2%3").arg(QString::number(v, 'f', v < 10 ? 2 : 1), QLatin1String(prefixes[p]),
+                                         unit);
 }
 QString duration(double s) {
-    if (s < 60) return QStringLiteral("%1 s").arg(s, 0, 'f', 1);
+    if (s < 60)
+        return QStringLiteral("%1 s").arg(s, 0, 'f', 1);
     return QStringLiteral("%1 min %2 s").arg(int(s) / 60).arg(int(s) % 60);
 }
 } // namespace
@@ -80,10 +82,12 @@ RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
     table_->setObjectName(QStringLiteral("collectivesTable"));
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     QStringList phases, kinds;
-    for (int p = 0; p < comm::kPhaseCount; ++p) phases << QString::fromLatin1(comm::phaseName(comm::Phase(p)));
+    for (int p = 0; p < comm::kPhaseCount; ++p)
+        phases << QString::fromLatin1(comm::phaseName(comm::Phase(p)));
     // Short column titles keep five columns readable in a narrow dock; tooltips give the exact names.
-    const QStringList shortNames{tr("halo"), tr("all-reduce"), tr("gather"), tr("bcast"), tr("barrier")};
-    for (int k = 0; k < comm::kKindCount; ++k) kinds << shortNames.value(k, QString::fromLatin1(comm::kindName(comm::Kind(k))));
+    const QStringList shortNames{tr("halo"), tr("reduce"), tr("gather"), tr("bcast"), tr("barrier")};
+    for (int k = 0; k < comm::kKindCount; ++k)
+        kinds << shortNames.value(k, QString::fromLatin1(comm::kindName(comm::Kind(k))));
     table_->setVerticalHeaderLabels(phases);
     table_->setHorizontalHeaderLabels(kinds);
     for (int k = 0; k < comm::kKindCount; ++k)
@@ -143,7 +147,8 @@ void RunMonitor::showDevices(const std::vector<telemetry::DeviceReport>& devices
         const QSignalBlocker b(deviceBox_);
         const int keep = deviceBox_->currentIndex();
         deviceBox_->clear();
-        for (const QString& n : names) deviceBox_->addItem(n);
+        for (const QString& n : names)
+            deviceBox_->addItem(n);
         deviceBox_->setCurrentIndex(keep >= 0 && keep < names.size() ? keep : 0);
     }
     fillTable();
@@ -174,12 +179,19 @@ void RunMonitor::runFinished(const RunResultPtr& result, const QString& path) {
     cancel_->setEnabled(false);
     progress_->setRange(0, std::max(1, result->totalSteps));
     progress_->setValue(result->steps);
-    QString text = result->completed ? tr("Completed %1 steps in %2.").arg(result->steps).arg(duration(result->seconds))
-                                     : tr("Stopped (%1) after %2 of %3 steps; results are marked incomplete.")
-                                           .arg(QString::fromStdString(result->status))
-                                           .arg(result->steps)
-                                           .arg(result->totalSteps);
-    if (!path.isEmpty()) text += QLatin1Char(' ') + tr("Results: %1").arg(path);
+    QString text =
+        result->completed
+            ? (result->backwardSeconds > 0
+                   ? tr("Completed %1 steps: forward sweep %2, reverse sweep %3.")
+                         .arg(result->steps)
+                         .arg(duration(result->forwardSeconds), duration(result->backwardSeconds))
+                   : tr("Completed %1 steps in %2.").arg(result->steps).arg(duration(result->seconds)))
+            : tr("Stopped (%1) after %2 of %3 steps; results are marked incomplete.")
+                  .arg(QString::fromStdString(result->status))
+                  .arg(result->steps)
+                  .arg(result->totalSteps);
+    if (!path.isEmpty())
+        text += QLatin1Char(' ') + tr("Results: %1").arg(path);
     status_->setText(text);
     if (result->seconds > 0) {
         rate_->setText(rate(result->steps / result->seconds, tr("steps/s")));
@@ -190,7 +202,8 @@ void RunMonitor::runFinished(const RunResultPtr& result, const QString& path) {
         const auto& d = result->devices[i];
         devices.push_back({int(i), d.name, d.capacity, d.memory, d.comm});
     }
-    if (!devices.empty()) showDevices(devices);
+    if (!devices.empty())
+        showDevices(devices);
 }
 
 void RunMonitor::runFailed(const QString& message) {

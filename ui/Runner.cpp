@@ -13,20 +13,30 @@ void RunWorker::execute(const std::shared_ptr<const RunRequest>& request) {
     try {
         solver::RunOptions o = request->options;
         o.cancel = cancel_;
-        o.onTelemetry = [this](const telemetry::Report& r) { emit telemetryReceived(r); };
+        // Reports go to the GUI as queued signals and, sampled, into the results file's timeline.
+        std::vector<telemetry::Report> timeline;
+        o.onTelemetry = [this, &timeline](const telemetry::Report& r) {
+            timeline.push_back(r);
+            emit telemetryReceived(r);
+        };
         auto result = std::make_shared<solver::RunResult>(solver::run(request->scene, o));
         if (!request->resultPath.isEmpty()) {
             io::ResultsExtras extras;
+            extras.timeline = std::move(timeline);
+            for (const auto& g : result->gradients)
+                extras.gradients[g.name] = g;
             if (!result->snapshots.empty()) {
                 QString dir = request->snapshotDir;
                 const QFileInfo fi(request->resultPath);
-                if (dir.isEmpty()) dir = fi.absolutePath() + QLatin1Char('/') + fi.completeBaseName() + "_snapshots";
+                if (dir.isEmpty())
+                    dir = fi.absolutePath() + QLatin1Char('/') + fi.completeBaseName() + "_snapshots";
                 const QDir base(fi.absolutePath());
                 for (auto& [det, index] : io::writeSnapshotSeries(dir.toStdString(), result->snapshots))
-                    extras.snapshotSeries[det] = base.relativeFilePath(QString::fromStdString(index)).toStdString();
+                    extras.snapshotSeries[det] =
+                        base.relativeFilePath(QString::fromStdString(index)).toStdString();
             }
-            io::writeResults(request->resultPath.toStdString(), request->scene, scene::sceneToJson(request->scene),
-                             *result, extras);
+            io::writeResults(request->resultPath.toStdString(), request->scene,
+                             scene::sceneToJson(request->scene), *result, extras);
         }
         emit finished(result, request->resultPath);
     } catch (const std::exception& e) {
@@ -41,18 +51,20 @@ Runner::Runner(QObject* parent) : QObject(parent), worker_(new RunWorker(&cancel
     worker_->moveToThread(&thread_);
     connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
     connect(worker_, &RunWorker::telemetryReceived, this, &Runner::telemetryReceived, Qt::QueuedConnection);
-    connect(worker_, &RunWorker::finished, this,
-            [this](const RunResultPtr& r, const QString& path) {
-                running_ = false;
-                emit runFinished(r, path);
-            },
-            Qt::QueuedConnection);
-    connect(worker_, &RunWorker::failed, this,
-            [this](const QString& m) {
-                running_ = false;
-                emit runFailed(m);
-            },
-            Qt::QueuedConnection);
+    connect(
+        worker_, &RunWorker::finished, this,
+        [this](const RunResultPtr& r, const QString& path) {
+            running_ = false;
+            emit runFinished(r, path);
+        },
+        Qt::QueuedConnection);
+    connect(
+        worker_, &RunWorker::failed, this,
+        [this](const QString& m) {
+            running_ = false;
+            emit runFailed(m);
+        },
+        Qt::QueuedConnection);
     thread_.setObjectName(QStringLiteral("yee-run"));
     thread_.start();
 }
@@ -64,17 +76,20 @@ Runner::~Runner() {
 }
 
 bool Runner::start(RunRequest request) {
-    if (running_) return false;
+    if (running_)
+        return false;
     cancel_ = false;
     running_ = true;
     auto req = std::make_shared<const RunRequest>(std::move(request));
-    QMetaObject::invokeMethod(worker_, [w = worker_, req] { w->execute(req); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        worker_, [w = worker_, req] { w->execute(req); }, Qt::QueuedConnection);
     emit runStarted();
     return true;
 }
 
 void Runner::cancel() {
-    if (running_) cancel_ = true;
+    if (running_)
+        cancel_ = true;
 }
 
 } // namespace yee::ui

@@ -60,9 +60,11 @@ vtkSmartPointer<vtkActor> centeredBox(const Vec3& center, const Vec3& size, cons
 /// An arrow from `start` along `dir` (any length) with total length `length`.
 vtkSmartPointer<vtkActor> arrowActor(const Vec3& start, Vec3 dir, double length, const QColor& c) {
     const double n = std::sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
-    if (n <= 0) dir = {1, 0, 0};
+    if (n <= 0)
+        dir = {1, 0, 0};
     else
-        for (double& d : dir) d /= n;
+        for (double& d : dir)
+            d /= n;
     vtkNew<vtkArrowSource> arrow;
     arrow->SetTipResolution(24);
     arrow->SetShaftResolution(24);
@@ -73,10 +75,13 @@ vtkSmartPointer<vtkActor> arrowActor(const Vec3& start, Vec3 dir, double length,
     vtkNew<vtkTransform> t;
     t->Translate(start.data());
     const Vec3 x{1, 0, 0};
-    const Vec3 axis{x[1] * dir[2] - x[2] * dir[1], x[2] * dir[0] - x[0] * dir[2], x[0] * dir[1] - x[1] * dir[0]};
+    const Vec3 axis{x[1] * dir[2] - x[2] * dir[1], x[2] * dir[0] - x[0] * dir[2],
+                    x[0] * dir[1] - x[1] * dir[0]};
     const double angle = std::acos(std::clamp(dir[0], -1.0, 1.0)) * 180.0 / M_PI;
-    if (std::hypot(axis[0], axis[1], axis[2]) > 1e-12) t->RotateWXYZ(angle, axis.data());
-    else if (dir[0] < 0) t->RotateWXYZ(180, 0, 0, 1);
+    if (std::hypot(axis[0], axis[1], axis[2]) > 1e-12)
+        t->RotateWXYZ(angle, axis.data());
+    else if (dir[0] < 0)
+        t->RotateWXYZ(180, 0, 0, 1);
     t->Scale(length, length, length);
     actor->SetUserTransform(t);
     return actor;
@@ -93,8 +98,10 @@ vtkSmartPointer<vtkActor> sphereActor(const Vec3& center, double radius, const Q
 
 vtkSmartPointer<vtkActor> objectActor(const scene::Object& o, const QColor& c, double opacity) {
     switch (o.shape) {
-    case scene::Shape::Box: return centeredBox(o.center, o.size, c, opacity);
-    case scene::Shape::Sphere: return sphereActor(o.center, o.radius, c, opacity);
+    case scene::Shape::Box:
+        return centeredBox(o.center, o.size, c, opacity);
+    case scene::Shape::Sphere:
+        return sphereActor(o.center, o.radius, c, opacity);
     case scene::Shape::Cylinder: {
         vtkNew<vtkCylinderSource> cyl; // along y, centred at the origin
         cyl->SetRadius(o.radius);
@@ -103,8 +110,10 @@ vtkSmartPointer<vtkActor> objectActor(const scene::Object& o, const QColor& c, d
         auto actor = actorFor(cyl, c, opacity);
         vtkNew<vtkTransform> t;
         t->Translate(o.center.data());
-        if (o.axis == 0) t->RotateZ(-90);
-        else if (o.axis == 2) t->RotateX(90);
+        if (o.axis == 0)
+            t->RotateZ(-90);
+        else if (o.axis == 2)
+            t->RotateX(90);
         actor->SetUserTransform(t);
         return actor;
     }
@@ -126,7 +135,8 @@ vtkSmartPointer<vtkActor> objectActor(const scene::Object& o, const QColor& c, d
         if (n >= 3) {
             for (int cap = 0; cap < 2; ++cap) {
                 polys->InsertNextCell(n);
-                for (int i = 0; i < n; ++i) polys->InsertCellPoint(cap * n + i);
+                for (int i = 0; i < n; ++i)
+                    polys->InsertCellPoint(cap * n + i);
             }
             for (int i = 0; i < n; ++i) {
                 const vtkIdType quad[4] = {i, (i + 1) % n, n + (i + 1) % n, n + i};
@@ -161,7 +171,8 @@ SceneActors buildSceneActors(const scene::Scene& s) {
     SceneActors out;
     const Vec3 lo = s.domainLo();
     Vec3 hi;
-    for (int a = 0; a < 3; ++a) hi[a] = lo[a] + s.domainSize[a];
+    for (int a = 0; a < 3; ++a)
+        hi[a] = lo[a] + s.domainSize[a];
     out.bounds = {lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]};
     const double glyph = 0.18 * std::min({s.domainSize[0], s.domainSize[1], s.domainSize[2]});
 
@@ -176,12 +187,15 @@ SceneActors buildSceneActors(const scene::Scene& s) {
     // PML shells: slabs inside the domain on every face of a PML axis.
     for (int a = 0; a < 3; ++a) {
         const int cells = s.pmlCells(a);
-        if (cells <= 0) continue;
+        if (cells <= 0)
+            continue;
         const double t = cells * s.cellUm;
         for (int side = 0; side < 2; ++side) {
             Vec3 slo = lo, shi = hi;
-            if (side == 0) shi[a] = lo[a] + t;
-            else slo[a] = hi[a] - t;
+            if (side == 0)
+                shi[a] = lo[a] + t;
+            else
+                slo[a] = hi[a] - t;
             noPick(out, boxActor(slo, shi, colors::pml(), 0.10), 0.10);
         }
     }
@@ -200,7 +214,8 @@ SceneActors buildSceneActors(const scene::Scene& s) {
         for (int a = 0; a < 3; ++a) {
             std::set<int> cuts;
             for (int t = 0; t < grid.count(); ++t)
-                if (grid.tile(t).box.lo[a] > 0) cuts.insert(grid.tile(t).box.lo[a]);
+                if (grid.tile(t).box.lo[a] > 0)
+                    cuts.insert(grid.tile(t).box.lo[a]);
             for (int c : cuts) {
                 Vec3 clo = lo, chi = hi;
                 clo[a] = chi[a] = lo[a] + c * s.cellUm;
@@ -244,19 +259,23 @@ SceneActors buildSceneActors(const scene::Scene& s) {
         if (src.type == scene::SourceType::PointDipole) {
             Vec3 start = src.center;
             const double n = std::hypot(src.polarization[0], src.polarization[1], src.polarization[2]);
-            for (int a = 0; a < 3; ++a) start[a] -= 0.5 * glyph * (n > 0 ? src.polarization[a] / n : 0);
+            for (int a = 0; a < 3; ++a)
+                start[a] -= 0.5 * glyph * (n > 0 ? src.polarization[a] / n : 0);
             out.props.push_back({arrowActor(start, src.polarization, glyph, colors::source()), ref, 1.0});
             out.props.push_back({sphereActor(src.center, 0.08 * glyph, colors::source(), 1.0), ref, 1.0});
         } else {
             out.props.push_back({centeredBox(src.center, src.size, colors::source(), 0.45), ref, 0.45});
-            out.props.push_back({arrowActor(src.center, axisVector(src.normal, src.direction), glyph, colors::source()), ref, 1.0});
+            out.props.push_back(
+                {arrowActor(src.center, axisVector(src.normal, src.direction), glyph, colors::source()), ref,
+                 1.0});
         }
     }
     // Detectors: planes, boxes or points.
     for (int i = 0; i < int(s.detectors.size()); ++i) {
         const auto& d = s.detectors[i];
         const ItemRef ref{ItemKind::Detector, i};
-        const bool point = d.type == scene::DetectorType::Probe || (d.size[0] == 0 && d.size[1] == 0 && d.size[2] == 0);
+        const bool point =
+            d.type == scene::DetectorType::Probe || (d.size[0] == 0 && d.size[1] == 0 && d.size[2] == 0);
         if (point) {
             out.props.push_back({sphereActor(d.center, 0.1 * glyph, colors::detector(), 1.0), ref, 1.0});
             continue;
@@ -265,14 +284,17 @@ SceneActors buildSceneActors(const scene::Scene& s) {
         a->GetProperty()->EdgeVisibilityOn();
         out.props.push_back({a, ref, 0.35});
         if (d.type == scene::DetectorType::Flux)
-            out.props.push_back({arrowActor(d.center, axisVector(d.normal, d.direction), 0.6 * glyph, colors::detector()), ref, 1.0});
+            out.props.push_back(
+                {arrowActor(d.center, axisVector(d.normal, d.direction), 0.6 * glyph, colors::detector()),
+                 ref, 1.0});
     }
     return out;
 }
 
 void setPropSelected(const SceneProp& p, bool selected) {
     auto* actor = vtkActor::SafeDownCast(p.prop);
-    if (!actor) return;
+    if (!actor)
+        return;
     vtkProperty* prop = actor->GetProperty();
     if (selected) {
         const QColor c = colors::selection();
@@ -286,7 +308,8 @@ void setPropSelected(const SceneProp& p, bool selected) {
         prop->SetLineWidth(1.0);
         prop->SetOpacity(p.opacity);
         // Boxes of sheets keep their edges; solid objects do not.
-        if (p.ref.kind == ItemKind::Object) prop->EdgeVisibilityOff();
+        if (p.ref.kind == ItemKind::Object)
+            prop->EdgeVisibilityOff();
     }
 }
 

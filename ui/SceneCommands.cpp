@@ -10,16 +10,24 @@
 namespace yee::ui {
 
 namespace {
-QString tr(const char* t) { return QCoreApplication::translate("yee::ui::SceneCommands", t); }
+QString tr(const char* t) {
+    return QCoreApplication::translate("yee::ui::SceneCommands", t);
+}
 
 QString kindNoun(ItemKind k) {
     switch (k) {
-    case ItemKind::Material: return tr("material");
-    case ItemKind::Object: return tr("object");
-    case ItemKind::Source: return tr("source");
-    case ItemKind::Detector: return tr("detector");
-    case ItemKind::Design: return tr("design region");
-    default: return tr("item");
+    case ItemKind::Material:
+        return tr("material");
+    case ItemKind::Object:
+        return tr("object");
+    case ItemKind::Source:
+        return tr("source");
+    case ItemKind::Detector:
+        return tr("detector");
+    case ItemKind::Design:
+        return tr("design region");
+    default:
+        return tr("item");
     }
 }
 } // namespace
@@ -31,19 +39,24 @@ int newMergeKey() {
 
 // ---- SetPropertyCommand ----
 
-SetPropertyCommand::SetPropertyCommand(SceneDocument* doc, const ItemRef& ref, const QString& key, const QVariant& value,
-                                       int mergeKey, QUndoCommand* parent)
-    : QUndoCommand(parent), doc_(doc), ref_(ref), key_(key), old_(propertyValue(doc->scene(), ref, key)), new_(value),
-      mergeKey_(mergeKey) {
+SetPropertyCommand::SetPropertyCommand(SceneDocument* doc, const ItemRef& ref, const QString& key,
+                                       const QVariant& value, int mergeKey, QUndoCommand* parent)
+    : QUndoCommand(parent), doc_(doc), ref_(ref), key_(key), old_(propertyValue(doc->scene(), ref, key)),
+      new_(value), mergeKey_(mergeKey) {
     setText(tr("Set %1").arg(propertyPath(doc->scene(), ref, key)));
 }
 
-void SetPropertyCommand::redo() { doc_->applyProperty(ref_, key_, new_); }
-void SetPropertyCommand::undo() { doc_->applyProperty(ref_, key_, old_); }
+void SetPropertyCommand::redo() {
+    doc_->applyProperty(ref_, key_, new_);
+}
+void SetPropertyCommand::undo() {
+    doc_->applyProperty(ref_, key_, old_);
+}
 
 bool SetPropertyCommand::mergeWith(const QUndoCommand* other) {
     auto* o = static_cast<const SetPropertyCommand*>(other);
-    if (mergeKey_ == 0 || o->mergeKey_ != mergeKey_ || o->ref_ != ref_ || o->key_ != key_) return false;
+    if (mergeKey_ == 0 || o->mergeKey_ != mergeKey_ || o->ref_ != ref_ || o->key_ != key_)
+        return false;
     new_ = o->new_;
     return true;
 }
@@ -61,7 +74,9 @@ void AddItemCommand::redo() {
     doc_->setCurrentItem(ref());
 }
 
-void AddItemCommand::undo() { doc_->removeEntity(ref()); }
+void AddItemCommand::undo() {
+    doc_->removeEntity(ref());
+}
 
 // ---- RemoveItemCommand ----
 
@@ -70,7 +85,9 @@ RemoveItemCommand::RemoveItemCommand(SceneDocument* doc, const ItemRef& ref, QUn
     setText(tr("Remove %1 '%2'").arg(kindNoun(ref.kind), QString::fromStdString(entityName(entity_))));
 }
 
-void RemoveItemCommand::redo() { doc_->removeEntity(ref_); }
+void RemoveItemCommand::redo() {
+    doc_->removeEntity(ref_);
+}
 
 void RemoveItemCommand::undo() {
     doc_->insertEntity(ref_.index, entity_);
@@ -83,7 +100,8 @@ QString RemoveItemCommand::blocker(const scene::Scene& s, const ItemRef& ref) {
         return tr("only materials, objects, sources, detectors and design regions can be removed");
     if (ref.kind == ItemKind::Material) {
         const std::string& name = s.materials[ref.index].name;
-        if (s.background == name) return tr("material '%1' is the background").arg(QString::fromStdString(name));
+        if (s.background == name)
+            return tr("material '%1' is the background").arg(QString::fromStdString(name));
         for (std::size_t i = 0; i < s.objects.size(); ++i)
             if (s.objects[i].material == name)
                 return tr("material '%1' is used by objects[%2] ('%3')")
@@ -102,7 +120,9 @@ QString RemoveItemCommand::blocker(const scene::Scene& s, const ItemRef& ref) {
         const std::string& name = s.detectors[ref.index].name;
         for (std::size_t t = 0; t < s.objective.terms.size(); ++t)
             if (s.objective.terms[t].detector == name)
-                return tr("detector '%1' is used by objective.terms[%2]").arg(QString::fromStdString(name)).arg(t);
+                return tr("detector '%1' is used by objective.terms[%2]")
+                    .arg(QString::fromStdString(name))
+                    .arg(t);
     }
     return {};
 }
@@ -116,8 +136,10 @@ std::array<int, 2> MoveResizeObjectCommand::planeAxes(int axis) {
 
 scene::Vec3 MoveResizeObjectCommand::extentsOf(const scene::Object& o) {
     switch (o.shape) {
-    case scene::Shape::Box: return o.size;
-    case scene::Shape::Sphere: return {2 * o.radius, 2 * o.radius, 2 * o.radius};
+    case scene::Shape::Box:
+        return o.size;
+    case scene::Shape::Sphere:
+        return {2 * o.radius, 2 * o.radius, 2 * o.radius};
     case scene::Shape::Cylinder: {
         scene::Vec3 e{2 * o.radius, 2 * o.radius, 2 * o.radius};
         e[o.axis] = o.height;
@@ -148,8 +170,12 @@ scene::Object MoveResizeObjectCommand::reshaped(const scene::Object& o, const sc
     scene::Object r = o;
     r.center = center;
     switch (o.shape) {
-    case scene::Shape::Box: r.size = extents; break;
-    case scene::Shape::Sphere: r.radius = 0.5 * std::max({extents[0], extents[1], extents[2]}); break;
+    case scene::Shape::Box:
+        r.size = extents;
+        break;
+    case scene::Shape::Sphere:
+        r.radius = 0.5 * std::max({extents[0], extents[1], extents[2]});
+        break;
     case scene::Shape::Cylinder: {
         const int u = (o.axis + 1) % 3, v = (o.axis + 2) % 3;
         r.radius = 0.5 * std::max(extents[u], extents[v]);
@@ -170,12 +196,14 @@ scene::Object MoveResizeObjectCommand::reshaped(const scene::Object& o, const sc
     }
     }
     // Non-box shapes keep their bounding extents in `size` as the parser does.
-    if (o.shape != scene::Shape::Box) r.size = extentsOf(r);
+    if (o.shape != scene::Shape::Box)
+        r.size = extentsOf(r);
     return r;
 }
 
 MoveResizeObjectCommand::MoveResizeObjectCommand(SceneDocument* doc, int index, const scene::Vec3& center,
-                                                 const scene::Vec3& extents, int mergeKey, QUndoCommand* parent)
+                                                 const scene::Vec3& extents, int mergeKey,
+                                                 QUndoCommand* parent)
     : QUndoCommand(parent), doc_(doc), index_(index), old_(doc->scene().objects.at(index)),
       new_(reshaped(old_, center, extents)), mergeKey_(mergeKey) {
     const bool moved = old_.center != new_.center;
@@ -186,17 +214,23 @@ MoveResizeObjectCommand::MoveResizeObjectCommand(SceneDocument* doc, int index, 
                              : tr("Move '%1'").arg(name));
 }
 
-MoveResizeObjectCommand* MoveResizeObjectCommand::move(SceneDocument* doc, int index, const scene::Vec3& center,
-                                                       int mergeKey) {
-    return new MoveResizeObjectCommand(doc, index, center, extentsOf(doc->scene().objects.at(index)), mergeKey);
+MoveResizeObjectCommand* MoveResizeObjectCommand::move(SceneDocument* doc, int index,
+                                                       const scene::Vec3& center, int mergeKey) {
+    return new MoveResizeObjectCommand(doc, index, center, extentsOf(doc->scene().objects.at(index)),
+                                       mergeKey);
 }
 
-void MoveResizeObjectCommand::redo() { doc_->replaceObject(index_, new_); }
-void MoveResizeObjectCommand::undo() { doc_->replaceObject(index_, old_); }
+void MoveResizeObjectCommand::redo() {
+    doc_->replaceObject(index_, new_);
+}
+void MoveResizeObjectCommand::undo() {
+    doc_->replaceObject(index_, old_);
+}
 
 bool MoveResizeObjectCommand::mergeWith(const QUndoCommand* other) {
     auto* o = static_cast<const MoveResizeObjectCommand*>(other);
-    if (mergeKey_ == 0 || o->mergeKey_ != mergeKey_ || o->index_ != index_) return false;
+    if (mergeKey_ == 0 || o->mergeKey_ != mergeKey_ || o->index_ != index_)
+        return false;
     new_ = o->new_;
     return true;
 }
@@ -210,12 +244,17 @@ SetRecorderChainCommand::SetRecorderChainCommand(SceneDocument* doc, std::vector
     setText(tr("Edit recorder chain"));
 }
 
-void SetRecorderChainCommand::redo() { doc_->setRecorderChain(new_); }
-void SetRecorderChainCommand::undo() { doc_->setRecorderChain(old_); }
+void SetRecorderChainCommand::redo() {
+    doc_->setRecorderChain(new_);
+}
+void SetRecorderChainCommand::undo() {
+    doc_->setRecorderChain(old_);
+}
 
 bool SetRecorderChainCommand::mergeWith(const QUndoCommand* other) {
     auto* o = static_cast<const SetRecorderChainCommand*>(other);
-    if (mergeKey_ == 0 || o->mergeKey_ != mergeKey_) return false;
+    if (mergeKey_ == 0 || o->mergeKey_ != mergeKey_)
+        return false;
     new_ = o->new_;
     return true;
 }

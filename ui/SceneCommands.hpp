@@ -40,7 +40,8 @@ private:
 /// Add a material, object, source, detector or design region at `index` (-1: at the end).
 class AddItemCommand : public QUndoCommand {
 public:
-    AddItemCommand(SceneDocument* doc, const SceneEntity& entity, int index = -1, QUndoCommand* parent = nullptr);
+    AddItemCommand(SceneDocument* doc, const SceneEntity& entity, int index = -1,
+                   QUndoCommand* parent = nullptr);
     void redo() override;
     void undo() override;
     /// Where the item went.
@@ -75,10 +76,11 @@ class MoveResizeObjectCommand : public QUndoCommand {
 public:
     /// Move object `index` to `center` (um) with bounding `extents` (um; see reshaped()). Pass the
     /// object's own extents to only move.
-    MoveResizeObjectCommand(SceneDocument* doc, int index, const scene::Vec3& center, const scene::Vec3& extents,
-                            int mergeKey = 0, QUndoCommand* parent = nullptr);
+    MoveResizeObjectCommand(SceneDocument* doc, int index, const scene::Vec3& center,
+                            const scene::Vec3& extents, int mergeKey = 0, QUndoCommand* parent = nullptr);
     /// Convenience: move only.
-    static MoveResizeObjectCommand* move(SceneDocument* doc, int index, const scene::Vec3& center, int mergeKey = 0);
+    static MoveResizeObjectCommand* move(SceneDocument* doc, int index, const scene::Vec3& center,
+                                         int mergeKey = 0);
     void redo() override;
     void undo() override;
     int id() const override { return MoveResizeObjectId; }
@@ -91,7 +93,8 @@ public:
     /// `o` moved to `center` and resized to bounding `extents`: a box takes them as its size; a sphere's
     /// radius is half the largest extent; a cylinder takes its height along its axis and its radius from
     /// the largest transverse extent; polygon vertices scale about the centre in their plane.
-    static scene::Object reshaped(const scene::Object& o, const scene::Vec3& center, const scene::Vec3& extents);
+    static scene::Object reshaped(const scene::Object& o, const scene::Vec3& center,
+                                  const scene::Vec3& extents);
 
 private:
     SceneDocument* doc_;

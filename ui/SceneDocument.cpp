@@ -8,7 +8,8 @@
 
 namespace yee::ui {
 
-SceneDocument::SceneDocument(QObject* parent) : QObject(parent), scene_(defaultScene()), undo_(new QUndoStack(this)) {
+SceneDocument::SceneDocument(QObject* parent)
+    : QObject(parent), scene_(defaultScene()), undo_(new QUndoStack(this)) {
     connect(undo_, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
 }
 
@@ -31,7 +32,9 @@ QString SceneDocument::baseDir() const {
     return filePath_.isEmpty() ? QDir::currentPath() : QFileInfo(filePath_).absolutePath();
 }
 
-void SceneDocument::newScene() { resetScene(defaultScene(), {}); }
+void SceneDocument::newScene() {
+    resetScene(defaultScene(), {});
+}
 
 void SceneDocument::resetScene(const scene::Scene& s, const QString& path) {
     const bool wasModified = isModified();
@@ -46,17 +49,20 @@ void SceneDocument::resetScene(const scene::Scene& s, const QString& path) {
     emit sceneReset();
     emit sceneChanged();
     emit currentItemChanged(current_);
-    if (wasModified) emit modifiedChanged(false);
+    if (wasModified)
+        emit modifiedChanged(false);
 }
 
 bool SceneDocument::load(const QString& path, QString* error, QString* problem) {
     try {
         scene::Scene s = scene::loadScene(path.toStdString(), /*validate=*/false);
-        if (problem) *problem = sceneProblem(s);
+        if (problem)
+            *problem = sceneProblem(s);
         resetScene(s, QFileInfo(path).absoluteFilePath());
         return true;
     } catch (const std::exception& e) {
-        if (error) *error = QString::fromStdString(e.what());
+        if (error)
+            *error = QString::fromStdString(e.what());
         return false;
     }
 }
@@ -64,13 +70,15 @@ bool SceneDocument::load(const QString& path, QString* error, QString* problem) 
 bool SceneDocument::save(const QString& path, QString* error) {
     const QString target = path.isEmpty() ? filePath_ : QFileInfo(path).absoluteFilePath();
     if (target.isEmpty()) {
-        if (error) *error = tr("no file name given");
+        if (error)
+            *error = tr("no file name given");
         return false;
     }
     try {
         scene::saveScene(scene_, target.toStdString());
     } catch (const std::exception& e) {
-        if (error) *error = QString::fromStdString(e.what());
+        if (error)
+            *error = QString::fromStdString(e.what());
         return false;
     }
     if (target != filePath_) {
@@ -82,7 +90,8 @@ bool SceneDocument::save(const QString& path, QString* error) {
 }
 
 void SceneDocument::setCurrentItem(const ItemRef& ref) {
-    if (ref == current_) return;
+    if (ref == current_)
+        return;
     current_ = ref;
     emit currentItemChanged(current_);
 }
@@ -102,11 +111,16 @@ void SceneDocument::insertEntity(int index, const SceneEntity& entity) {
         [&](const auto& v) {
             using T = std::decay_t<decltype(v)>;
             auto insertInto = [&](auto& list) { list.insert(list.begin() + index, v); };
-            if constexpr (std::is_same_v<T, scene::Material>) insertInto(scene_.materials);
-            else if constexpr (std::is_same_v<T, scene::Object>) insertInto(scene_.objects);
-            else if constexpr (std::is_same_v<T, scene::Source>) insertInto(scene_.sources);
-            else if constexpr (std::is_same_v<T, scene::Detector>) insertInto(scene_.detectors);
-            else insertInto(scene_.designs);
+            if constexpr (std::is_same_v<T, scene::Material>)
+                insertInto(scene_.materials);
+            else if constexpr (std::is_same_v<T, scene::Object>)
+                insertInto(scene_.objects);
+            else if constexpr (std::is_same_v<T, scene::Source>)
+                insertInto(scene_.sources);
+            else if constexpr (std::is_same_v<T, scene::Detector>)
+                insertInto(scene_.detectors);
+            else
+                insertInto(scene_.designs);
         },
         entity);
     emit itemInserted(ref);
@@ -115,16 +129,28 @@ void SceneDocument::insertEntity(int index, const SceneEntity& entity) {
 
 SceneEntity SceneDocument::removeEntity(const ItemRef& ref) {
     SceneEntity e = entityAt(scene_, ref);
-    if (current_.kind == ref.kind && current_.index >= ref.index) setCurrentItem({});
+    if (current_.kind == ref.kind && current_.index >= ref.index)
+        setCurrentItem({});
     emit itemAboutToBeRemoved(ref);
     auto eraseFrom = [&](auto& list) { list.erase(list.begin() + ref.index); };
     switch (ref.kind) {
-    case ItemKind::Material: eraseFrom(scene_.materials); break;
-    case ItemKind::Object: eraseFrom(scene_.objects); break;
-    case ItemKind::Source: eraseFrom(scene_.sources); break;
-    case ItemKind::Detector: eraseFrom(scene_.detectors); break;
-    case ItemKind::Design: eraseFrom(scene_.designs); break;
-    default: break;
+    case ItemKind::Material:
+        eraseFrom(scene_.materials);
+        break;
+    case ItemKind::Object:
+        eraseFrom(scene_.objects);
+        break;
+    case ItemKind::Source:
+        eraseFrom(scene_.sources);
+        break;
+    case ItemKind::Detector:
+        eraseFrom(scene_.detectors);
+        break;
+    case ItemKind::Design:
+        eraseFrom(scene_.designs);
+        break;
+    default:
+        break;
     }
     emit itemRemoved(ref);
     emit sceneChanged();

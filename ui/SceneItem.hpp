@@ -59,7 +59,8 @@ QString itemPath(const scene::Scene& s, const ItemRef& ref);
 QString itemTitle(const scene::Scene& s, const ItemRef& ref);
 
 /// One removable/insertable scene element, by value.
-using SceneEntity = std::variant<scene::Material, scene::Object, scene::Source, scene::Detector, scene::Design>;
+using SceneEntity =
+    std::variant<scene::Material, scene::Object, scene::Source, scene::Detector, scene::Design>;
 
 /// The element `ref` points at, copied. `ref` must be a Material/Object/Source/Detector/Design.
 SceneEntity entityAt(const scene::Scene& s, const ItemRef& ref);

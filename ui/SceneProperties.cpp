@@ -20,7 +20,9 @@ using scene::Vec3;
 namespace {
 
 const char* const kContext = "yee::ui::SceneProperties";
-QString tr(const char* text) { return QCoreApplication::translate(kContext, text); }
+QString tr(const char* text) {
+    return QCoreApplication::translate(kContext, text);
+}
 
 using Getter = std::function<QVariant(const Scene&, int)>;
 using Setter = std::function<void(Scene&, int, const QVariant&)>;
@@ -45,46 +47,61 @@ struct Prop {
 
 // ---- conversions between scene types and canonical QVariants ----
 
-QVariant fromVec(const Vec3& v) { return QVariantList{v[0], v[1], v[2]}; }
+QVariant fromVec(const Vec3& v) {
+    return QVariantList{v[0], v[1], v[2]};
+}
 Vec3 toVec(const QVariant& q) {
     const QVariantList l = q.toList();
     return {l.value(0).toDouble(), l.value(1).toDouble(), l.value(2).toDouble()};
 }
-QVariant fromIVec(const std::array<int, 3>& v) { return QVariantList{v[0], v[1], v[2]}; }
+QVariant fromIVec(const std::array<int, 3>& v) {
+    return QVariantList{v[0], v[1], v[2]};
+}
 std::array<int, 3> toIVec(const QVariant& q) {
     const QVariantList l = q.toList();
     return {l.value(0).toInt(), l.value(1).toInt(), l.value(2).toInt()};
 }
 QVariant fromDoubles(const std::vector<double>& v) {
     QVariantList l;
-    for (double d : v) l << d;
+    for (double d : v)
+        l << d;
     return l;
 }
 std::vector<double> toDoubles(const QVariant& q) {
     std::vector<double> v;
-    for (const QVariant& x : q.toList()) v.push_back(x.toDouble());
+    for (const QVariant& x : q.toList())
+        v.push_back(x.toDouble());
     return v;
 }
 QVariant fromStrings(const std::vector<std::string>& v) {
     QStringList l;
-    for (const auto& s : v) l << QString::fromStdString(s);
+    for (const auto& s : v)
+        l << QString::fromStdString(s);
     return l;
 }
 std::vector<std::string> toStrings(const QVariant& q) {
     std::vector<std::string> v;
-    for (const QString& s : q.toStringList()) v.push_back(s.toStdString());
+    for (const QString& s : q.toStringList())
+        v.push_back(s.toStdString());
     return v;
 }
-QVariant str(const std::string& s) { return QString::fromStdString(s); }
-std::string stdStr(const QVariant& q) { return q.toString().toStdString(); }
+QVariant str(const std::string& s) {
+    return QString::fromStdString(s);
+}
+std::string stdStr(const QVariant& q) {
+    return q.toString().toStdString();
+}
 
 // ---- reusable checks ----
 
 Checker positive() {
-    return [](const Scene&, int, const QVariant& v) { return v.toDouble() > 0 ? QString() : tr("must be > 0"); };
+    return
+        [](const Scene&, int, const QVariant& v) { return v.toDouble() > 0 ? QString() : tr("must be > 0"); };
 }
 Checker nonNegative() {
-    return [](const Scene&, int, const QVariant& v) { return v.toDouble() >= 0 ? QString() : tr("must be >= 0"); };
+    return [](const Scene&, int, const QVariant& v) {
+        return v.toDouble() >= 0 ? QString() : tr("must be >= 0");
+    };
 }
 Checker atLeast(int n) {
     return [n](const Scene&, int, const QVariant& v) {
@@ -94,21 +111,24 @@ Checker atLeast(int n) {
 Checker allPositive() {
     return [](const Scene&, int, const QVariant& v) {
         for (const QVariant& x : v.toList())
-            if (!(x.toDouble() > 0)) return tr("must be > 0 along every axis");
+            if (!(x.toDouble() > 0))
+                return tr("must be > 0 along every axis");
         return QString();
     };
 }
 Checker allNonNegative() {
     return [](const Scene&, int, const QVariant& v) {
         for (const QVariant& x : v.toList())
-            if (x.toDouble() < 0) return tr("must be >= 0 along every axis");
+            if (x.toDouble() < 0)
+                return tr("must be >= 0 along every axis");
         return QString();
     };
 }
 Checker allAtLeastOne() {
     return [](const Scene&, int, const QVariant& v) {
         for (const QVariant& x : v.toList())
-            if (x.toInt() < 1) return tr("must be >= 1 along every axis");
+            if (x.toInt() < 1)
+                return tr("must be >= 1 along every axis");
         return QString();
     };
 }
@@ -117,11 +137,13 @@ Checker none() {
 }
 
 /// Names must be non-empty, usable as HDF5 group names, and unique within their list.
-template <class List> Checker uniqueName(List Scene::* list) {
+template <class List> Checker uniqueName(List Scene::*list) {
     return [list](const Scene& s, int i, const QVariant& v) {
         const QString n = v.toString();
-        if (n.trimmed().isEmpty()) return tr("must not be empty");
-        if (n.contains(QLatin1Char('/')) || n == QLatin1String(".")) return tr("must not contain '/' or be '.'");
+        if (n.trimmed().isEmpty())
+            return tr("must not be empty");
+        if (n.contains(QLatin1Char('/')) || n == QLatin1String("."))
+            return tr("must not contain '/' or be '.'");
         const auto& items = s.*list;
         for (int j = 0; j < int(items.size()); ++j)
             if (j != i && QString::fromStdString(items[j].name) == n)
@@ -136,12 +158,14 @@ Visible always() {
 
 QStringList materialNames(const Scene& s) {
     QStringList l;
-    for (const auto& m : s.materials) l << QString::fromStdString(m.name);
+    for (const auto& m : s.materials)
+        l << QString::fromStdString(m.name);
     return l;
 }
 QStringList detectorNames(const Scene& s) {
     QStringList l;
-    for (const auto& d : s.detectors) l << QString::fromStdString(d.name);
+    for (const auto& d : s.detectors)
+        l << QString::fromStdString(d.name);
     return l;
 }
 
@@ -163,17 +187,20 @@ template <class E> struct EnumNames {
     std::vector<std::pair<E, const char*>> items;
     QString name(E v) const {
         for (auto& [e, n] : items)
-            if (e == v) return QString::fromLatin1(n);
+            if (e == v)
+                return QString::fromLatin1(n);
         return {};
     }
     E value(const QString& n) const {
         for (auto& [e, s] : items)
-            if (n == QLatin1String(s)) return e;
+            if (n == QLatin1String(s))
+                return e;
         return items.front().first;
     }
     QStringList names() const {
         QStringList l;
-        for (auto& [e, s] : items) l << QString::fromLatin1(s);
+        for (auto& [e, s] : items)
+            l << QString::fromLatin1(s);
         return l;
     }
 };
@@ -211,11 +238,12 @@ std::vector<Prop> gridProps() {
     return {
         {"cell_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Cell size"), PropertyType::Double, "um",
          QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Edge of one cubic Yee cell"),
-         [](const Scene& s, int) { return QVariant(s.cellUm); }, [](Scene& s, int, const QVariant& v) { s.cellUm = v.toDouble(); },
-         positive(), always()},
+         [](const Scene& s, int) { return QVariant(s.cellUm); },
+         [](Scene& s, int, const QVariant& v) { s.cellUm = v.toDouble(); }, positive(), always()},
         {"courant", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Courant number"), PropertyType::Double, "",
          QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Fraction of the 3-D Courant limit; stable in (0, 1]"),
-         [](const Scene& s, int) { return QVariant(s.courant); }, [](Scene& s, int, const QVariant& v) { s.courant = v.toDouble(); },
+         [](const Scene& s, int) { return QVariant(s.courant); },
+         [](Scene& s, int, const QVariant& v) { s.courant = v.toDouble(); },
          [](const Scene&, int, const QVariant& v) {
              const double c = v.toDouble();
              return c > 0 && c <= 1 ? QString() : tr("must be in (0, 1]: larger time steps are unstable");
@@ -223,16 +251,22 @@ std::vector<Prop> gridProps() {
          always()},
         {"duration_fs", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Duration"), PropertyType::Double, "fs",
          QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Simulated time"),
-         [](const Scene& s, int) { return QVariant(s.durationFs); }, [](Scene& s, int, const QVariant& v) { s.durationFs = v.toDouble(); },
-         positive(), always()},
+         [](const Scene& s, int) { return QVariant(s.durationFs); },
+         [](Scene& s, int, const QVariant& v) { s.durationFs = v.toDouble(); }, positive(), always()},
     };
 }
 
 std::vector<Prop> domainProps() {
-    Prop background{"background", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Background"), PropertyType::MaterialRef, "",
-                    QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Material filling space outside every object"),
-                    [](const Scene& s, int) { return str(s.background); },
-                    [](Scene& s, int, const QVariant& v) { s.background = stdStr(v); }, none(), always()};
+    Prop background{
+        "background",
+        QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Background"),
+        PropertyType::MaterialRef,
+        "",
+        QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Material filling space outside every object"),
+        [](const Scene& s, int) { return str(s.background); },
+        [](Scene& s, int, const QVariant& v) { s.background = stdStr(v); },
+        none(),
+        always()};
     background.dynamicChoices = materialNames;
     return {
         {"center_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Centre"), PropertyType::Vec3, "um", "",
@@ -244,7 +278,8 @@ std::vector<Prop> domainProps() {
          [](Scene& s, int, const QVariant& v) { s.domainSize = toVec(v); },
          [](const Scene& s, int, const QVariant& v) {
              for (const QVariant& x : v.toList())
-                 if (!(x.toDouble() >= s.cellUm)) return tr("must be at least one cell (%1 um) along every axis").arg(s.cellUm);
+                 if (!(x.toDouble() >= s.cellUm))
+                     return tr("must be at least one cell (%1 um) along every axis").arg(s.cellUm);
              return QString();
          },
          always()},
@@ -254,11 +289,17 @@ std::vector<Prop> domainProps() {
 
 std::vector<Prop> boundaryProps() {
     auto isPml = [](const Scene& s, int i) { return s.boundaries[i].type == scene::BoundaryType::Pml; };
-    Prop type{"type", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Type"), PropertyType::Enum, "",
-              QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "CPML absorbs, periodic wraps, PEC reflects"),
-              [](const Scene& s, int i) { return QVariant(kBoundaries.name(s.boundaries[i].type)); },
-              [](Scene& s, int i, const QVariant& v) { s.boundaries[i].type = kBoundaries.value(v.toString()); }, none(),
-              always(), kBoundaries.names()};
+    Prop type{
+        "type",
+        QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Type"),
+        PropertyType::Enum,
+        "",
+        QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "CPML absorbs, periodic wraps, PEC reflects"),
+        [](const Scene& s, int i) { return QVariant(kBoundaries.name(s.boundaries[i].type)); },
+        [](Scene& s, int i, const QVariant& v) { s.boundaries[i].type = kBoundaries.value(v.toString()); },
+        none(),
+        always(),
+        kBoundaries.names()};
     return {
         type,
         {"cells", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "PML cells"), PropertyType::Int, "",
@@ -266,26 +307,36 @@ std::vector<Prop> boundaryProps() {
          [](const Scene& s, int i) { return QVariant(s.boundaries[i].cells); },
          [](Scene& s, int i, const QVariant& v) { s.boundaries[i].cells = v.toInt(); },
          [](const Scene& s, int i, const QVariant& v) {
-             if (v.toInt() < 1) return tr("must be >= 1");
+             if (v.toInt() < 1)
+                 return tr("must be >= 1");
              const int n = int(std::lround(s.domainSize[i] / s.cellUm));
-             if (2 * v.toInt() >= n) return tr("two PML slabs of %1 cells do not fit in %2 cells").arg(v.toInt()).arg(n);
+             if (2 * v.toInt() >= n)
+                 return tr("two PML slabs of %1 cells do not fit in %2 cells").arg(v.toInt()).arg(n);
              return QString();
          },
          isPml},
-        {"order", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Grading order"), PropertyType::Double, "", "",
-         [](const Scene& s, int i) { return QVariant(s.boundaries[i].order); },
-         [](Scene& s, int i, const QVariant& v) { s.boundaries[i].order = v.toDouble(); }, nonNegative(), isPml},
-        {"sigma_factor", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Sigma factor"), PropertyType::Double, "",
-         QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "sigma_max relative to the optimal 0.8 (m+1) / (eta0 dx)"),
+        {"order", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Grading order"), PropertyType::Double, "",
+         "", [](const Scene& s, int i) { return QVariant(s.boundaries[i].order); },
+         [](Scene& s, int i, const QVariant& v) { s.boundaries[i].order = v.toDouble(); }, nonNegative(),
+         isPml},
+        {"sigma_factor", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Sigma factor"), PropertyType::Double,
+         "",
+         QT_TRANSLATE_NOOP("yee::ui::SceneProperties",
+                           "sigma_max relative to the optimal 0.8 (m+1) / (eta0 dx)"),
          [](const Scene& s, int i) { return QVariant(s.boundaries[i].sigmaFactor); },
-         [](Scene& s, int i, const QVariant& v) { s.boundaries[i].sigmaFactor = v.toDouble(); }, nonNegative(), isPml},
-        {"kappa_max", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Kappa max"), PropertyType::Double, "", "",
-         [](const Scene& s, int i) { return QVariant(s.boundaries[i].kappaMax); },
+         [](Scene& s, int i, const QVariant& v) { s.boundaries[i].sigmaFactor = v.toDouble(); },
+         nonNegative(), isPml},
+        {"kappa_max", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Kappa max"), PropertyType::Double, "",
+         "", [](const Scene& s, int i) { return QVariant(s.boundaries[i].kappaMax); },
          [](Scene& s, int i, const QVariant& v) { s.boundaries[i].kappaMax = v.toDouble(); },
-         [](const Scene&, int, const QVariant& v) { return v.toDouble() >= 1 ? QString() : tr("must be >= 1"); }, isPml},
-        {"alpha_max", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Alpha max"), PropertyType::Double, "", "",
-         [](const Scene& s, int i) { return QVariant(s.boundaries[i].alphaMax); },
-         [](Scene& s, int i, const QVariant& v) { s.boundaries[i].alphaMax = v.toDouble(); }, nonNegative(), isPml},
+         [](const Scene&, int, const QVariant& v) {
+             return v.toDouble() >= 1 ? QString() : tr("must be >= 1");
+         },
+         isPml},
+        {"alpha_max", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Alpha max"), PropertyType::Double, "",
+         "", [](const Scene& s, int i) { return QVariant(s.boundaries[i].alphaMax); },
+         [](Scene& s, int i, const QVariant& v) { s.boundaries[i].alphaMax = v.toDouble(); }, nonNegative(),
+         isPml},
     };
 }
 
@@ -297,12 +348,15 @@ std::vector<Prop> materialProps() {
          [](Scene& s, int i, const QVariant& v) {
              const std::string from = s.materials[i].name, to = stdStr(v);
              s.materials[i].name = to;
-             if (s.background == from) s.background = to;
+             if (s.background == from)
+                 s.background = to;
              for (auto& o : s.objects)
-                 if (o.material == from) o.material = to;
+                 if (o.material == from)
+                     o.material = to;
              for (auto& d : s.designs)
                  for (auto& m : d.materials)
-                     if (m == from) m = to;
+                     if (m == from)
+                         m = to;
          },
          uniqueName(&Scene::materials), always()},
         {"eps", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Permittivity"), PropertyType::Double, "",
@@ -310,16 +364,22 @@ std::vector<Prop> materialProps() {
          [](const Scene& s, int i) { return QVariant(s.materials[i].eps); },
          [](Scene& s, int i, const QVariant& v) { s.materials[i].eps = v.toDouble(); },
          [](const Scene&, int, const QVariant& v) {
-             return v.toDouble() >= 1 ? QString() : tr("must be >= 1 (non-dispersive materials are not faster than light)");
+             return v.toDouble() >= 1
+                        ? QString()
+                        : tr("must be >= 1 (non-dispersive materials are not faster than light)");
          },
          always()},
         {"mu", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Permeability"), PropertyType::Double, "", "",
          [](const Scene& s, int i) { return QVariant(s.materials[i].mu); },
          [](Scene& s, int i, const QVariant& v) { s.materials[i].mu = v.toDouble(); },
-         [](const Scene&, int, const QVariant& v) { return v.toDouble() >= 1 ? QString() : tr("must be >= 1"); }, always()},
-        {"sigma_S_per_m", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Conductivity"), PropertyType::Double, "S/m", "",
-         [](const Scene& s, int i) { return QVariant(s.materials[i].sigma); },
-         [](Scene& s, int i, const QVariant& v) { s.materials[i].sigma = v.toDouble(); }, nonNegative(), always()},
+         [](const Scene&, int, const QVariant& v) {
+             return v.toDouble() >= 1 ? QString() : tr("must be >= 1");
+         },
+         always()},
+        {"sigma_S_per_m", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Conductivity"), PropertyType::Double,
+         "S/m", "", [](const Scene& s, int i) { return QVariant(s.materials[i].sigma); },
+         [](Scene& s, int i, const QVariant& v) { s.materials[i].sigma = v.toDouble(); }, nonNegative(),
+         always()},
     };
 }
 
@@ -327,9 +387,11 @@ std::vector<Prop> materialProps() {
 /// or prism that fills it, and back.
 void setShape(scene::Object& o, scene::Shape shape) {
     using scene::Shape;
-    if (o.shape == shape) return;
+    if (o.shape == shape)
+        return;
     Vec3 e = o.size;
-    if (o.shape == Shape::Sphere) e = {2 * o.radius, 2 * o.radius, 2 * o.radius};
+    if (o.shape == Shape::Sphere)
+        e = {2 * o.radius, 2 * o.radius, 2 * o.radius};
     if (o.shape == Shape::Cylinder) {
         e = {2 * o.radius, 2 * o.radius, 2 * o.radius};
         e[o.axis] = o.height;
@@ -337,7 +399,9 @@ void setShape(scene::Object& o, scene::Shape shape) {
     o.shape = shape;
     const int u = o.axis == 0 ? 1 : 0, v = o.axis == 2 ? 1 : 2;
     switch (shape) {
-    case Shape::Box: o.size = e; break;
+    case Shape::Box:
+        o.size = e;
+        break;
     case Shape::Sphere:
         o.radius = 0.5 * std::min({e[0], e[1], e[2]});
         o.size = {2 * o.radius, 2 * o.radius, 2 * o.radius};
@@ -361,32 +425,55 @@ std::vector<Prop> objectProps() {
     using scene::Shape;
     auto shapeIs = [](std::initializer_list<Shape> shapes) {
         std::vector<Shape> v(shapes);
-        return Visible([v](const Scene& s, int i) { return std::find(v.begin(), v.end(), s.objects[i].shape) != v.end(); });
+        return Visible([v](const Scene& s, int i) {
+            return std::find(v.begin(), v.end(), s.objects[i].shape) != v.end();
+        });
     };
-    Prop shape{"shape", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Shape"), PropertyType::Enum, "", "",
-               [](const Scene& s, int i) { return QVariant(kShapes.name(s.objects[i].shape)); },
-               [](Scene& s, int i, const QVariant& v) { setShape(s.objects[i], kShapes.value(v.toString())); }, none(),
-               always(), kShapes.names()};
-    Prop axis{"axis", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Axis"), PropertyType::Enum, "",
-              QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Cylinder axis / polygon extrusion axis"),
-              [](const Scene& s, int i) { return QVariant(kAxes.value(s.objects[i].axis)); },
-              [](Scene& s, int i, const QVariant& v) { s.objects[i].axis = int(kAxes.indexOf(v.toString())); }, none(),
-              shapeIs({Shape::Cylinder, Shape::Polygon}), kAxes};
-    Prop material{"material", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Material"), PropertyType::MaterialRef, "", "",
+    Prop shape{
+        "shape",
+        QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Shape"),
+        PropertyType::Enum,
+        "",
+        "",
+        [](const Scene& s, int i) { return QVariant(kShapes.name(s.objects[i].shape)); },
+        [](Scene& s, int i, const QVariant& v) { setShape(s.objects[i], kShapes.value(v.toString())); },
+        none(),
+        always(),
+        kShapes.names()};
+    Prop axis{
+        "axis",
+        QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Axis"),
+        PropertyType::Enum,
+        "",
+        QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Cylinder axis / polygon extrusion axis"),
+        [](const Scene& s, int i) { return QVariant(kAxes.value(s.objects[i].axis)); },
+        [](Scene& s, int i, const QVariant& v) { s.objects[i].axis = int(kAxes.indexOf(v.toString())); },
+        none(),
+        shapeIs({Shape::Cylinder, Shape::Polygon}),
+        kAxes};
+    Prop material{"material",
+                  QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Material"),
+                  PropertyType::MaterialRef,
+                  "",
+                  "",
                   [](const Scene& s, int i) { return str(s.objects[i].material); },
-                  [](Scene& s, int i, const QVariant& v) { s.objects[i].material = stdStr(v); }, none(), always()};
+                  [](Scene& s, int i, const QVariant& v) { s.objects[i].material = stdStr(v); },
+                  none(),
+                  always()};
     material.dynamicChoices = materialNames;
     return {
         {"name", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Name"), PropertyType::String, "", "",
          [](const Scene& s, int i) { return str(s.objects[i].name); },
-         [](Scene& s, int i, const QVariant& v) { s.objects[i].name = stdStr(v); }, uniqueName(&Scene::objects), always()},
+         [](Scene& s, int i, const QVariant& v) { s.objects[i].name = stdStr(v); },
+         uniqueName(&Scene::objects), always()},
         shape,
         {"center_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Centre"), PropertyType::Vec3, "um", "",
          [](const Scene& s, int i) { return fromVec(s.objects[i].center); },
          [](Scene& s, int i, const QVariant& v) { s.objects[i].center = toVec(v); }, none(), always()},
         {"size_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Size"), PropertyType::Vec3, "um", "",
          [](const Scene& s, int i) { return fromVec(s.objects[i].size); },
-         [](Scene& s, int i, const QVariant& v) { s.objects[i].size = toVec(v); }, allPositive(), shapeIs({Shape::Box})},
+         [](Scene& s, int i, const QVariant& v) { s.objects[i].size = toVec(v); }, allPositive(),
+         shapeIs({Shape::Box})},
         {"radius_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Radius"), PropertyType::Double, "um", "",
          [](const Scene& s, int i) { return QVariant(s.objects[i].radius); },
          [](Scene& s, int i, const QVariant& v) { s.objects[i].radius = v.toDouble(); }, positive(),
@@ -396,18 +483,24 @@ std::vector<Prop> objectProps() {
          [](const Scene& s, int i) { return QVariant(s.objects[i].height); },
          [](Scene& s, int i, const QVariant& v) { s.objects[i].height = v.toDouble(); }, positive(),
          shapeIs({Shape::Cylinder, Shape::Polygon})},
-        {"vertices_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Vertices"), PropertyType::Points2, "um",
-         QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Polygon corners in the plane normal to the axis: \"u,v; u,v; ...\""),
+        {"vertices_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Vertices"), PropertyType::Points2,
+         "um",
+         QT_TRANSLATE_NOOP("yee::ui::SceneProperties",
+                           "Polygon corners in the plane normal to the axis: \"u,v; u,v; ...\""),
          [](const Scene& s, int i) {
              QVariantList l;
-             for (auto& p : s.objects[i].vertices) l << QPointF(p[0], p[1]);
+             for (auto& p : s.objects[i].vertices)
+                 l << QPointF(p[0], p[1]);
              return QVariant(l);
          },
          [](Scene& s, int i, const QVariant& v) {
              s.objects[i].vertices.clear();
-             for (const QVariant& p : v.toList()) s.objects[i].vertices.push_back({p.toPointF().x(), p.toPointF().y()});
+             for (const QVariant& p : v.toList())
+                 s.objects[i].vertices.push_back({p.toPointF().x(), p.toPointF().y()});
          },
-         [](const Scene&, int, const QVariant& v) { return v.toList().size() >= 3 ? QString() : tr("needs at least 3 vertices"); },
+         [](const Scene&, int, const QVariant& v) {
+             return v.toList().size() >= 3 ? QString() : tr("needs at least 3 vertices");
+         },
          shapeIs({Shape::Polygon})},
         material,
     };
@@ -416,15 +509,18 @@ std::vector<Prop> objectProps() {
 std::vector<Prop> sourceProps() {
     using scene::SourceType;
     auto isPlane = [](const Scene& s, int i) { return s.sources[i].type != SourceType::PointDipole; };
-    auto isPulse = [](const Scene& s, int i) { return s.sources[i].profile.type == scene::ProfileType::GaussianPulse; };
+    auto isPulse = [](const Scene& s, int i) {
+        return s.sources[i].profile.type == scene::ProfileType::GaussianPulse;
+    };
     return {
         {"name", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Name"), PropertyType::String, "", "",
          [](const Scene& s, int i) { return str(s.sources[i].name); },
-         [](Scene& s, int i, const QVariant& v) { s.sources[i].name = stdStr(v); }, uniqueName(&Scene::sources), always()},
+         [](Scene& s, int i, const QVariant& v) { s.sources[i].name = stdStr(v); },
+         uniqueName(&Scene::sources), always()},
         {"type", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Type"), PropertyType::Enum, "", "",
          [](const Scene& s, int i) { return QVariant(kSourceTypes.name(s.sources[i].type)); },
-         [](Scene& s, int i, const QVariant& v) { s.sources[i].type = kSourceTypes.value(v.toString()); }, none(), always(),
-         kSourceTypes.names()},
+         [](Scene& s, int i, const QVariant& v) { s.sources[i].type = kSourceTypes.value(v.toString()); },
+         none(), always(), kSourceTypes.names()},
         {"center_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Centre"), PropertyType::Vec3, "um", "",
          [](const Scene& s, int i) { return fromVec(s.sources[i].center); },
          [](Scene& s, int i, const QVariant& v) { s.sources[i].center = toVec(v); }, none(), always()},
@@ -433,16 +529,21 @@ std::vector<Prop> sourceProps() {
          [](const Scene& s, int i) { return fromVec(s.sources[i].size); },
          [](Scene& s, int i, const QVariant& v) { s.sources[i].size = toVec(v); }, allNonNegative(), isPlane},
         {"direction", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Direction"), PropertyType::Enum, "", "",
-         [](const Scene& s, int i) { return QVariant(directionName(s.sources[i].normal, s.sources[i].direction)); },
-         [](Scene& s, int i, const QVariant& v) { parseDirection(v.toString(), s.sources[i].normal, s.sources[i].direction); },
+         [](const Scene& s, int i) {
+             return QVariant(directionName(s.sources[i].normal, s.sources[i].direction));
+         },
+         [](Scene& s, int i, const QVariant& v) {
+             parseDirection(v.toString(), s.sources[i].normal, s.sources[i].direction);
+         },
          none(), isPlane, kDirections},
-        {"polarization", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Polarisation"), PropertyType::Vec3, "",
-         QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Direction of the driving current"),
+        {"polarization", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Polarisation"), PropertyType::Vec3,
+         "", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Direction of the driving current"),
          [](const Scene& s, int i) { return fromVec(s.sources[i].polarization); },
          [](Scene& s, int i, const QVariant& v) { s.sources[i].polarization = toVec(v); },
          [](const Scene&, int, const QVariant& v) {
              double n = 0;
-             for (const QVariant& x : v.toList()) n += x.toDouble() * x.toDouble();
+             for (const QVariant& x : v.toList())
+                 n += x.toDouble() * x.toDouble();
              return n > 0 ? QString() : tr("must not be the zero vector");
          },
          always()},
@@ -451,30 +552,39 @@ std::vector<Prop> sourceProps() {
          [](const Scene& s, int i) { return QVariant(s.sources[i].waist); },
          [](Scene& s, int i, const QVariant& v) { s.sources[i].waist = v.toDouble(); }, positive(),
          [](const Scene& s, int i) { return s.sources[i].type == SourceType::GaussianPlane; }},
-        {"profile.type", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Time profile"), PropertyType::Enum, "", "",
-         [](const Scene& s, int i) { return QVariant(kProfiles.name(s.sources[i].profile.type)); },
-         [](Scene& s, int i, const QVariant& v) { s.sources[i].profile.type = kProfiles.value(v.toString()); }, none(),
-         always(), kProfiles.names()},
-        {"profile.wavelength_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Wavelength"), PropertyType::Double, "um", "",
+        {"profile.type", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Time profile"), PropertyType::Enum,
+         "", "", [](const Scene& s, int i) { return QVariant(kProfiles.name(s.sources[i].profile.type)); },
+         [](Scene& s, int i, const QVariant& v) {
+             s.sources[i].profile.type = kProfiles.value(v.toString());
+         },
+         none(), always(), kProfiles.names()},
+        {"profile.wavelength_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Wavelength"),
+         PropertyType::Double, "um", "",
          [](const Scene& s, int i) { return QVariant(s.sources[i].profile.wavelength); },
-         [](Scene& s, int i, const QVariant& v) { s.sources[i].profile.wavelength = v.toDouble(); }, positive(), always()},
-        {"profile.bandwidth_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Bandwidth"), PropertyType::Double, "um",
+         [](Scene& s, int i, const QVariant& v) { s.sources[i].profile.wavelength = v.toDouble(); },
+         positive(), always()},
+        {"profile.bandwidth_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Bandwidth"),
+         PropertyType::Double, "um",
          QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "FWHM bandwidth in wavelength"),
          [](const Scene& s, int i) { return QVariant(s.sources[i].profile.bandwidth); },
          [](Scene& s, int i, const QVariant& v) { s.sources[i].profile.bandwidth = v.toDouble(); },
          [](const Scene& s, int i, const QVariant& v) {
-             if (!(v.toDouble() > 0)) return tr("must be > 0");
-             if (v.toDouble() >= 2 * s.sources[i].profile.wavelength) return tr("must be below twice the wavelength");
+             if (!(v.toDouble() > 0))
+                 return tr("must be > 0");
+             if (v.toDouble() >= 2 * s.sources[i].profile.wavelength)
+                 return tr("must be below twice the wavelength");
              return QString();
          },
          isPulse},
-        {"profile.ramp_fs", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Ramp"), PropertyType::Double, "fs", "",
-         [](const Scene& s, int i) { return QVariant(s.sources[i].profile.ramp); },
+        {"profile.ramp_fs", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Ramp"), PropertyType::Double, "fs",
+         "", [](const Scene& s, int i) { return QVariant(s.sources[i].profile.ramp); },
          [](Scene& s, int i, const QVariant& v) { s.sources[i].profile.ramp = v.toDouble(); }, nonNegative(),
          [](const Scene& s, int i) { return s.sources[i].profile.type == scene::ProfileType::Cw; }},
-        {"profile.amplitude", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Amplitude"), PropertyType::Double, "", "",
+        {"profile.amplitude", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Amplitude"),
+         PropertyType::Double, "", "",
          [](const Scene& s, int i) { return QVariant(s.sources[i].profile.amplitude); },
-         [](Scene& s, int i, const QVariant& v) { s.sources[i].profile.amplitude = v.toDouble(); }, none(), always()},
+         [](Scene& s, int i, const QVariant& v) { s.sources[i].profile.amplitude = v.toDouble(); }, none(),
+         always()},
     };
 }
 
@@ -482,7 +592,9 @@ std::vector<Prop> detectorProps() {
     using scene::DetectorType;
     auto typeIs = [](std::initializer_list<DetectorType> types) {
         std::vector<DetectorType> v(types);
-        return Visible([v](const Scene& s, int i) { return std::find(v.begin(), v.end(), s.detectors[i].type) != v.end(); });
+        return Visible([v](const Scene& s, int i) {
+            return std::find(v.begin(), v.end(), s.detectors[i].type) != v.end();
+        });
     };
     return {
         {"name", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Name"), PropertyType::String, "",
@@ -492,13 +604,14 @@ std::vector<Prop> detectorProps() {
              const std::string from = s.detectors[i].name, to = stdStr(v);
              s.detectors[i].name = to;
              for (auto& t : s.objective.terms)
-                 if (t.detector == from) t.detector = to;
+                 if (t.detector == from)
+                     t.detector = to;
          },
          uniqueName(&Scene::detectors), always()},
         {"type", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Type"), PropertyType::Enum, "", "",
          [](const Scene& s, int i) { return QVariant(kDetectorTypes.name(s.detectors[i].type)); },
-         [](Scene& s, int i, const QVariant& v) { s.detectors[i].type = kDetectorTypes.value(v.toString()); }, none(),
-         always(), kDetectorTypes.names()},
+         [](Scene& s, int i, const QVariant& v) { s.detectors[i].type = kDetectorTypes.value(v.toString()); },
+         none(), always(), kDetectorTypes.names()},
         {"center_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Centre"), PropertyType::Vec3, "um", "",
          [](const Scene& s, int i) { return fromVec(s.detectors[i].center); },
          [](Scene& s, int i, const QVariant& v) { s.detectors[i].center = toVec(v); }, none(), always()},
@@ -507,28 +620,33 @@ std::vector<Prop> detectorProps() {
          [](Scene& s, int i, const QVariant& v) { s.detectors[i].size = toVec(v); }, allNonNegative(),
          typeIs({DetectorType::Snapshot, DetectorType::Flux, DetectorType::Energy, DetectorType::Phasor})},
         {"direction", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Direction"), PropertyType::Enum, "", "",
-         [](const Scene& s, int i) { return QVariant(directionName(s.detectors[i].normal, s.detectors[i].direction)); },
+         [](const Scene& s, int i) {
+             return QVariant(directionName(s.detectors[i].normal, s.detectors[i].direction));
+         },
          [](Scene& s, int i, const QVariant& v) {
              parseDirection(v.toString(), s.detectors[i].normal, s.detectors[i].direction);
          },
          none(), typeIs({DetectorType::Flux}), kDirections},
-        {"wavelengths_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Wavelengths"), PropertyType::DoubleList, "um",
+        {"wavelengths_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Wavelengths"),
+         PropertyType::DoubleList, "um",
          QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Wavelengths of the phasors (DFT)"),
          [](const Scene& s, int i) { return fromDoubles(s.detectors[i].wavelengths); },
          [](Scene& s, int i, const QVariant& v) { s.detectors[i].wavelengths = toDoubles(v); },
          [](const Scene&, int, const QVariant& v) {
              for (const QVariant& x : v.toList())
-                 if (!(x.toDouble() > 0)) return tr("every wavelength must be > 0");
+                 if (!(x.toDouble() > 0))
+                     return tr("every wavelength must be > 0");
              return QString();
          },
          typeIs({DetectorType::Flux, DetectorType::Phasor})},
-        {"components", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Components"), PropertyType::StringList, "",
-         QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Any of Ex Ey Ez Hx Hy Hz"),
+        {"components", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Components"), PropertyType::StringList,
+         "", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Any of Ex Ey Ez Hx Hy Hz"),
          [](const Scene& s, int i) { return fromStrings(s.detectors[i].components); },
          [](Scene& s, int i, const QVariant& v) { s.detectors[i].components = toStrings(v); },
          [](const Scene&, int, const QVariant& v) {
              for (const QString& c : v.toStringList())
-                 if (!kComponents.contains(c)) return tr("'%1' is not one of Ex, Ey, Ez, Hx, Hy, Hz").arg(c);
+                 if (!kComponents.contains(c))
+                     return tr("'%1' is not one of Ex, Ey, Ez, Hx, Hy, Hz").arg(c);
              return QString();
          },
          typeIs({DetectorType::Snapshot, DetectorType::Phasor, DetectorType::Probe})},
@@ -546,38 +664,50 @@ std::vector<Prop> detectorProps() {
 
 std::vector<Prop> designProps() {
     auto materialSlot = [](int slot, const char* label) {
-        Prop p{QString("materials[%1]").arg(slot), label, PropertyType::MaterialRef, "", "",
+        Prop p{QString("materials[%1]").arg(slot),
+               label,
+               PropertyType::MaterialRef,
+               "",
+               "",
                [slot](const Scene& s, int i) { return str(s.designs[i].materials[slot]); },
-               [slot](Scene& s, int i, const QVariant& v) { s.designs[i].materials[slot] = stdStr(v); }, none(), always()};
+               [slot](Scene& s, int i, const QVariant& v) { s.designs[i].materials[slot] = stdStr(v); },
+               none(),
+               always()};
         p.dynamicChoices = materialNames;
         return p;
     };
     return {
         {"name", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Name"), PropertyType::String, "", "",
          [](const Scene& s, int i) { return str(s.designs[i].name); },
-         [](Scene& s, int i, const QVariant& v) { s.designs[i].name = stdStr(v); }, uniqueName(&Scene::designs), always()},
+         [](Scene& s, int i, const QVariant& v) { s.designs[i].name = stdStr(v); },
+         uniqueName(&Scene::designs), always()},
         {"center_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Centre"), PropertyType::Vec3, "um", "",
          [](const Scene& s, int i) { return fromVec(s.designs[i].center); },
          [](Scene& s, int i, const QVariant& v) { s.designs[i].center = toVec(v); }, none(), always()},
         {"size_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Size"), PropertyType::Vec3, "um", "",
          [](const Scene& s, int i) { return fromVec(s.designs[i].size); },
          [](Scene& s, int i, const QVariant& v) { s.designs[i].size = toVec(v); }, allPositive(), always()},
-        {"voxel_cells", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Voxel cells"), PropertyType::IntVec3, "",
-         QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Grid cells per latent voxel along x, y, z"),
+        {"voxel_cells", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Voxel cells"), PropertyType::IntVec3,
+         "", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Grid cells per latent voxel along x, y, z"),
          [](const Scene& s, int i) { return fromIVec(s.designs[i].voxelCells); },
-         [](Scene& s, int i, const QVariant& v) { s.designs[i].voxelCells = toIVec(v); }, allAtLeastOne(), always()},
+         [](Scene& s, int i, const QVariant& v) { s.designs[i].voxelCells = toIVec(v); }, allAtLeastOne(),
+         always()},
         materialSlot(0, QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Material at rho = 0")),
         materialSlot(1, QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Material at rho = 1")),
-        {"filter_radius_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Filter radius"), PropertyType::Double, "um",
+        {"filter_radius_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Filter radius"),
+         PropertyType::Double, "um",
          QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Density filter radius; 0 = no filter"),
          [](const Scene& s, int i) { return QVariant(s.designs[i].filterRadius); },
-         [](Scene& s, int i, const QVariant& v) { s.designs[i].filterRadius = v.toDouble(); }, nonNegative(), always()},
-        {"projection.beta", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Projection beta"), PropertyType::Double, "",
+         [](Scene& s, int i, const QVariant& v) { s.designs[i].filterRadius = v.toDouble(); }, nonNegative(),
+         always()},
+        {"projection.beta", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Projection beta"),
+         PropertyType::Double, "",
          QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "tanh projection steepness; 0 = none"),
          [](const Scene& s, int i) { return QVariant(s.designs[i].beta); },
-         [](Scene& s, int i, const QVariant& v) { s.designs[i].beta = v.toDouble(); }, nonNegative(), always()},
-        {"projection.eta", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Projection eta"), PropertyType::Double, "", "",
-         [](const Scene& s, int i) { return QVariant(s.designs[i].eta); },
+         [](Scene& s, int i, const QVariant& v) { s.designs[i].beta = v.toDouble(); }, nonNegative(),
+         always()},
+        {"projection.eta", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Projection eta"),
+         PropertyType::Double, "", "", [](const Scene& s, int i) { return QVariant(s.designs[i].eta); },
          [](Scene& s, int i, const QVariant& v) { s.designs[i].eta = v.toDouble(); },
          [](const Scene&, int, const QVariant& v) {
              return v.toDouble() >= 0 && v.toDouble() <= 1 ? QString() : tr("must be in [0, 1]");
@@ -585,7 +715,9 @@ std::vector<Prop> designProps() {
          always()},
         {"params", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Parameters"), PropertyType::ReadOnly, "",
          QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Sidecar HDF5 dataset of the latent parameters"),
-         [](const Scene& s, int i) { return str(s.designs[i].params.empty() ? "(0.5 everywhere)" : s.designs[i].params); },
+         [](const Scene& s, int i) {
+             return str(s.designs[i].params.empty() ? "(0.5 everywhere)" : s.designs[i].params);
+         },
          [](Scene&, int, const QVariant&) {}, none(), always()},
     };
 }
@@ -593,9 +725,11 @@ std::vector<Prop> designProps() {
 std::vector<Prop> objectiveProps() {
     std::vector<Prop> props{
         {"goal", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Goal"), PropertyType::Enum, "", "",
-         [](const Scene& s, int) { return QVariant(QString(s.objective.maximize ? "maximize" : "minimize")); },
-         [](Scene& s, int, const QVariant& v) { s.objective.maximize = v.toString() == "maximize"; }, none(), always(),
-         QStringList{"maximize", "minimize"}},
+         [](const Scene& s, int) {
+             return QVariant(QString(s.objective.maximize ? "maximize" : "minimize"));
+         },
+         [](Scene& s, int, const QVariant& v) { s.objective.maximize = v.toString() == "maximize"; }, none(),
+         always(), QStringList{"maximize", "minimize"}},
     };
     return props;
 }
@@ -605,27 +739,48 @@ std::vector<Prop> objectiveTermProps(const Scene& s) {
     std::vector<Prop> props;
     for (int t = 0; t < int(s.objective.terms.size()); ++t) {
         const QString base = QString("terms[%1].").arg(t);
-        Prop det{base + "detector", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Term detector"), PropertyType::DetectorRef,
-                 "", "", [t](const Scene& s, int) { return str(s.objective.terms[t].detector); },
-                 [t](Scene& s, int, const QVariant& v) { s.objective.terms[t].detector = stdStr(v); }, none(), always()};
+        Prop det{base + "detector",
+                 QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Term detector"),
+                 PropertyType::DetectorRef,
+                 "",
+                 "",
+                 [t](const Scene& s, int) { return str(s.objective.terms[t].detector); },
+                 [t](Scene& s, int, const QVariant& v) { s.objective.terms[t].detector = stdStr(v); },
+                 none(),
+                 always()};
         det.dynamicChoices = detectorNames;
         props.push_back(det);
-        props.push_back({base + "quantity", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Term quantity"), PropertyType::Enum, "", "",
-                         [t](const Scene& s, int) { return QVariant(kQuantities.name(s.objective.terms[t].quantity)); },
-                         [t](Scene& s, int, const QVariant& v) { s.objective.terms[t].quantity = kQuantities.value(v.toString()); },
-                         none(), always(), kQuantities.names()});
-        props.push_back({base + "reduce", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Term reduction"), PropertyType::Enum, "", "",
-                         [t](const Scene& s, int) { return QVariant(kReduces.name(s.objective.terms[t].reduce)); },
-                         [t](Scene& s, int, const QVariant& v) { s.objective.terms[t].reduce = kReduces.value(v.toString()); },
-                         none(), always(), kReduces.names()});
-        props.push_back({base + "wavelength_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Term wavelength"),
-                         PropertyType::Double, "um", "",
-                         [t](const Scene& s, int) { return QVariant(s.objective.terms[t].wavelength); },
-                         [t](Scene& s, int, const QVariant& v) { s.objective.terms[t].wavelength = v.toDouble(); }, nonNegative(),
-                         [t](const Scene& s, int) { return s.objective.terms[t].reduce == scene::Reduce::AtWavelength; }});
-        props.push_back({base + "weight", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Term weight"), PropertyType::Double, "", "",
-                         [t](const Scene& s, int) { return QVariant(s.objective.terms[t].weight); },
-                         [t](Scene& s, int, const QVariant& v) { s.objective.terms[t].weight = v.toDouble(); }, none(), always()});
+        props.push_back(
+            {base + "quantity", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Term quantity"),
+             PropertyType::Enum, "", "",
+             [t](const Scene& s, int) { return QVariant(kQuantities.name(s.objective.terms[t].quantity)); },
+             [t](Scene& s, int, const QVariant& v) {
+                 s.objective.terms[t].quantity = kQuantities.value(v.toString());
+             },
+             none(), always(), kQuantities.names()});
+        props.push_back(
+            {base + "reduce", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Term reduction"),
+             PropertyType::Enum, "", "",
+             [t](const Scene& s, int) { return QVariant(kReduces.name(s.objective.terms[t].reduce)); },
+             [t](Scene& s, int, const QVariant& v) {
+                 s.objective.terms[t].reduce = kReduces.value(v.toString());
+             },
+             none(), always(), kReduces.names()});
+        props.push_back(
+            {base + "wavelength_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Term wavelength"),
+             PropertyType::Double, "um", "",
+             [t](const Scene& s, int) { return QVariant(s.objective.terms[t].wavelength); },
+             [t](Scene& s, int, const QVariant& v) { s.objective.terms[t].wavelength = v.toDouble(); },
+             nonNegative(),
+             [t](const Scene& s, int) {
+                 return s.objective.terms[t].reduce == scene::Reduce::AtWavelength;
+             }});
+        props.push_back(
+            {base + "weight", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Term weight"),
+             PropertyType::Double, "", "",
+             [t](const Scene& s, int) { return QVariant(s.objective.terms[t].weight); },
+             [t](Scene& s, int, const QVariant& v) { s.objective.terms[t].weight = v.toDouble(); }, none(),
+             always()});
     }
     return props;
 }
@@ -633,49 +788,62 @@ std::vector<Prop> objectiveTermProps(const Scene& s) {
 QString recorderSummary(const Scene& s) {
     QStringList parts;
     for (const auto& m : s.gradient.recorder) {
-        if (m.module == "LinearReconstructEveryK") parts << QString("LinearReconstructEveryK(k=%1)").arg(m.k);
-        else if (m.module == "DtypeConversion") parts << QString("DtypeConversion(%1)").arg(QString::fromStdString(m.dtype));
-        else parts << QString::fromStdString(m.module);
+        if (m.module == "LinearReconstructEveryK")
+            parts << QString("LinearReconstructEveryK(k=%1)").arg(m.k);
+        else if (m.module == "DtypeConversion")
+            parts << QString("DtypeConversion(%1)").arg(QString::fromStdString(m.dtype));
+        else
+            parts << QString::fromStdString(m.module);
     }
     return parts.isEmpty() ? tr("(none: float32 as computed)") : parts.join(QString::fromUtf8(" \u2192 "));
 }
 
 std::vector<Prop> gradientProps() {
     using scene::GradientMethod;
-    auto methodIs = [](GradientMethod m) { return Visible([m](const Scene& s, int) { return s.gradient.method == m; }); };
-    auto tierIs = [](const char* t) { return Visible([t](const Scene& s, int) { return s.gradient.tier == t; }); };
+    auto methodIs = [](GradientMethod m) {
+        return Visible([m](const Scene& s, int) { return s.gradient.method == m; });
+    };
+    auto tierIs = [](const char* t) {
+        return Visible([t](const Scene& s, int) { return s.gradient.tier == t; });
+    };
     return {
         {"method", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Method"), PropertyType::Enum, "",
-         QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "How the forward state is recovered in the reverse sweep"),
+         QT_TRANSLATE_NOOP("yee::ui::SceneProperties",
+                           "How the forward state is recovered in the reverse sweep"),
          [](const Scene& s, int) { return QVariant(kMethods.name(s.gradient.method)); },
-         [](Scene& s, int, const QVariant& v) { s.gradient.method = kMethods.value(v.toString()); }, none(), always(),
-         kMethods.names()},
-        {"num_checkpoints", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Checkpoints"), PropertyType::Int, "",
-         QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Full-state checkpoints of the binomial schedule"),
+         [](Scene& s, int, const QVariant& v) { s.gradient.method = kMethods.value(v.toString()); }, none(),
+         always(), kMethods.names()},
+        {"num_checkpoints", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Checkpoints"), PropertyType::Int,
+         "", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Full-state checkpoints of the binomial schedule"),
          [](const Scene& s, int) { return QVariant(s.gradient.numCheckpoints); },
          [](Scene& s, int, const QVariant& v) { s.gradient.numCheckpoints = v.toInt(); }, atLeast(1),
          methodIs(GradientMethod::Checkpointed)},
-        {"num_checkpoints_reversible", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Drift checkpoints"), PropertyType::Int, "",
-         QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Full-state checkpoints bounding drift in lossy media"),
+        {"num_checkpoints_reversible", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Drift checkpoints"),
+         PropertyType::Int, "",
+         QT_TRANSLATE_NOOP("yee::ui::SceneProperties",
+                           "Full-state checkpoints bounding drift in lossy media"),
          [](const Scene& s, int) { return QVariant(s.gradient.numCheckpointsReversible); },
-         [](Scene& s, int, const QVariant& v) { s.gradient.numCheckpointsReversible = v.toInt(); }, atLeast(0),
-         methodIs(GradientMethod::Reversible)},
+         [](Scene& s, int, const QVariant& v) { s.gradient.numCheckpointsReversible = v.toInt(); },
+         atLeast(0), methodIs(GradientMethod::Reversible)},
         {"recorder", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Recorder"), PropertyType::ReadOnly, "",
          QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Edited in the gradient panel"),
-         [](const Scene& s, int) { return QVariant(recorderSummary(s)); }, [](Scene&, int, const QVariant&) {}, none(),
-         methodIs(GradientMethod::Reversible)},
-        {"storage.tier", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Storage tier"), PropertyType::Enum, "",
-         QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Where records and checkpoints live"),
+         [](const Scene& s, int) { return QVariant(recorderSummary(s)); },
+         [](Scene&, int, const QVariant&) {}, none(), methodIs(GradientMethod::Reversible)},
+        {"storage.tier", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Storage tier"), PropertyType::Enum,
+         "", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Where records and checkpoints live"),
          [](const Scene& s, int) { return str(s.gradient.tier); },
          [](Scene& s, int, const QVariant& v) { s.gradient.tier = stdStr(v); }, none(), always(),
          QStringList{"device", "host", "disk"}},
-        {"storage.transfer_interval", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Transfer interval"), PropertyType::Int, "",
+        {"storage.transfer_interval", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Transfer interval"),
+         PropertyType::Int, "",
          QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Steps per asynchronous copy to the host ring"),
          [](const Scene& s, int) { return QVariant(s.gradient.transferInterval); },
-         [](Scene& s, int, const QVariant& v) { s.gradient.transferInterval = v.toInt(); }, atLeast(1), tierIs("host")},
-        {"storage.ring_buffers", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Ring buffers"), PropertyType::Int, "", "",
-         [](const Scene& s, int) { return QVariant(s.gradient.ringBuffers); },
-         [](Scene& s, int, const QVariant& v) { s.gradient.ringBuffers = v.toInt(); }, atLeast(2), tierIs("host")},
+         [](Scene& s, int, const QVariant& v) { s.gradient.transferInterval = v.toInt(); }, atLeast(1),
+         tierIs("host")},
+        {"storage.ring_buffers", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Ring buffers"),
+         PropertyType::Int, "", "", [](const Scene& s, int) { return QVariant(s.gradient.ringBuffers); },
+         [](Scene& s, int, const QVariant& v) { s.gradient.ringBuffers = v.toInt(); }, atLeast(2),
+         tierIs("host")},
         {"storage.path", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Disk path"), PropertyType::String, "",
          QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Directory for the disk tier; empty = temporary"),
          [](const Scene& s, int) { return str(s.gradient.diskPath); },
@@ -690,13 +858,15 @@ std::vector<Prop> runProps() {
          [](const Scene& s, int) { return fromIVec(s.run.tiles); },
          [](Scene& s, int, const QVariant& v) { s.run.tiles = toIVec(v); }, allAtLeastOne(), always()},
         {"devices", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Devices"), PropertyType::String, "",
-         QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "\"cpu:N\" emulated devices, \"cuda:0,1\" or \"cuda:all\""),
+         QT_TRANSLATE_NOOP("yee::ui::SceneProperties",
+                           "\"cpu:N\" emulated devices, \"cuda:0,1\" or \"cuda:all\""),
          [](const Scene& s, int) { return str(s.run.devices); },
          [](Scene& s, int, const QVariant& v) { s.run.devices = stdStr(v); },
          [](const Scene&, int, const QVariant& v) {
              static const QRegularExpression re("^(cpu:[1-9][0-9]*|cuda:(all|[0-9]+(,[0-9]+)*))$");
-             return re.match(v.toString()).hasMatch() ? QString()
-                                                      : tr("must be \"cpu:N\", \"cuda:all\" or a list like \"cuda:0,1\"");
+             return re.match(v.toString()).hasMatch()
+                        ? QString()
+                        : tr("must be \"cpu:N\", \"cuda:all\" or a list like \"cuda:0,1\"");
          },
          always()},
         {"precision", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Precision"), PropertyType::Enum, "", "",
@@ -704,7 +874,8 @@ std::vector<Prop> runProps() {
          [](Scene& s, int, const QVariant& v) { s.run.precision = stdStr(v); }, none(), always(),
          QStringList{"float32", "float64"}},
         {"overlap", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Overlap halos"), PropertyType::Bool, "",
-         QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Overlap halo exchange with interior work (same bits either way)"),
+         QT_TRANSLATE_NOOP("yee::ui::SceneProperties",
+                           "Overlap halo exchange with interior work (same bits either way)"),
          [](const Scene& s, int) { return QVariant(s.run.overlap); },
          [](Scene& s, int, const QVariant& v) { s.run.overlap = v.toBool(); }, none(), always()},
     };
@@ -713,22 +884,34 @@ std::vector<Prop> runProps() {
 const std::vector<Prop>& staticTable(ItemKind k) {
     static const std::vector<Prop> empty;
     static const std::vector<Prop> grid = gridProps(), domain = domainProps(), boundary = boundaryProps(),
-                                    material = materialProps(), object = objectProps(), source = sourceProps(),
-                                    detector = detectorProps(), design = designProps(), objective = objectiveProps(),
-                                    gradient = gradientProps(), run = runProps();
+                                   material = materialProps(), object = objectProps(), source = sourceProps(),
+                                   detector = detectorProps(), design = designProps(),
+                                   objective = objectiveProps(), gradient = gradientProps(), run = runProps();
     switch (k) {
-    case ItemKind::Grid: return grid;
-    case ItemKind::Domain: return domain;
-    case ItemKind::Boundary: return boundary;
-    case ItemKind::Material: return material;
-    case ItemKind::Object: return object;
-    case ItemKind::Source: return source;
-    case ItemKind::Detector: return detector;
-    case ItemKind::Design: return design;
-    case ItemKind::Objective: return objective;
-    case ItemKind::Gradient: return gradient;
-    case ItemKind::Run: return run;
-    default: return empty;
+    case ItemKind::Grid:
+        return grid;
+    case ItemKind::Domain:
+        return domain;
+    case ItemKind::Boundary:
+        return boundary;
+    case ItemKind::Material:
+        return material;
+    case ItemKind::Object:
+        return object;
+    case ItemKind::Source:
+        return source;
+    case ItemKind::Detector:
+        return detector;
+    case ItemKind::Design:
+        return design;
+    case ItemKind::Objective:
+        return objective;
+    case ItemKind::Gradient:
+        return gradient;
+    case ItemKind::Run:
+        return run;
+    default:
+        return empty;
     }
 }
 
@@ -747,9 +930,11 @@ bool indexValid(const Scene& s, const ItemRef& ref) {
 }
 
 std::optional<Prop> findProp(const Scene& s, const ItemRef& ref, const QString& key) {
-    if (!indexValid(s, ref)) return std::nullopt;
+    if (!indexValid(s, ref))
+        return std::nullopt;
     for (const Prop& p : table(s, ref))
-        if (p.key == key) return p;
+        if (p.key == key)
+            return p;
     return std::nullopt;
 }
 
@@ -771,7 +956,8 @@ bool parseDouble(const QVariant& in, double& out) {
     if (in.typeId() == QMetaType::QString) {
         const QString t = in.toString().trimmed();
         out = QLocale::c().toDouble(t, &ok);
-        if (!ok) out = QLocale().toDouble(t, &ok);
+        if (!ok)
+            out = QLocale().toDouble(t, &ok);
     } else {
         out = in.toDouble(&ok);
     }
@@ -781,23 +967,27 @@ bool parseDouble(const QVariant& in, double& out) {
 QStringList splitList(const QString& text) {
     static const QRegularExpression sep("[,;\\s]+");
     QString t = text.trimmed();
-    if (t.startsWith('[') && t.endsWith(']')) t = t.mid(1, t.size() - 2);
+    if (t.startsWith('[') && t.endsWith(']'))
+        t = t.mid(1, t.size() - 2);
     return t.split(sep, Qt::SkipEmptyParts);
 }
 
 QString parseNumbers(const QVariant& in, QVariantList& out, bool integers) {
     QVariantList raw;
     if (in.typeId() == QMetaType::QString) {
-        for (const QString& s : splitList(in.toString())) raw << s;
+        for (const QString& s : splitList(in.toString()))
+            raw << s;
     } else {
         raw = in.toList();
     }
     out.clear();
     for (const QVariant& x : raw) {
         double d;
-        if (!parseDouble(x, d)) return tr("'%1' is not a number").arg(x.toString());
+        if (!parseDouble(x, d))
+            return tr("'%1' is not a number").arg(x.toString());
         if (integers) {
-            if (d != std::floor(d)) return tr("'%1' is not a whole number").arg(x.toString());
+            if (d != std::floor(d))
+                return tr("'%1' is not a whole number").arg(x.toString());
             out << int(d);
         } else {
             out << d;
@@ -811,7 +1001,8 @@ QString parseValue(const PropertyInfo& info, const QVariant& in, QVariant& out) 
     switch (info.type) {
     case PropertyType::Double: {
         double d;
-        if (!parseDouble(in, d)) return tr("'%1' is not a finite number").arg(in.toString());
+        if (!parseDouble(in, d))
+            return tr("'%1' is not a finite number").arg(in.toString());
         out = d;
         return {};
     }
@@ -828,18 +1019,24 @@ QString parseValue(const PropertyInfo& info, const QVariant& in, QVariant& out) 
             return {};
         }
         const QString t = in.toString().trimmed().toLower();
-        if (t == "true" || t == "yes" || t == "on" || t == "1") out = true;
-        else if (t == "false" || t == "no" || t == "off" || t == "0") out = false;
-        else return tr("'%1' is not yes or no").arg(in.toString());
+        if (t == "true" || t == "yes" || t == "on" || t == "1")
+            out = true;
+        else if (t == "false" || t == "no" || t == "off" || t == "0")
+            out = false;
+        else
+            return tr("'%1' is not yes or no").arg(in.toString());
         return {};
     }
-    case PropertyType::String: out = in.toString(); return {};
+    case PropertyType::String:
+        out = in.toString();
+        return {};
     case PropertyType::Enum:
     case PropertyType::MaterialRef:
     case PropertyType::DetectorRef: {
         const QString t = in.toString().trimmed();
         if (!info.choices.contains(t)) {
-            if (info.choices.isEmpty()) return tr("there is nothing to choose from yet");
+            if (info.choices.isEmpty())
+                return tr("there is nothing to choose from yet");
             return tr("'%1' is not one of: %2").arg(t, info.choices.join(", "));
         }
         out = t;
@@ -848,14 +1045,17 @@ QString parseValue(const PropertyInfo& info, const QVariant& in, QVariant& out) 
     case PropertyType::Vec3:
     case PropertyType::IntVec3: {
         QVariantList l;
-        if (QString e = parseNumbers(in, l, info.type == PropertyType::IntVec3); !e.isEmpty()) return e;
-        if (l.size() != 3) return tr("needs three numbers (x, y, z), got %1").arg(l.size());
+        if (QString e = parseNumbers(in, l, info.type == PropertyType::IntVec3); !e.isEmpty())
+            return e;
+        if (l.size() != 3)
+            return tr("needs three numbers (x, y, z), got %1").arg(l.size());
         out = l;
         return {};
     }
     case PropertyType::DoubleList: {
         QVariantList l;
-        if (QString e = parseNumbers(in, l, false); !e.isEmpty()) return e;
+        if (QString e = parseNumbers(in, l, false); !e.isEmpty())
+            return e;
         out = l;
         return {};
     }
@@ -868,8 +1068,10 @@ QString parseValue(const PropertyInfo& info, const QVariant& in, QVariant& out) 
         if (in.typeId() == QMetaType::QString) {
             for (const QString& pair : in.toString().split(';', Qt::SkipEmptyParts)) {
                 QVariantList uv;
-                if (QString e = parseNumbers(pair, uv, false); !e.isEmpty()) return e;
-                if (uv.size() != 2) return tr("each vertex needs two numbers \"u,v\"");
+                if (QString e = parseNumbers(pair, uv, false); !e.isEmpty())
+                    return e;
+                if (uv.size() != 2)
+                    return tr("each vertex needs two numbers \"u,v\"");
                 points << QPointF(uv[0].toDouble(), uv[1].toDouble());
             }
         } else {
@@ -878,30 +1080,44 @@ QString parseValue(const PropertyInfo& info, const QVariant& in, QVariant& out) 
         out = points;
         return {};
     }
-    case PropertyType::ReadOnly: return tr("is read-only here");
+    case PropertyType::ReadOnly:
+        return tr("is read-only here");
     }
     return tr("unsupported value");
 }
 
 } // namespace
 
-QString shapeName(scene::Shape v) { return kShapes.name(v); }
-QString sourceTypeName(scene::SourceType v) { return kSourceTypes.name(v); }
-QString detectorTypeName(scene::DetectorType v) { return kDetectorTypes.name(v); }
-QString gradientMethodName(scene::GradientMethod v) { return kMethods.name(v); }
-QString boundaryTypeName(scene::BoundaryType v) { return kBoundaries.name(v); }
+QString shapeName(scene::Shape v) {
+    return kShapes.name(v);
+}
+QString sourceTypeName(scene::SourceType v) {
+    return kSourceTypes.name(v);
+}
+QString detectorTypeName(scene::DetectorType v) {
+    return kDetectorTypes.name(v);
+}
+QString gradientMethodName(scene::GradientMethod v) {
+    return kMethods.name(v);
+}
+QString boundaryTypeName(scene::BoundaryType v) {
+    return kBoundaries.name(v);
+}
 
 QList<PropertyInfo> itemProperties(const Scene& s, const ItemRef& ref) {
     QList<PropertyInfo> out;
-    if (!indexValid(s, ref)) return out;
+    if (!indexValid(s, ref))
+        return out;
     for (const Prop& p : table(s, ref))
-        if (p.visible(s, ref.index)) out << infoOf(s, p);
+        if (p.visible(s, ref.index))
+            out << infoOf(s, p);
     return out;
 }
 
 std::optional<PropertyInfo> propertyInfo(const Scene& s, const ItemRef& ref, const QString& key) {
     auto p = findProp(s, ref, key);
-    if (!p) return std::nullopt;
+    if (!p)
+        return std::nullopt;
     return infoOf(s, *p);
 }
 
@@ -911,9 +1127,12 @@ QVariant propertyValue(const Scene& s, const ItemRef& ref, const QString& key) {
 }
 
 QString propertyPath(const Scene& s, const ItemRef& ref, const QString& key) {
-    if (ref.kind == ItemKind::Grid && key == "duration_fs") return QStringLiteral("time.duration_fs");
-    if (ref.kind == ItemKind::Domain && key == "background") return QStringLiteral("background");
-    if (!indexValid(s, ref)) return key;
+    if (ref.kind == ItemKind::Grid && key == "duration_fs")
+        return QStringLiteral("time.duration_fs");
+    if (ref.kind == ItemKind::Domain && key == "background")
+        return QStringLiteral("background");
+    if (!indexValid(s, ref))
+        return key;
     return itemPath(s, ref) + QLatin1Char('.') + key;
 }
 
@@ -961,30 +1180,38 @@ PropertyCheck checkProperty(const Scene& s, const ItemRef& ref, const QString& k
 
 void applyProperty(Scene& s, const ItemRef& ref, const QString& key, const QVariant& value) {
     auto p = findProp(s, ref, key);
-    if (!p) throw std::invalid_argument("applyProperty: unknown property " + key.toStdString());
+    if (!p)
+        throw std::invalid_argument("applyProperty: unknown property " + key.toStdString());
     p->set(s, ref.index, value);
 }
 
 QString formatPropertyValue(const PropertyInfo& info, const QVariant& v) {
     auto num = [](double d) { return QString::number(d, 'g', 10); };
     switch (info.type) {
-    case PropertyType::Double: return num(v.toDouble());
-    case PropertyType::Int: return QString::number(v.toInt());
-    case PropertyType::Bool: return v.toBool() ? tr("yes") : tr("no");
+    case PropertyType::Double:
+        return num(v.toDouble());
+    case PropertyType::Int:
+        return QString::number(v.toInt());
+    case PropertyType::Bool:
+        return v.toBool() ? tr("yes") : tr("no");
     case PropertyType::Vec3:
     case PropertyType::IntVec3:
     case PropertyType::DoubleList: {
         QStringList parts;
-        for (const QVariant& x : v.toList()) parts << num(x.toDouble());
+        for (const QVariant& x : v.toList())
+            parts << num(x.toDouble());
         return parts.join(", ");
     }
-    case PropertyType::StringList: return v.toStringList().join(", ");
+    case PropertyType::StringList:
+        return v.toStringList().join(", ");
     case PropertyType::Points2: {
         QStringList parts;
-        for (const QVariant& x : v.toList()) parts << num(x.toPointF().x()) + "," + num(x.toPointF().y());
+        for (const QVariant& x : v.toList())
+            parts << num(x.toPointF().x()) + "," + num(x.toPointF().y());
         return parts.join("; ");
     }
-    default: return v.toString();
+    default:
+        return v.toString();
     }
 }
 

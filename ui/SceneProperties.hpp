@@ -31,8 +31,8 @@ enum class PropertyType {
 
 /// Description of one property of one item.
 struct PropertyInfo {
-    QString key;         ///< scene-file key relative to the item ("center_um", "profile.wavelength_um")
-    QString label;       ///< translated label
+    QString key;   ///< scene-file key relative to the item ("center_um", "profile.wavelength_um")
+    QString label; ///< translated label
     PropertyType type = PropertyType::Double;
     QStringList choices; ///< Enum / MaterialRef / DetectorRef choices
     QString unit;        ///< "um", "fs", "S/m" or empty
@@ -58,7 +58,8 @@ QString propertyPath(const scene::Scene& s, const ItemRef& ref, const QString& k
 /// Parse `input` (canonical type or user text such as "1, 2, 3"), check it against the property's
 /// rules and, when the scene was valid before, against the backend's whole-scene validation of the
 /// edited scene. A rejected value is explained in PropertyCheck::error and must not be applied.
-PropertyCheck checkProperty(const scene::Scene& s, const ItemRef& ref, const QString& key, const QVariant& input);
+PropertyCheck checkProperty(const scene::Scene& s, const ItemRef& ref, const QString& key,
+                            const QVariant& input);
 /// Write a canonical value (as produced by checkProperty) into the scene. Renaming a material or a
 /// detector renames its references too. Throws std::invalid_argument on an unknown key.
 void applyProperty(scene::Scene& s, const ItemRef& ref, const QString& key, const QVariant& value);

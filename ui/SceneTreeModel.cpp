@@ -22,18 +22,22 @@ QIcon swatch(const QColor& c) {
     p.drawRoundedRect(QRectF(0.5, 0.5, 11, 11), 2, 2);
     return QIcon(pm);
 }
-QString num(double d) { return QString::number(d, 'g', 6); }
+QString num(double d) {
+    return QString::number(d, 'g', 6);
+}
 
-constexpr ItemKind kTopLevel[] = {ItemKind::Grid,    ItemKind::Domain,    ItemKind::Boundaries,
+constexpr ItemKind kTopLevel[] = {ItemKind::Grid,      ItemKind::Domain,  ItemKind::Boundaries,
                                   ItemKind::Materials, ItemKind::Objects, ItemKind::Sources,
                                   ItemKind::Detectors, ItemKind::Designs, ItemKind::Objective,
                                   ItemKind::Gradient,  ItemKind::Run};
 } // namespace
 
 int SceneTreeModel::Node::row() const {
-    if (!parent) return 0;
+    if (!parent)
+        return 0;
     for (int i = 0; i < int(parent->children.size()); ++i)
-        if (parent->children[i].get() == this) return i;
+        if (parent->children[i].get() == this)
+            return i;
     return 0;
 }
 
@@ -48,7 +52,8 @@ SceneTreeModel::SceneTreeModel(SceneDocument* doc, QObject* parent) : QAbstractI
     connect(doc_, &SceneDocument::itemInserted, this, &SceneTreeModel::onInserted);
     connect(doc_, &SceneDocument::itemAboutToBeRemoved, this, &SceneTreeModel::onAboutToBeRemoved);
     connect(doc_, &SceneDocument::itemRemoved, this, &SceneTreeModel::onRemoved);
-    connect(doc_, &SceneDocument::itemChanged, this, [this](const ItemRef& ref, const QString&) { onChanged(ref); });
+    connect(doc_, &SceneDocument::itemChanged, this,
+            [this](const ItemRef& ref, const QString&) { onChanged(ref); });
 }
 
 SceneTreeModel::~SceneTreeModel() = default;
@@ -76,62 +81,77 @@ SceneTreeModel::Node* SceneTreeModel::nodeOf(const QModelIndex& index) const {
 
 SceneTreeModel::Node* SceneTreeModel::groupNode(ItemKind group) const {
     for (auto& n : root_->children)
-        if (n->ref.kind == group) return n.get();
+        if (n->ref.kind == group)
+            return n.get();
     return nullptr;
 }
 
 QModelIndex SceneTreeModel::indexOfNode(const Node* n, int column) const {
-    if (!n || n == root_.get()) return {};
+    if (!n || n == root_.get())
+        return {};
     return createIndex(n->row(), column, const_cast<Node*>(n));
 }
 
 QModelIndex SceneTreeModel::index(int row, int column, const QModelIndex& parent) const {
-    if (!hasIndex(row, column, parent)) return {};
+    if (!hasIndex(row, column, parent))
+        return {};
     Node* p = nodeOf(parent);
     return createIndex(row, column, p->children[row].get());
 }
 
 QModelIndex SceneTreeModel::parent(const QModelIndex& child) const {
-    if (!child.isValid()) return {};
+    if (!child.isValid())
+        return {};
     return indexOfNode(nodeOf(child)->parent);
 }
 
 int SceneTreeModel::rowCount(const QModelIndex& parent) const {
-    if (parent.column() > 0) return 0;
+    if (parent.column() > 0)
+        return 0;
     return int(nodeOf(parent)->children.size());
 }
 
-int SceneTreeModel::columnCount(const QModelIndex&) const { return 2; }
+int SceneTreeModel::columnCount(const QModelIndex&) const {
+    return 2;
+}
 
 Qt::ItemFlags SceneTreeModel::flags(const QModelIndex& index) const {
-    if (!index.isValid()) return Qt::NoItemFlags;
+    if (!index.isValid())
+        return Qt::NoItemFlags;
     return Qt::ItemIsEnabled | Qt::ItemIsSelectable;
 }
 
 QVariant SceneTreeModel::headerData(int section, Qt::Orientation o, int role) const {
-    if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    if (o != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
     return section == 0 ? tr("Item") : tr("Summary");
 }
 
 QString SceneTreeModel::summary(const ItemRef& ref) const {
     const scene::Scene& s = doc_->scene();
     switch (ref.kind) {
-    case ItemKind::Grid: return tr("dx %1 um, %2 fs").arg(num(s.cellUm), num(s.durationFs));
+    case ItemKind::Grid:
+        return tr("dx %1 um, %2 fs").arg(num(s.cellUm), num(s.durationFs));
     case ItemKind::Domain: {
         QStringList cells;
-        for (int a = 0; a < 3; ++a) cells << QString::number(std::lround(s.domainSize[a] / s.cellUm));
+        for (int a = 0; a < 3; ++a)
+            cells << QString::number(std::lround(s.domainSize[a] / s.cellUm));
         return tr("%1 x %2 x %3 um (%4 cells)")
-            .arg(num(s.domainSize[0]), num(s.domainSize[1]), num(s.domainSize[2]), cells.join(QString::fromUtf8(" \u00d7 ")));
+            .arg(num(s.domainSize[0]), num(s.domainSize[1]), num(s.domainSize[2]),
+                 cells.join(QString::fromUtf8(" \u00d7 ")));
     }
     case ItemKind::Boundary: {
         const auto& b = s.boundaries[ref.index];
-        return b.type == scene::BoundaryType::Pml ? tr("pml, %1 cells").arg(b.cells) : boundaryTypeName(b.type);
+        return b.type == scene::BoundaryType::Pml ? tr("pml, %1 cells").arg(b.cells)
+                                                  : boundaryTypeName(b.type);
     }
     case ItemKind::Material: {
         const auto& m = s.materials[ref.index];
         QString t = tr("eps %1").arg(num(m.eps));
-        if (m.mu != 1) t += tr(", mu %1").arg(num(m.mu));
-        if (m.sigma != 0) t += tr(", sigma %1 S/m").arg(num(m.sigma));
+        if (m.mu != 1)
+            t += tr(", mu %1").arg(num(m.mu));
+        if (m.sigma != 0)
+            t += tr(", sigma %1 S/m").arg(num(m.sigma));
         return t;
     }
     case ItemKind::Object: {
@@ -142,16 +162,19 @@ QString SceneTreeModel::summary(const ItemRef& ref) const {
         const auto& src = s.sources[ref.index];
         return tr("%1 \u00b7 %2 um").arg(sourceTypeName(src.type), num(src.profile.wavelength));
     }
-    case ItemKind::Detector: return detectorTypeName(s.detectors[ref.index].type);
+    case ItemKind::Detector:
+        return detectorTypeName(s.detectors[ref.index].type);
     case ItemKind::Design: {
         const auto& d = s.designs[ref.index];
-        return tr("%1 \u2192 %2").arg(QString::fromStdString(d.materials[0]), QString::fromStdString(d.materials[1]));
+        return tr("%1 \u2192 %2")
+            .arg(QString::fromStdString(d.materials[0]), QString::fromStdString(d.materials[1]));
     }
     case ItemKind::Objective:
         return s.objective.defined() ? tr("%1, %n term(s)", nullptr, int(s.objective.terms.size()))
                                            .arg(s.objective.maximize ? tr("maximize") : tr("minimize"))
                                      : tr("none");
-    case ItemKind::Gradient: return gradientMethodName(s.gradient.method);
+    case ItemKind::Gradient:
+        return gradientMethodName(s.gradient.method);
     case ItemKind::Run:
         return tr("tiles %1\u00d7%2\u00d7%3 on %4")
             .arg(s.run.tiles[0])
@@ -166,31 +189,43 @@ QString SceneTreeModel::summary(const ItemRef& ref) const {
 }
 
 QVariant SceneTreeModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid()) return {};
+    if (!index.isValid())
+        return {};
     const ItemRef ref = nodeOf(index)->ref;
     const scene::Scene& s = doc_->scene();
     switch (role) {
     case Qt::DisplayRole:
         return index.column() == 0 ? itemTitle(s, ref) : summary(ref);
-    case Qt::ToolTipRole: return itemPath(s, ref);
+    case Qt::ToolTipRole:
+        return itemPath(s, ref);
     case Qt::DecorationRole:
-        if (index.column() != 0) return {};
-        if (ref.kind == ItemKind::Material) return swatch(paletteColor(ref.index));
-        if (ref.kind == ItemKind::Object) return swatch(materialColor(s, s.objects[ref.index].material));
-        if (ref.kind == ItemKind::Source) return swatch(colors::source());
-        if (ref.kind == ItemKind::Detector) return swatch(colors::detector());
-        if (ref.kind == ItemKind::Design) return swatch(colors::design());
+        if (index.column() != 0)
+            return {};
+        if (ref.kind == ItemKind::Material)
+            return swatch(paletteColor(ref.index));
+        if (ref.kind == ItemKind::Object)
+            return swatch(materialColor(s, s.objects[ref.index].material));
+        if (ref.kind == ItemKind::Source)
+            return swatch(colors::source());
+        if (ref.kind == ItemKind::Detector)
+            return swatch(colors::detector());
+        if (ref.kind == ItemKind::Design)
+            return swatch(colors::design());
         return {};
-    case ItemRefRole: return QVariant::fromValue(ref);
-    default: return {};
+    case ItemRefRole:
+        return QVariant::fromValue(ref);
+    default:
+        return {};
     }
 }
 
 QModelIndex SceneTreeModel::indexOf(const ItemRef& ref) const {
-    if (!ref.valid()) return {};
+    if (!ref.valid())
+        return {};
     if (isElementKind(ref.kind)) {
         Node* g = groupNode(groupOf(ref.kind));
-        if (!g || ref.index < 0 || ref.index >= int(g->children.size())) return {};
+        if (!g || ref.index < 0 || ref.index >= int(g->children.size()))
+            return {};
         return indexOfNode(g->children[ref.index].get());
     }
     return indexOfNode(groupNode(ref.kind));
@@ -201,7 +236,8 @@ ItemRef SceneTreeModel::refOf(const QModelIndex& index) const {
 }
 
 void SceneTreeModel::reindex(Node* group) {
-    for (int i = 0; i < int(group->children.size()); ++i) group->children[i]->ref.index = i;
+    for (int i = 0; i < int(group->children.size()); ++i)
+        group->children[i]->ref.index = i;
 }
 
 void SceneTreeModel::onAboutToBeInserted(const ItemRef& ref) {
@@ -240,14 +276,16 @@ void SceneTreeModel::onChanged(const ItemRef& ref) {
         return;
     }
     const QModelIndex i = indexOf(ref);
-    if (i.isValid()) emit dataChanged(i, i.siblingAtColumn(1));
+    if (i.isValid())
+        emit dataChanged(i, i.siblingAtColumn(1));
 }
 
 void SceneTreeModel::refreshAll() {
     for (auto& g : root_->children) {
         emit dataChanged(indexOfNode(g.get(), 0), indexOfNode(g.get(), 1));
         if (!g->children.empty())
-            emit dataChanged(indexOfNode(g->children.front().get(), 0), indexOfNode(g->children.back().get(), 1));
+            emit dataChanged(indexOfNode(g->children.front().get(), 0),
+                             indexOfNode(g->children.back().get(), 1));
     }
 }
 

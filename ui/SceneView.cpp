@@ -23,9 +23,9 @@ SceneView::SceneView(SceneDocument* doc, QWidget* parent)
     setToolTip(tr("Click: select  \u2022  Shift+drag: move object  \u2022  Ctrl+drag: resize object\n"
                   "Arrows / Page Up / Page Down: nudge by one cell  \u2022  Left drag: rotate, wheel: zoom"));
     axes_->SetCamera(renderer()->GetActiveCamera());
-    axes_->SetXTitle("x (um)");
-    axes_->SetYTitle("y (um)");
-    axes_->SetZTitle("z (um)");
+    axes_->SetXTitle(tr("x (um)").toUtf8().constData());
+    axes_->SetYTitle(tr("y (um)").toUtf8().constData());
+    axes_->SetZTitle(tr("z (um)").toUtf8().constData());
     axes_->SetFlyModeToOuterEdges();
     axes_->SetScreenSize(7.0);
     axes_->XAxisMinorTickVisibilityOff();
@@ -54,16 +54,19 @@ SceneView::~SceneView() = default;
 
 void SceneView::rebuild() {
     vtkRenderer* r = renderer();
-    for (const auto& p : actors_.props) r->RemoveViewProp(p.prop);
+    for (const auto& p : actors_.props)
+        r->RemoveViewProp(p.prop);
     actors_ = buildSceneActors(doc_->scene());
-    for (const auto& p : actors_.props) r->AddViewProp(p.prop);
+    for (const auto& p : actors_.props)
+        r->AddViewProp(p.prop);
     axes_->SetBounds(actors_.bounds.data());
     r->AddViewProp(axes_);
     if (actors_.tileProblem != tileProblem_) {
         tileProblem_ = actors_.tileProblem;
         emit tileProblemChanged(tileProblem_);
     }
-    if (!cameraSet_) resetCamera();
+    if (!cameraSet_)
+        resetCamera();
     updateSelection();
 }
 
@@ -86,7 +89,8 @@ void SceneView::resetCamera() {
 void SceneView::updateSelection() {
     const ItemRef cur = doc_->currentItem();
     for (const auto& p : actors_.props)
-        if (p.ref.valid()) setPropSelected(p, p.ref == cur);
+        if (p.ref.valid())
+            setPropSelected(p, p.ref == cur);
     requestRender();
 }
 
@@ -94,10 +98,12 @@ ItemRef SceneView::itemAt(const QPoint& pos) {
     vtkNew<vtkCellPicker> picker;
     picker->SetTolerance(0.002);
     const QPoint d = toVtkDisplay(pos);
-    if (!picker->Pick(d.x(), d.y(), 0, renderer())) return {};
+    if (!picker->Pick(d.x(), d.y(), 0, renderer()))
+        return {};
     vtkProp* picked = picker->GetViewProp();
     for (const auto& p : actors_.props)
-        if (p.prop.GetPointer() == picked) return p.ref;
+        if (p.prop.GetPointer() == picked)
+            return p.ref;
     return {};
 }
 
@@ -129,16 +135,19 @@ void SceneView::mousePressEvent(QMouseEvent* e) {
             dragObject_ = cur.index;
             dragCenter0_ = o.center;
             dragExtents0_ = MoveResizeObjectCommand::extentsOf(o);
-            dragGrab_ = picker->Pick(d.x(), d.y(), 0, renderer()) ? std::array<double, 3>{picker->GetPickPosition()[0],
-                                                                                              picker->GetPickPosition()[1],
-                                                                                              picker->GetPickPosition()[2]}
-                                                                  : o.center;
-            for (int a = 0; a < 3; ++a) dragSign_[a] = dragGrab_[a] >= o.center[a] ? 1.0 : -1.0;
+            dragGrab_ =
+                picker->Pick(d.x(), d.y(), 0, renderer())
+                    ? std::array<double, 3>{picker->GetPickPosition()[0], picker->GetPickPosition()[1],
+                                            picker->GetPickPosition()[2]}
+                    : o.center;
+            for (int a = 0; a < 3; ++a)
+                dragSign_[a] = dragGrab_[a] >= o.center[a] ? 1.0 : -1.0;
             dragKey_ = newMergeKey();
             drag_ = shift ? Drag::Move : Drag::Resize;
             return;
         }
-        if (!shift && !ctrl) drag_ = Drag::Click;
+        if (!shift && !ctrl)
+            drag_ = Drag::Click;
     }
     autoFit_ = false; // the camera is the user's now
     VtkWidget::mousePressEvent(e);
@@ -153,14 +162,18 @@ void SceneView::mouseMoveEvent(QMouseEvent* e) {
         scene::Vec3 center = dragCenter0_, extents = dragExtents0_;
         for (int a = 0; a < 3; ++a) {
             const double delta = w1[a] - w0[a];
-            if (drag_ == Drag::Move) center[a] = dragCenter0_[a] + snap(delta);
-            else extents[a] = std::max(cell, dragExtents0_[a] + snap(2.0 * delta * dragSign_[a]));
+            if (drag_ == Drag::Move)
+                center[a] = dragCenter0_[a] + snap(delta);
+            else
+                extents[a] = std::max(cell, dragExtents0_[a] + snap(2.0 * delta * dragSign_[a]));
         }
         if (dragObject_ < int(doc_->scene().objects.size()))
-            doc_->undoStack()->push(new MoveResizeObjectCommand(doc_, dragObject_, center, extents, dragKey_));
+            doc_->undoStack()->push(
+                new MoveResizeObjectCommand(doc_, dragObject_, center, extents, dragKey_));
         return;
     }
-    if (drag_ == Drag::Click && (e->position().toPoint() - pressPos_).manhattanLength() > 4) drag_ = Drag::None;
+    if (drag_ == Drag::Click && (e->position().toPoint() - pressPos_).manhattanLength() > 4)
+        drag_ = Drag::None;
     VtkWidget::mouseMoveEvent(e);
 }
 
@@ -170,13 +183,15 @@ void SceneView::mouseReleaseEvent(QMouseEvent* e) {
         return;
     }
     VtkWidget::mouseReleaseEvent(e);
-    if (drag_ == Drag::Click && e->button() == Qt::LeftButton) doc_->setCurrentItem(itemAt(e->position().toPoint()));
+    if (drag_ == Drag::Click && e->button() == Qt::LeftButton)
+        doc_->setCurrentItem(itemAt(e->position().toPoint()));
     drag_ = Drag::None;
 }
 
 void SceneView::resizeGL(int w, int h) {
     VtkWidget::resizeGL(w, h);
-    if (autoFit_) resetCamera();
+    if (autoFit_)
+        resetCamera();
 }
 
 void SceneView::wheelEvent(QWheelEvent* e) {
@@ -186,7 +201,8 @@ void SceneView::wheelEvent(QWheelEvent* e) {
 
 void SceneView::nudge(int axis, int sign) {
     const ItemRef cur = doc_->currentItem();
-    if (cur.kind != ItemKind::Object) return;
+    if (cur.kind != ItemKind::Object)
+        return;
     scene::Vec3 c = doc_->scene().objects.at(cur.index).center;
     c[axis] += sign * doc_->scene().cellUm;
     doc_->undoStack()->push(MoveResizeObjectCommand::move(doc_, cur.index, c));
@@ -195,13 +211,26 @@ void SceneView::nudge(int axis, int sign) {
 void SceneView::keyPressEvent(QKeyEvent* e) {
     if (doc_->currentItem().kind == ItemKind::Object) {
         switch (e->key()) {
-        case Qt::Key_Left: nudge(0, -1); return;
-        case Qt::Key_Right: nudge(0, +1); return;
-        case Qt::Key_Down: nudge(1, -1); return;
-        case Qt::Key_Up: nudge(1, +1); return;
-        case Qt::Key_PageDown: nudge(2, -1); return;
-        case Qt::Key_PageUp: nudge(2, +1); return;
-        default: break;
+        case Qt::Key_Left:
+            nudge(0, -1);
+            return;
+        case Qt::Key_Right:
+            nudge(0, +1);
+            return;
+        case Qt::Key_Down:
+            nudge(1, -1);
+            return;
+        case Qt::Key_Up:
+            nudge(1, +1);
+            return;
+        case Qt::Key_PageDown:
+            nudge(2, -1);
+            return;
+        case Qt::Key_PageUp:
+            nudge(2, +1);
+            return;
+        default:
+            break;
         }
     }
     VtkWidget::keyPressEvent(e);

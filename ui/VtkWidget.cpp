@@ -53,7 +53,9 @@ QSurfaceFormat VtkWidget::defaultFormat() {
     return fmt;
 }
 
-void VtkWidget::installDefaultFormat() { QSurfaceFormat::setDefaultFormat(defaultFormat()); }
+void VtkWidget::installDefaultFormat() {
+    QSurfaceFormat::setDefaultFormat(defaultFormat());
+}
 
 VtkWidget::VtkWidget(QWidget* parent)
     : QOpenGLWidget(parent), window_(vtkSmartPointer<vtkGenericOpenGLRenderWindow>::New()),
@@ -93,20 +95,23 @@ VtkWidget::~VtkWidget() {
 void VtkWidget::installObservers() {
     observe(window_, vtkCommand::WindowMakeCurrentEvent, [this](vtkObject*, unsigned long, void*) {
         // Not QOpenGLWidget::makeCurrent(): that rebinds Qt's framebuffer in the middle of VTK's render.
-        if (QOpenGLContext* ctx = context()) ctx->makeCurrent(ctx->surface());
+        if (QOpenGLContext* ctx = context())
+            ctx->makeCurrent(ctx->surface());
     });
     observe(window_, vtkCommand::WindowIsCurrentEvent, [this](vtkObject*, unsigned long, void* data) {
         auto* isCurrent = static_cast<bool*>(data);
         *isCurrent = context() && QOpenGLContext::currentContext() == context();
     });
     observe(window_, vtkCommand::WindowFrameEvent, [this](vtkObject*, unsigned long, void*) {
-        if (!inPaint_) update();
+        if (!inPaint_)
+            update();
     });
     observe(window_, vtkCommand::WindowSupportsOpenGLEvent,
             [](vtkObject*, unsigned long, void* data) { *static_cast<int*>(data) = 1; });
     observe(window_, vtkCommand::WindowIsDirectEvent,
             [](vtkObject*, unsigned long, void* data) { *static_cast<int*>(data) = 1; });
-    observe(interactor_, vtkCommand::RenderEvent, [this](vtkObject*, unsigned long, void*) { requestRender(); });
+    observe(interactor_, vtkCommand::RenderEvent,
+            [this](vtkObject*, unsigned long, void*) { requestRender(); });
     auto countIssue = [this](vtkObject*, unsigned long, void*) { ++vtkIssues_; };
     observe(window_, vtkCommand::ErrorEvent, countIssue);
     observe(window_, vtkCommand::WarningEvent, countIssue);
@@ -114,13 +119,20 @@ void VtkWidget::installObservers() {
     observe(renderer_, vtkCommand::WarningEvent, countIssue);
 }
 
-vtkGenericOpenGLRenderWindow* VtkWidget::renderWindow() const { return window_; }
-vtkGenericRenderWindowInteractor* VtkWidget::interactor() const { return interactor_; }
-vtkRenderer* VtkWidget::renderer() const { return renderer_; }
+vtkGenericOpenGLRenderWindow* VtkWidget::renderWindow() const {
+    return window_;
+}
+vtkGenericRenderWindowInteractor* VtkWidget::interactor() const {
+    return interactor_;
+}
+vtkRenderer* VtkWidget::renderer() const {
+    return renderer_;
+}
 
 void VtkWidget::requestRender() {
     dirty_ = true;
-    if (!inPaint_) update();
+    if (!inPaint_)
+        update();
 }
 
 void VtkWidget::initializeGL() {
@@ -130,17 +142,17 @@ void VtkWidget::initializeGL() {
     const qreal dpr = devicePixelRatioF();
     window_->SetSize(int(width() * dpr), int(height() * dpr));
     interactor_->SetSize(int(width() * dpr), int(height() * dpr));
-    connect(context(), &QOpenGLContext::aboutToBeDestroyed, this,
-            [this] {
-                makeCurrent();
-                finalizeContext();
-                doneCurrent();
-            });
+    connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, [this] {
+        makeCurrent();
+        finalizeContext();
+        doneCurrent();
+    });
     dirty_ = true;
 }
 
 void VtkWidget::finalizeContext() {
-    if (!window_ || !window_->GetReadyForRendering()) return;
+    if (!window_ || !window_->GetReadyForRendering())
+        return;
     window_->Finalize();
     window_->SetReadyForRendering(false);
 }
@@ -155,7 +167,8 @@ void VtkWidget::resizeGL(int w, int h) {
 }
 
 void VtkWidget::paintGL() {
-    if (!window_->GetReadyForRendering()) return;
+    if (!window_->GetReadyForRendering())
+        return;
     inPaint_ = true;
     vtkOpenGLState* state = window_->GetState();
     if (dirty_) {
@@ -204,21 +217,37 @@ void VtkWidget::forwardMouse(QMouseEvent* e, unsigned long vtkEvent) {
 void VtkWidget::mousePressEvent(QMouseEvent* e) {
     setFocus(Qt::MouseFocusReason);
     switch (e->button()) {
-    case Qt::LeftButton: forwardMouse(e, vtkCommand::LeftButtonPressEvent); break;
-    case Qt::MiddleButton: forwardMouse(e, vtkCommand::MiddleButtonPressEvent); break;
-    case Qt::RightButton: forwardMouse(e, vtkCommand::RightButtonPressEvent); break;
-    default: break;
+    case Qt::LeftButton:
+        forwardMouse(e, vtkCommand::LeftButtonPressEvent);
+        break;
+    case Qt::MiddleButton:
+        forwardMouse(e, vtkCommand::MiddleButtonPressEvent);
+        break;
+    case Qt::RightButton:
+        forwardMouse(e, vtkCommand::RightButtonPressEvent);
+        break;
+    default:
+        break;
     }
 }
 
-void VtkWidget::mouseMoveEvent(QMouseEvent* e) { forwardMouse(e, vtkCommand::MouseMoveEvent); }
+void VtkWidget::mouseMoveEvent(QMouseEvent* e) {
+    forwardMouse(e, vtkCommand::MouseMoveEvent);
+}
 
 void VtkWidget::mouseReleaseEvent(QMouseEvent* e) {
     switch (e->button()) {
-    case Qt::LeftButton: forwardMouse(e, vtkCommand::LeftButtonReleaseEvent); break;
-    case Qt::MiddleButton: forwardMouse(e, vtkCommand::MiddleButtonReleaseEvent); break;
-    case Qt::RightButton: forwardMouse(e, vtkCommand::RightButtonReleaseEvent); break;
-    default: break;
+    case Qt::LeftButton:
+        forwardMouse(e, vtkCommand::LeftButtonReleaseEvent);
+        break;
+    case Qt::MiddleButton:
+        forwardMouse(e, vtkCommand::MiddleButtonReleaseEvent);
+        break;
+    case Qt::RightButton:
+        forwardMouse(e, vtkCommand::RightButtonReleaseEvent);
+        break;
+    default:
+        break;
     }
 }
 
@@ -231,8 +260,10 @@ void VtkWidget::mouseDoubleClickEvent(QMouseEvent* e) {
 void VtkWidget::wheelEvent(QWheelEvent* e) {
     setModifiers(e->modifiers(), toVtkDisplay(e->position()));
     const int dy = e->angleDelta().y();
-    if (dy > 0) interactor_->InvokeEvent(vtkCommand::MouseWheelForwardEvent, e);
-    else if (dy < 0) interactor_->InvokeEvent(vtkCommand::MouseWheelBackwardEvent, e);
+    if (dy > 0)
+        interactor_->InvokeEvent(vtkCommand::MouseWheelForwardEvent, e);
+    else if (dy < 0)
+        interactor_->InvokeEvent(vtkCommand::MouseWheelBackwardEvent, e);
     e->accept();
 }
 
@@ -245,7 +276,8 @@ void VtkWidget::keyPressEvent(QKeyEvent* e) {
     interactor_->InvokeEvent(vtkCommand::KeyPressEvent, e);
     // Only the harmless single-key commands of VTK's styles (reset camera, wireframe, surface); others
     // (stereo, exit, joystick) make no sense inside the studio.
-    if (text == "r" || text == "w" || text == "s") interactor_->InvokeEvent(vtkCommand::CharEvent, e);
+    if (text == "r" || text == "w" || text == "s")
+        interactor_->InvokeEvent(vtkCommand::CharEvent, e);
     QOpenGLWidget::keyPressEvent(e);
 }
 

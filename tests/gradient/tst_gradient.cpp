@@ -61,8 +61,12 @@ private slots:
     void decomposedBitIdentical();
     void adjointCountsPinned_data();
     void adjointCountsPinned();
+    void memorySharded_data();
+    void memorySharded();
     void lossyRecorderErrorBounded();
     void reversibleCheckpointsBoundDrift();
+    void stagedTiers_data();
+    void stagedTiers();
     void unsupportedConfigsRefused_data();
     void unsupportedConfigsRefused();
 };
@@ -184,6 +188,75 @@ void tst_Gradient::adjointCountsPinned() {
     else QCOMPARE(recomputed1, std::int64_t(0));
 }
 
+void tst_Gradient::memorySharded_data() {
+    QTest::addColumn<QString>("method");
+    for (const char* m : {"full", "checkpointed", "reversible"}) QTest::newRow(m) << QString(m);
+}
+
+/// Nothing replicated, from the ledger: a waveguide long in x, cut along x. The sum over devices stays
+/// within 10 % of one device's peak (plus halo buffers); the largest device holds about 1/N, up to the
+/// extra CPML the end tiles carry (the x-PML slabs live only there), which the ledger names.
+void tst_Gradient::memorySharded() {
+    QFETCH(QString, method);
+    using scene::BoundaryType;
+    const double cell = 0.05;
+    scene::Scene s = boxScene(192, 24, 24, cell, BoundaryType::Pml, BoundaryType::Pml, BoundaryType::Pml, 6);
+    s.materials.push_back(material("clad", 2.0736));
+    s.materials.push_back(material("core", 4.0));
+    s.background = "clad";
+    scene::Object strip;
+    strip.name = "strip";
+    strip.shape = scene::Shape::Box;
+    strip.size = {10.0, 0.3, 0.2};
+    strip.material = "core";
+    s.objects.push_back(strip);
+    s.sources.push_back(planeSource("in", scene::SourceType::GaussianPlane, {-4.2, 0, 0}, {0, 0.5, 0.5}, 0, +1, {0, 1, 0},
+                                    1.55, 0.3));
+    s.detectors.push_back(flux("out", {4.2, 0, 0}, {0, 0.5, 0.5}, 0, +1, {1.55}));
+    scene::Design d;
+    d.name = "taper";
+    d.size = {0.6, 0.4, 0.2};
+    d.voxelCells = {2, 2, 2};
+    d.materials = {"clad", "core"};
+    s.designs.push_back(d);
+    scene::ObjectiveTerm t;
+    t.detector = "out";
+    s.objective.terms.push_back(t);
+    setMethod(s, method);
+    s.durationFs = 39.5 * s.dtFs();
+    auto largestAndSum = [&](const solver::RunResult& r, std::int64_t& sum, std::int64_t& halo, std::int64_t& largest,
+                             std::int64_t& largestExtra) {
+        sum = halo = largest = largestExtra = 0;
+        std::int64_t minPml = -1;
+        for (const auto& d : r.devices) minPml = minPml < 0 ? d.memory.peak[int(device::Category::Pml)]
+                                                           : std::min(minPml, d.memory.peak[int(device::Category::Pml)]);
+        for (const auto& d : r.devices) {
+            sum += d.memory.peakTotal;
+            const std::int64_t h = d.memory.peak[int(device::Category::Halo)];
+            halo += h;
+            if (d.memory.peakTotal > largest) {
+                largest = d.memory.peakTotal;
+                largestExtra = h + d.memory.peak[int(device::Category::Pml)] - minPml;
+            }
+        }
+    };
+    const solver::RunResult one = runGrad(s, {1, 1, 1}, solver::Precision::Float32);
+    const double single = double(one.devices[0].memory.peakTotal);
+    for (int n : {2, 4, 8}) {
+        const solver::RunResult r = runGrad(s, {n, 1, 1}, solver::Precision::Float32);
+        std::int64_t sum, halo, largest, extra;
+        largestAndSum(r, sum, halo, largest, extra);
+        // The adjoint keeps its own halo buffers (counted under adjoint), as many bytes as the forward's.
+        const std::int64_t adjHalo = 2 * halo;
+        qInfo("%s N=%d: single %.2f MiB, sum %.3f x single, largest %.3f x single/N (halo+extra PML %.1f%% of single/N)",
+              qPrintable(method), n, single / 1048576, double(sum) / single, double(largest) / (single / n),
+              100.0 * double(extra) / (single / n));
+        QVERIFY2(double(sum) <= 1.10 * single + double(adjHalo), "gradient state replicated across devices");
+        QVERIFY2(double(largest) <= 1.15 * single / n + 2.0 * double(extra),
+                 "largest device holds more than its share");
+    }
+}
+
 void tst_Gradient::lossyRecorderErrorBounded() {
     // A telecom pulse (1.55 um, 31 cells and about 54 steps per period) in a lossless scene.
     GradSceneOptions go;
@@ -245,6 +318,50 @@ void tst_Gradient::reversibleCheckpointsBoundDrift() {
     QVERIFY(std::sqrt(num / den) < 1e-4);
 }
 
+void tst_Gradient::stagedTiers_data() {
+    QTest::addColumn<QString>("tier");
+    QTest::addColumn<int>("interval");
+    QTest::addColumn<int>("ring");
+    QTest::newRow("host 1x3") << "host" << 1 << 3;
+    QTest::newRow("host 4x4") << "host" << 4 << 4;
+    QTest::newRow("host 16x3") << "host" << 16 << 3;
+    QTest::newRow("disk 8x4") << "disk" << 8 << 4;
+}
+
+/// Host and disk staging move the recorder off the device through a ring of slots; the gradient is the
+/// same to the bit, and the device holds only ring x interval records.
+void tst_Gradient::stagedTiers() {
+    QFETCH(QString, tier);
+    QFETCH(int, interval);
+    QFETCH(int, ring);
+    GradSceneOptions go;
+    go.lossy = false;
+    go.steps = 120;
+    scene::Scene s = gradScene(go);
+    s.gradient.method = scene::GradientMethod::Reversible;
+    scene::RecorderModule k, b;
+    k.module = "LinearReconstructEveryK";
+    k.k = 2;
+    b.module = "DtypeConversion";
+    b.dtype = "bfloat16";
+    s.gradient.recorder = {k, b};
+    const solver::RunResult dev = runGrad(s, {2, 1, 1}, solver::Precision::Float32);
+    s.gradient.tier = tier.toStdString();
+    s.gradient.transferInterval = interval;
+    s.gradient.ringBuffers = ring;
+    const solver::RunResult staged = runGrad(s, {2, 1, 1}, solver::Precision::Float32);
+    for (std::size_t d = 0; d < dev.gradients.size(); ++d)
+        QVERIFY(std::memcmp(dev.gradients[d].data.data(), staged.gradients[d].data.data(),
+                            dev.gradients[d].data.size() * sizeof(double)) == 0);
+    for (std::size_t q = 0; q < dev.devices.size(); ++q) {
+        const auto rd = dev.devices[q].memory.peak[int(device::Category::Recorder)];
+        const auto rs = staged.devices[q].memory.peak[int(device::Category::Recorder)];
+        qInfo("%s interval %d ring %d, device %zu: recorder on device %lld B (device tier %lld B)", qPrintable(tier),
+              interval, ring, q, (long long)rs, (long long)rd);
+        QVERIFY(rs < rd);
+    }
+}
+
 void tst_Gradient::unsupportedConfigsRefused_data() {
     QTest::addColumn<int>("which");
     QTest::addColumn<QString>("message");
@@ -252,7 +369,7 @@ void tst_Gradient::unsupportedConfigsRefused_data() {
     QTest::newRow("unknown dtype") << 1 << "gradient.recorder[0].dtype";
     QTest::newRow("cut in PML") << 2 << "run.tiles[0]";
     QTest::newRow("no objective") << 3 << "objective.terms";
-    QTest::newRow("host tier") << 4 << "gradient.storage.tier";
+    QTest::newRow("two ring slots") << 4 << "gradient.storage.ring_buffers";
 }
 
 void tst_Gradient::unsupportedConfigsRefused() {
@@ -278,6 +395,7 @@ void tst_Gradient::unsupportedConfigsRefused() {
     case 4:
         s.gradient.method = scene::GradientMethod::Reversible;
         s.gradient.tier = "host";
+        s.gradient.ringBuffers = 2;
         break;
     }
     try {

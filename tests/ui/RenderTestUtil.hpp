@@ -24,10 +24,12 @@ inline int countHue(const QImage& img, const QColor& target, int hueTol = 10, do
     for (int y = 0; y < img.height(); ++y)
         for (int x = 0; x < img.width(); ++x) {
             const QColor c = img.pixelColor(x, y);
-            if (c.hsvSaturationF() < minSat || c.valueF() < 0.2) continue;
+            if (c.hsvSaturationF() < minSat || c.valueF() < 0.2)
+                continue;
             int d = std::abs(c.hsvHue() - h0);
             d = std::min(d, 360 - d);
-            if (d <= hueTol) ++n;
+            if (d <= hueTol)
+                ++n;
         }
     return n;
 }

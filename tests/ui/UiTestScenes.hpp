@@ -14,7 +14,8 @@ inline scene::Scene smallScene() {
     s.cellUm = 0.05;
     s.domainSize = {1.2, 1.0, 0.8};
     s.durationFs = 4;
-    for (auto& b : s.boundaries) b.cells = 4;
+    for (auto& b : s.boundaries)
+        b.cells = 4;
     s.materials = {{"air", 1.0, 1.0, 0.0}, {"core", 4.0, 1.0, 0.0}};
     s.background = "air";
     scene::Object box;

@@ -39,7 +39,8 @@ private slots:
         QVERIFY(runner.start(req));
         QVERIFY(runner.isRunning());
         QVERIFY(!runner.start(req)); // one run at a time
-        QVERIFY2(finished.wait(120000), failed.isEmpty() ? "no result" : qPrintable(failed.first().first().toString()));
+        QVERIFY2(finished.wait(120000),
+                 failed.isEmpty() ? "no result" : qPrintable(failed.first().first().toString()));
         QVERIFY(!runner.isRunning());
         QVERIFY(telemetry.count() >= 1);
         const auto report = telemetry.last().first().value<telemetry::Report>();
@@ -52,6 +53,38 @@ private slots:
         const io::ResultsFile file = io::readResults(req.resultPath.toStdString());
         QVERIFY(file.complete);
         QCOMPARE(int(file.devices.size()), 2);
+    }
+
+    void valueAndGradient() {
+        Runner runner;
+        QSignalSpy telemetry(&runner, &Runner::telemetryReceived);
+        QSignalSpy finished(&runner, &Runner::runFinished);
+        QSignalSpy failed(&runner, &Runner::runFailed);
+        RunRequest req;
+        req.scene = test::smallScene();
+        req.scene.run.tiles = {2, 1, 1};
+        req.scene.run.devices = "cpu:2";
+        RunSettings settings;
+        settings.gradient = true;
+        req.options = settings.optionsFor(req.scene);
+        req.options.telemetryInterval = 0.0;
+        req.resultPath = dir_.filePath("grad.h5");
+        QVERIFY(runner.start(req));
+        QVERIFY2(finished.wait(120000),
+                 failed.isEmpty() ? "no result" : qPrintable(failed.first().first().toString()));
+        const auto result = finished.first().first().value<RunResultPtr>();
+        QVERIFY2(result->completed, result->status.c_str());
+        QVERIFY(result->objective.has_value());
+        QCOMPARE(int(result->gradients.size()), 1);
+        bool sawAdjoint = false;
+        for (const auto& args : telemetry)
+            sawAdjoint |= args.first().value<telemetry::Report>().phase != "forward";
+        QVERIFY2(sawAdjoint, "no telemetry from the reverse sweep");
+        // The gradient and the telemetry timeline reach the results file.
+        const io::ResultsFile file = io::readResults(req.resultPath.toStdString());
+        QCOMPARE(int(file.gradients.count("taper")), 1);
+        QCOMPARE(file.gradients.at("taper").data.size(), result->gradients[0].data.size());
+        QVERIFY(!file.timeline.empty());
     }
 
     void cancelStopsEarly() {
@@ -70,7 +103,8 @@ private slots:
         QElapsedTimer clock;
         clock.start();
         runner.cancel();
-        QVERIFY2(finished.wait(60000), failed.isEmpty() ? "no result" : qPrintable(failed.first().first().toString()));
+        QVERIFY2(finished.wait(60000),
+                 failed.isEmpty() ? "no result" : qPrintable(failed.first().first().toString()));
         const auto result = finished.first().first().value<RunResultPtr>();
         QVERIFY(!result->completed);
         QVERIFY(result->steps < result->totalSteps);
@@ -91,7 +125,8 @@ private slots:
         req.options = RunSettings{}.optionsFor(req.scene);
         QVERIFY(runner.start(req));
         QVERIFY(failed.wait(30000));
-        QVERIFY2(failed.first().first().toString().contains("run.tiles"), qPrintable(failed.first().first().toString()));
+        QVERIFY2(failed.first().first().toString().contains("run.tiles"),
+                 qPrintable(failed.first().first().toString()));
     }
 
     void estimatorExplainsImpossibleChoices_data() {
@@ -126,6 +161,24 @@ private slots:
         } else {
             QVERIFY2(out.problem.contains(problem), qPrintable(out.problem));
         }
+    }
+
+    void gradientEstimateAddsGradientState() {
+        const EstimateOutcome out = Estimator::compute(test::smallScene(), RunSettings{});
+        QVERIFY2(out.problem.isEmpty() && out.gradientProblem.isEmpty(),
+                 qPrintable(out.problem + out.gradientProblem));
+        QVERIFY(out.estimate && out.gradientEstimate);
+        QVERIFY(out.gradientEstimate->maxDevicePeak() > out.estimate->maxDevicePeak());
+        const auto& peaks = out.gradientEstimate->devices[0].memory.peak;
+        QVERIFY(peaks[int(device::Category::Adjoint)] > 0);
+        QCOMPARE(out.estimate->devices[0].memory.peak[int(device::Category::Adjoint)], std::int64_t(0));
+        // Without an objective the gradient is explained, the forward run is still possible.
+        scene::Scene s = test::smallScene();
+        s.objective.terms.clear();
+        const EstimateOutcome noObjective = Estimator::compute(s, RunSettings{});
+        QVERIFY(noObjective.problem.isEmpty());
+        QVERIFY2(noObjective.gradientProblem.startsWith("objective"),
+                 qPrintable(noObjective.gradientProblem));
     }
 
 private:

@@ -14,7 +14,9 @@ using CommandFactory = std::function<QUndoCommand*(SceneDocument*)>;
 Q_DECLARE_METATYPE(CommandFactory)
 
 namespace {
-std::string json(const SceneDocument& d) { return scene::sceneToJson(d.scene()); }
+std::string json(const SceneDocument& d) {
+    return scene::sceneToJson(d.scene());
+}
 } // namespace
 
 /// Every command kind: redo changes the scene, undo restores it exactly, redo again gives the same
@@ -73,10 +75,18 @@ private slots:
             des.materials = {"air", "core"};
             return new AddItemCommand(d, des);
         });
-        row("remove object", [](SceneDocument* d) { return new RemoveItemCommand(d, {ItemKind::Object, 0}); });
-        row("remove source", [](SceneDocument* d) { return new RemoveItemCommand(d, {ItemKind::Source, 0}); });
-        row("remove detector", [](SceneDocument* d) { return new RemoveItemCommand(d, {ItemKind::Detector, 1}); });
-        row("remove design", [](SceneDocument* d) { return new RemoveItemCommand(d, {ItemKind::Design, 0}); });
+        row("remove object", [](SceneDocument* d) {
+            return new RemoveItemCommand(d, {ItemKind::Object, 0});
+        });
+        row("remove source", [](SceneDocument* d) {
+            return new RemoveItemCommand(d, {ItemKind::Source, 0});
+        });
+        row("remove detector", [](SceneDocument* d) {
+            return new RemoveItemCommand(d, {ItemKind::Detector, 1});
+        });
+        row("remove design", [](SceneDocument* d) {
+            return new RemoveItemCommand(d, {ItemKind::Design, 0});
+        });
         row("remove unused material", [](SceneDocument* d) {
             d->undoStack()->push(new AddItemCommand(d, scene::Material{"unused", 2.0, 1.0, 0.0}));
             return new RemoveItemCommand(d, {ItemKind::Material, 2});
@@ -88,7 +98,8 @@ private slots:
             return new MoveResizeObjectCommand(d, 0, {0, 0, 0}, {1.0, 0.4, 0.25});
         });
         row("recorder chain", [](SceneDocument* d) {
-            d->undoStack()->push(new SetPropertyCommand(d, {ItemKind::Gradient, -1}, "method", QString("reversible")));
+            d->undoStack()->push(
+                new SetPropertyCommand(d, {ItemKind::Gradient, -1}, "method", QString("reversible")));
             scene::RecorderModule k{"LinearReconstructEveryK", 4, 0, ""};
             scene::RecorderModule t{"DtypeConversion", 1, 0, "bfloat16"};
             return new SetRecorderChainCommand(d, {k, t});
@@ -179,8 +190,10 @@ private slots:
         QFETCH(int, index);
         QFETCH(QString, reason);
         const QString why = RemoveItemCommand::blocker(test::smallScene(), {ItemKind(kind), index});
-        if (reason.isEmpty()) QVERIFY2(why.isEmpty(), qPrintable(why));
-        else QVERIFY2(why.contains(reason), qPrintable(why));
+        if (reason.isEmpty())
+            QVERIFY2(why.isEmpty(), qPrintable(why));
+        else
+            QVERIFY2(why.contains(reason), qPrintable(why));
     }
 
     void saveMakesClean() {

@@ -18,8 +18,8 @@ private slots:
         doc_ = std::make_unique<SceneDocument>();
         doc_->resetScene(test::smallScene(), {});
         model_ = std::make_unique<SceneTreeModel>(doc_.get());
-        tester_ = std::make_unique<QAbstractItemModelTester>(model_.get(),
-                                                             QAbstractItemModelTester::FailureReportingMode::QtTest);
+        tester_ = std::make_unique<QAbstractItemModelTester>(
+            model_.get(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     }
     void cleanup() {
         tester_.reset();
@@ -29,9 +29,11 @@ private slots:
 
     void topLevelGroups() {
         QCOMPARE(model_->rowCount(), 11);
-        const QStringList expected{"Grid",    "Domain",    "Boundaries",     "Materials", "Objects", "Sources",
-                                   "Detectors", "Design regions", "Objective", "Gradient", "Run"};
-        for (int r = 0; r < model_->rowCount(); ++r) QCOMPARE(model_->index(r, 0).data().toString(), expected[r]);
+        const QStringList expected{"Grid",      "Domain",   "Boundaries", "Materials",
+                                   "Objects",   "Sources",  "Detectors",  "Design regions",
+                                   "Objective", "Gradient", "Run"};
+        for (int r = 0; r < model_->rowCount(); ++r)
+            QCOMPARE(model_->index(r, 0).data().toString(), expected[r]);
     }
 
     void groupCounts_data() {
@@ -111,7 +113,8 @@ private slots:
 
     void renameRefreshes() {
         QSignalSpy changed(model_.get(), &QAbstractItemModel::dataChanged);
-        doc_->undoStack()->push(new SetPropertyCommand(doc_.get(), {ItemKind::Material, 1}, "name", QString("si")));
+        doc_->undoStack()->push(
+            new SetPropertyCommand(doc_.get(), {ItemKind::Material, 1}, "name", QString("si")));
         QVERIFY(changed.count() > 0);
         QCOMPARE(model_->indexOf({ItemKind::Material, 1}).data().toString(), QString("si"));
         QVERIFY(model_->indexOf({ItemKind::Object, 0}).siblingAtColumn(1).data().toString().contains("si"));

@@ -96,8 +96,9 @@ private slots:
         const auto c0 = doc_->scene().objects[0].center;
         QTest::mousePress(view_.get(), Qt::LeftButton, Qt::ShiftModifier, start);
         for (int i = 1; i <= 5; ++i) {
-            QMouseEvent move(QEvent::MouseMove, QPointF(start + QPoint(0, -8 * i)), view_->mapToGlobal(QPointF(start + QPoint(0, -8 * i))),
-                             Qt::NoButton, Qt::LeftButton, Qt::ShiftModifier);
+            QMouseEvent move(QEvent::MouseMove, QPointF(start + QPoint(0, -8 * i)),
+                             view_->mapToGlobal(QPointF(start + QPoint(0, -8 * i))), Qt::NoButton,
+                             Qt::LeftButton, Qt::ShiftModifier);
             QApplication::sendEvent(view_.get(), &move);
         }
         QTest::mouseRelease(view_.get(), Qt::LeftButton, Qt::ShiftModifier, start + QPoint(0, -40));

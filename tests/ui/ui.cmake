@@ -11,7 +11,8 @@ yee_add_test(NAME ui_scene_tree SOURCES ${UI_TEST_DIR}/tst_SceneTreeModel.cpp LI
 yee_add_test(NAME ui_commands SOURCES ${UI_TEST_DIR}/tst_SceneCommands.cpp LIBS yee_ui LABELS ui)
 yee_add_test(NAME ui_properties SOURCES ${UI_TEST_DIR}/tst_PropertyModel.cpp LIBS yee_ui LABELS ui)
 yee_add_test(NAME ui_runner SOURCES ${UI_TEST_DIR}/tst_Runner.cpp LIBS yee_ui LABELS ui TIMEOUT 300)
-foreach(t ui_scene_tree ui_commands ui_properties ui_runner)
+yee_add_test(NAME ui_panels SOURCES ${UI_TEST_DIR}/tst_Panels.cpp LIBS yee_ui LABELS ui)
+foreach(t ui_scene_tree ui_commands ui_properties ui_runner ui_panels)
   set_target_properties(tst_${t} PROPERTIES AUTOMOC ON)
 endforeach()
 
@@ -34,13 +35,14 @@ function(yee_add_ui_render_test)
     set(T_TIMEOUT 300)
   endif()
   add_test(NAME ${T_NAME} COMMAND ${YEE_XVFB_RUN} -a -s "-screen 0 1280x800x24" $<TARGET_FILE:${exe}>)
-  set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "ui;render"
+  # One X server at a time: concurrent `xvfb-run -a` can race for the same display number.
+  set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "ui;render" RESOURCE_LOCK xvfb
                        ENVIRONMENT "QT_QPA_PLATFORM=xcb;LIBGL_ALWAYS_SOFTWARE=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
 endfunction()
 
 yee_add_ui_render_test(NAME ui_render_scene SOURCES ${UI_TEST_DIR}/tst_SceneViewRender.cpp)
-#yee_add_ui_render_test(NAME ui_render_field SOURCES ${UI_TEST_DIR}/tst_FieldViewRender.cpp)
-#yee_add_ui_render_test(NAME ui_main_window SOURCES ${UI_TEST_DIR}/tst_MainWindow.cpp TIMEOUT 600)
+yee_add_ui_render_test(NAME ui_render_field SOURCES ${UI_TEST_DIR}/tst_FieldViewRender.cpp)
+yee_add_ui_render_test(NAME ui_main_window SOURCES ${UI_TEST_DIR}/tst_MainWindow.cpp TIMEOUT 600)
 
 # The studio must never link Qt 5 (Debian's VTK Qt module is built for it).
 if(TARGET yee-studio)

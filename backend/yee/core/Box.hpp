@@ -36,7 +36,7 @@ struct Box {
         }
         return r;
     }
-    bool operator==(const Box& o) const = default;
+    bool operator==(const Box& o) const { return lo == o.lo && hi == o.hi; }
     std::string str() const {
         return "[" + std::to_string(lo[0]) + "," + std::to_string(hi[0]) + ")x[" + std::to_string(lo[1]) +
                "," + std::to_string(hi[1]) + ")x[" + std::to_string(lo[2]) + "," + std::to_string(hi[2]) + ")";

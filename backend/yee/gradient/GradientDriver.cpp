@@ -60,6 +60,9 @@ GradientPlan makeGradientPlan(const Plan& p) {
     gp.numCheckpoints = g.numCheckpoints;
     gp.numCheckpointsReversible = g.numCheckpointsReversible;
     gp.tier = g.tier;
+    gp.transferInterval = g.transferInterval;
+    gp.ringBuffers = g.ringBuffers;
+    gp.diskPath = g.diskPath;
     if (!s.objective.defined()) throw InputError("objective.terms: a gradient run needs an objective");
     if (s.designs.empty()) throw InputError("designs: a gradient run needs at least one design region");
     if (gp.method == scene::GradientMethod::Checkpointed && gp.numCheckpoints < 1)
@@ -81,9 +84,12 @@ GradientPlan makeGradientPlan(const Plan& p) {
             throw InputError(f + ".module: unknown module \"" + m.module + "\"");
         }
     }
-    if (gp.tier != "device")
-        throw InputError("gradient.storage.tier: \"" + gp.tier +
-                         "\" staging is not supported by this build's CPU devices; use \"device\"");
+    if (gp.tier != "device" && gp.tier != "host" && gp.tier != "disk")
+        throw InputError("gradient.storage.tier: unknown tier \"" + gp.tier + "\" (device, host, disk)");
+    if (gp.tier != "device" && gp.method != scene::GradientMethod::Reversible)
+        throw InputError("gradient.storage.tier: \"" + gp.tier + "\" stages the recorder of method \"reversible\" only");
+    if (gp.tier != "device" && gp.ringBuffers < 3)
+        throw InputError("gradient.storage.ring_buffers: staging needs at least 3 ring slots (writing, reading, read-ahead)");
     // Design regions: lossless, non-magnetic materials (dJ/deps flows through Cb only).
     for (std::size_t d = 0; d < s.designs.size(); ++d)
         for (int q = 0; q < 2; ++q) {
@@ -243,9 +249,8 @@ GradientDriver<T>::GradientDriver(solver::Tile<T>& tile, const GradientPlan& gp)
                 kept_.push_back(n);
             }
         }
-        records_ = Buffer<unsigned char>(dev, std::int64_t(kept_.size()) * recordLen_ * dtypeBytes(gp_.dtype),
-                                         Category::Recorder);
-        scales_ = Buffer<double>(dev, std::int64_t(kept_.size()), Category::Recorder);
+        store_ = std::make_unique<RecordStore>(dev, recordLen_ * dtypeBytes(gp_.dtype), int(kept_.size()), gp_.tier,
+                                               gp_.transferInterval, gp_.ringBuffers, gp_.diskPath);
         const int C = gp_.numCheckpointsReversible;
         for (int j = 1; j <= C; ++j) {
             const int m = int(std::int64_t(j) * N / (C + 1));
@@ -725,18 +730,20 @@ template <class T> void GradientDriver<T>::recordSlab(int n) {
                         for (int i = L.box.lo[0]; i < L.box.hi[0]; ++i) tmp[q++] = double(f(i, j, k));
             }
     const int r = keptIndex_[std::size_t(n)];
-    const std::int64_t bytes = recordLen_ * dtypeBytes(gp_.dtype);
-    scales_[r] = encode(tmp.data(), recordLen_, gp_.dtype, records_.data() + std::int64_t(r) * bytes);
+    std::vector<unsigned char> bytes(static_cast<std::size_t>(recordLen_ * dtypeBytes(gp_.dtype)));
+    const double scale = encode(tmp.data(), recordLen_, gp_.dtype, bytes.data());
+    store_->put(r, bytes.data(), scale);
 }
 
 template <class T> void GradientDriver<T>::replay(int n, int part) {
     if (recordLen_ == 0) return;
     std::vector<double> rec(static_cast<std::size_t>(recordLen_), 0.0);
     if (n >= 0) {
-        const std::int64_t bytes = recordLen_ * dtypeBytes(gp_.dtype);
         auto load = [&](int r, std::vector<double>& out) {
             out.resize(std::size_t(recordLen_));
-            decode(records_.data() + std::int64_t(r) * bytes, recordLen_, gp_.dtype, scales_[r], out.data());
+            double scale = 1;
+            const unsigned char* src = store_->get(r, scale);
+            decode(src, recordLen_, gp_.dtype, scale, out.data());
         };
         if (keptIndex_[std::size_t(n)] >= 0) {
             load(keptIndex_[std::size_t(n)], rec);
@@ -745,8 +752,8 @@ template <class T> void GradientDriver<T>::replay(int n, int part) {
             const auto it = std::upper_bound(kept_.begin(), kept_.end(), n);
             const int n1 = *it, n0 = *(it - 1);
             std::vector<double> a, b;
+            load(keptIndex_[std::size_t(n1)], b); // the reverse sweep reads downwards
             load(keptIndex_[std::size_t(n0)], a);
-            load(keptIndex_[std::size_t(n1)], b);
             const double w = double(n - n0) / double(n1 - n0);
             for (std::size_t q = 0; q < rec.size(); ++q) rec[q] = (1 - w) * a[q] + w * b[q];
         }
@@ -794,6 +801,7 @@ template <class T> void GradientDriver<T>::reconstructH(int n) {
 
 template <class T> void GradientDriver<T>::backwardReversible(comm::Communicator& comm) {
     tile_.finishPending(comm);
+    if (store_) store_->finishWrites();
     const std::int64_t stateN = stateSize();
     for (int n = plan_.steps - 1; n >= 0; --n) {
         // A full-state checkpoint of state n+1 replaces the reconstruction (bounds drift in lossy media).

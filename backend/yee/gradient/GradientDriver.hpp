@@ -15,6 +15,7 @@
 #include "yee/comm/Communicator.hpp"
 #include "yee/core/Bytes.hpp"
 #include "yee/gradient/Codec.hpp"
+#include "yee/gradient/RecordStore.hpp"
 #include "yee/solver/Tile.hpp"
 
 namespace yee::gradient {
@@ -28,6 +29,9 @@ struct GradientPlan {
     int startAfter = 0;
     Dtype dtype = Dtype::Float64; ///< recorder storage format
     std::string tier = "device";
+    int transferInterval = 1;
+    int ringBuffers = 4;
+    std::string diskPath;
 };
 
 /// Parse and check the gradient section against the plan; throws InputError naming the field.
@@ -140,8 +144,7 @@ private:
     std::int64_t recordLen_ = 0;
     std::vector<int> kept_;            ///< kept record steps, ascending
     std::vector<int> keptIndex_;       ///< step -> position in kept_ or -1
-    device::Buffer<unsigned char> records_;
-    device::Buffer<double> scales_;
+    std::unique_ptr<RecordStore> store_;
     device::Buffer<T> revCheckpoints_;
     std::vector<int> revCheckpointSteps_;
     Box interior_;

@@ -16,8 +16,7 @@ namespace {
 const std::string& linkName(const std::string& name, const char* what) {
     if (name.empty() || name == "." || name.find('/') != std::string::npos)
         throw RunError(std::string("cannot store ") + what + " '" + name +
-                       "' in a results file: names must be non-empty "
-                       "and contain no '/'");
+                       "' in a results file: names must be non-empty and contain no '/'");
     return name;
 }
 
@@ -49,7 +48,7 @@ void writeDetectors(hid_t file, const std::vector<solver::DetectorResult>& detec
         h5::writeAttr(g, "type", d.type);
         for (const auto& [key, value] : d.attrs)
             if (key != "type")
-                h5::writeAttr(g, linkName(key, "detector attribute"), value);
+                h5::writeAttr(g, key, value);
         for (const auto& a : d.arrays)
             h5::writeDataset(g, linkName(a.name, "detector array"), a.shape, a.data);
     }

@@ -11,6 +11,7 @@
 ///                        grid_cells [nx, ny, nz]
 /// /scene                 the scene as JSON text (scalar string dataset)
 /// /detectors/<name>/     group; attribute type ("flux", ...) and the detector's scalar attributes
+///                        (a scalar attribute called "type" is not stored: the name is taken)
 ///            <array>     float64 dataset shaped as the result array (C order, last index fastest)
 /// /objective             float64 scalar (only when the scene defines an objective and it was evaluated)
 /// /gradient/<design>     float64 dataset per design region (when gradients were computed)

@@ -12,6 +12,7 @@
 #include "yee/core/ExactSum.hpp"
 #include "yee/gradient/GradientDriver.hpp"
 #include "yee/solver/Plan.hpp"
+#include "yee/solver/Restart.hpp"
 #include "yee/solver/Tile.hpp"
 
 namespace yee::solver {
@@ -140,6 +141,7 @@ template <class T> struct TileRun {
     RunResult* out; ///< rank 0 result
 
     void operator()() {
+        comm.stats().reset(); // collective counts are per run, also on a communicator reused across runs
         std::unique_ptr<Tile<T>> tile;
         std::unique_ptr<gradient::GradientDriver<T>> grad;
         // A failing tile must unblock its peers while its buffers (which they may be copying) still exist,
@@ -159,18 +161,25 @@ template <class T> struct TileRun {
         const Plan& p = *plan;
         const int rank = comm.rank();
         tile.fill();
+        // ---- restart: continue from every tile's saved state (bit-identical to never stopping) ----
+        const bool restartFiles = !opt.resumeFrom.empty() || !opt.checkpointPath.empty();
+        const RestartKey restart = restartFiles ? restartKey(p.scene, opt) : RestartKey{};
+        const int first = opt.resumeFrom.empty() ? 0 : loadRestart(opt.resumeFrom, tile, comm, restart);
         const auto t0 = Clock::now();
         auto lastReport = t0;
-        int done = 0;
+        int done = first;
         std::string status = "completed";
         bool completed = true;
         const std::int64_t totalCells = std::int64_t(p.geom.cells[0]) * p.geom.cells[1] * p.geom.cells[2];
-        for (int n = 0; n < p.steps; ++n) {
+        for (int n = first; n < p.steps; ++n) {
             tile.step(n, comm, opt.overlap);
             tile.record(n);
             if (grad) grad->afterForwardStep(n, comm);
             done = n + 1;
-            if (done % std::max(1, opt.guardInterval) == 0 || done == p.steps) {
+            // A restart step is also a guard step, so no restart file ever holds a diverged state.
+            const bool checkpointDue =
+                opt.checkpointEvery > 0 && done % opt.checkpointEvery == 0 && done < p.steps;
+            if (done % std::max(1, opt.guardInterval) == 0 || done == p.steps || checkpointDue) {
                 // One all-reduce per guard interval: every rank learns about divergence or cancel at once.
                 double flags[2] = {tile.finite() ? 0.0 : 1.0,
                                    (opt.cancel && opt.cancel->load()) ? 1.0 : 0.0};
@@ -189,6 +198,9 @@ template <class T> struct TileRun {
                     completed = false;
                     break;
                 }
+                // Restart file every N steps, and a last one when cancelled (e.g. SLURM's time-limit signal).
+                if (checkpointDue || (flags[1] != 0 && !opt.checkpointPath.empty()))
+                    saveRestart(opt.checkpointPath, tile, comm, restart, done);
                 if (flags[1] != 0) {
                     status = "cancelled at step " + std::to_string(done);
                     completed = false;
@@ -276,7 +288,12 @@ template <class T> struct TileRun {
         std::vector<std::vector<char>> blobs;
         comm.gather(w.buffer(), blobs, 0, comm::Phase::Output);
         if (comm.rank() != 0) {
+            // Other ranks: their own device summary and the run status; detectors live on rank 0.
             out->devices.push_back(summarize(dev, tile.box(), comm.stats()));
+            out->completed = completed;
+            out->status = status;
+            out->steps = done;
+            out->totalSteps = p.steps;
             return;
         }
         (void)myBlob;
@@ -562,7 +579,7 @@ void validateOptions(const scene::Scene& s, const RunOptions& o) {
                          " devices, but only " + std::to_string(o.devices) + " are available (run.devices)");
     }
     if (o.guardInterval < 1) throw InputError("run.guard_interval: must be >= 1");
-    (void)s;
+    checkRestartOptions(s, o); // restart files: options, and the headers of the files to resume from
 }
 
 Estimate estimate(const scene::Scene& s, const RunOptions& o) {

@@ -41,6 +41,13 @@ struct RunOptions {
     std::function<void(const telemetry::Report&)> onTelemetry;
     /// External communicator (MPI): this process runs tile comm->rank() only. Null: LocalComm.
     comm::Communicator* communicator = nullptr;
+    // ---- restart files (forward runs only; see Restart.hpp) ----
+    /// Write a restart file every N steps (0: none, except when cancelled with checkpointPath set).
+    int checkpointEvery = 0;
+    /// Base path of the restart files: each tile writes `<checkpointPath>.rank<r>`. Empty: none.
+    std::string checkpointPath;
+    /// Resume from the restart files `<resumeFrom>.rank<r>` instead of starting at step 0. Empty: no.
+    std::string resumeFrom;
 
     static RunOptions fromScene(const scene::Scene& s);
 };

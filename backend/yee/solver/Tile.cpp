@@ -654,6 +654,29 @@ template <class T> bool Tile<T>::finite() const {
     return ok;
 }
 
+template <class T> std::vector<typename Tile<T>::StateBlock> Tile<T>::stateBlocks() {
+    std::vector<StateBlock> blocks;
+    auto add = [&](std::string name, auto& buf) {
+        blocks.push_back({std::move(name), buf.data(), buf.bytes()});
+    };
+    for (int c = 0; c < 6; ++c) add(std::string("field.") + componentName(c), fwd_.f[c]);
+    for (std::size_t s = 0; s < slabs_.size(); ++s)
+        for (int q = 0; q < 2; ++q) {
+            const std::string pre = "pml." + std::to_string(s) + ".";
+            add(pre + "psiE." + std::to_string(q), slabs_[s]->psiE[q]);
+            add(pre + "psiH." + std::to_string(q), slabs_[s]->psiH[q]);
+        }
+    for (auto& d : dets_) {
+        const std::string pre = "detector." + d.plan->name + ".";
+        add(pre + "sums", d.sums);
+        add(pre + "phasor", d.phasor);
+        add(pre + "prevE", d.prevE);
+        add(pre + "series", d.series);
+        add(pre + "snap", d.snap);
+    }
+    return blocks;
+}
+
 template class Tile<float>;
 template class Tile<double>;
 

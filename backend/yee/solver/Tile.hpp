@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "yee/comm/Communicator.hpp"
@@ -121,6 +122,21 @@ public:
         std::array<device::Buffer<T>, 3> profE, profH; ///< b, c, 1/kappa - 1
     };
     std::vector<std::unique_ptr<Slab>>& slabs() { return slabs_; }
+
+    // ---- restart files (Restart.hpp) ----
+    /// One buffer of the tile's evolving state, as raw bytes in the device's memory.
+    struct StateBlock {
+        std::string name;     ///< stable name, e.g. "field.Ex", "pml.0.psiE.1", "detector.out.phasor"
+        void* data = nullptr; ///< device memory (host-addressable on CPU devices); null when empty
+        std::int64_t bytes = 0;
+    };
+    /// Everything that evolves during a forward run, in a fixed order: the six fields with their
+    /// halos, the CPML psi of every slab and each detector's accumulators (sums, phasor, prevE, series,
+    /// snap). Constants rebuilt by fill() (materials, CPML profiles, injections, detector eps/mu) and the
+    /// halo message buffers (refilled every step) are not part of it. These bytes, taken after
+    /// finishPending() at the end of step n and written back into a freshly filled tile of the same
+    /// plan, continue the run from step n bit for bit.
+    std::vector<StateBlock> stateBlocks();
 
 private:
     struct TileInjection {

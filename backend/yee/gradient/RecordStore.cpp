@@ -1,0 +1,196 @@
+#include "yee/gradient/RecordStore.hpp"
+
+#include <cstring>
+#include <algorithm>
+#include <filesystem>
+#include <unistd.h>
+
+#include "yee/core/Error.hpp"
+
+namespace yee::gradient {
+
+RecordStore::RecordStore(device::Device& dev, std::int64_t recordBytes, int records, const std::string& tier,
+                         int transferInterval, int ringBuffers, const std::string& diskDir)
+    : recordBytes_(recordBytes), records_(records), scales_(std::size_t(std::max(records, 0)), 1.0) {
+    if (tier == "device" || records == 0 || recordBytes == 0) {
+        all_ = device::Buffer<unsigned char>(dev, recordBytes * records, device::Category::Recorder);
+        return;
+    }
+    staged_ = true;
+    disk_ = tier == "disk";
+    interval_ = std::max(1, transferInterval);
+    const int nslots = std::max(3, ringBuffers);
+    slots_.resize(std::size_t(nslots));
+    for (auto& s : slots_)
+        s.data = device::Buffer<unsigned char>(dev, recordBytes * interval_, device::Category::Recorder);
+    backingBytes_ = recordBytes * records;
+    if (dev.dryRun()) return;
+    if (disk_) {
+        const std::filesystem::path dir = diskDir.empty() ? std::filesystem::temp_directory_path() : std::filesystem::path(diskDir);
+        std::string tmpl = (dir / "yee-recorder-XXXXXX").string();
+        const int fd = mkstemp(tmpl.data());
+        if (fd < 0) throw RunError("gradient.storage.path: cannot create a recorder file in " + dir.string());
+        std::filesystem::remove(tmpl); // unlinked: the space goes away with the run, whatever happens
+        file_ = fdopen(fd, "w+b");
+    } else {
+        host_.resize(std::size_t(backingBytes_));
+    }
+    worker_ = std::thread([this] {
+        for (;;) {
+            Job job{};
+            {
+                std::unique_lock<std::mutex> lk(m_);
+                cv_.wait(lk, [this] { return stop_ || !queue_.empty(); });
+                if (queue_.empty()) return;
+                job = queue_.front();
+                queue_.pop_front();
+            }
+            std::string err;
+            try {
+                if (job.load) load(job.group, job.slot->data.data());
+                else store(job.group, job.slot->data.data());
+            } catch (const std::exception& e) {
+                err = e.what();
+            }
+            {
+                std::lock_guard<std::mutex> lk(m_);
+                job.slot->busy = false;
+                if (!err.empty() && error_.empty()) error_ = err;
+            }
+            cv_.notify_all();
+        }
+    });
+}
+
+RecordStore::~RecordStore() {
+    if (worker_.joinable()) {
+        {
+            std::lock_guard<std::mutex> lk(m_);
+            stop_ = true;
+        }
+        cv_.notify_all();
+        worker_.join();
+    }
+    if (file_) std::fclose(file_);
+}
+
+void RecordStore::submit(const Job& job) {
+    {
+        std::lock_guard<std::mutex> lk(m_);
+        job.slot->busy = true;
+        queue_.push_back(job);
+    }
+    cv_.notify_all();
+}
+
+void RecordStore::waitIdle(Slot& s) {
+    std::unique_lock<std::mutex> lk(m_);
+    cv_.wait(lk, [&] { return !s.busy; });
+    if (!error_.empty()) throw RunError(error_);
+}
+
+void RecordStore::startLoad(Slot& s, int group) {
+    waitIdle(s);
+    s.group = group;
+    submit({&s, true, group});
+}
+
+void RecordStore::store(int group, const unsigned char* src) {
+    const std::int64_t first = std::int64_t(group) * interval_;
+    const std::int64_t n = std::min<std::int64_t>(interval_, records_ - first) * recordBytes_;
+    if (disk_) {
+        if (std::fseek(file_, long(first * recordBytes_), SEEK_SET) != 0 || std::fwrite(src, 1, std::size_t(n), file_) != std::size_t(n))
+            throw RunError("gradient.storage: writing the recorder file failed");
+    } else {
+        std::memcpy(host_.data() + first * recordBytes_, src, std::size_t(n));
+    }
+}
+
+void RecordStore::load(int group, unsigned char* dst) {
+    const std::int64_t first = std::int64_t(group) * interval_;
+    const std::int64_t n = std::min<std::int64_t>(interval_, records_ - first) * recordBytes_;
+    if (disk_) {
+        if (std::fseek(file_, long(first * recordBytes_), SEEK_SET) != 0 || std::fread(dst, 1, std::size_t(n), file_) != std::size_t(n))
+            throw RunError("gradient.storage: reading the recorder file failed");
+    } else {
+        std::memcpy(dst, host_.data() + first * recordBytes_, std::size_t(n));
+    }
+}
+
+int RecordStore::slotFor(int group, bool forLoad) {
+    for (std::size_t q = 0; q < slots_.size(); ++q)
+        if (slots_[q].group == group) return int(q);
+    // Reuse the slot holding the group farthest from `group` (the reverse sweep moves downwards).
+    int best = -1, bestDist = -1;
+    for (std::size_t q = 0; q < slots_.size(); ++q) {
+        if (int(q) == writing_) continue;
+        const int d = slots_[q].group < 0 ? 1 << 30 : std::abs(slots_[q].group - group);
+        if (d > bestDist) {
+            bestDist = d;
+            best = int(q);
+        }
+    }
+    Slot& s = slots_[std::size_t(best)];
+    if (forLoad) {
+        startLoad(s, group);
+    } else {
+        waitIdle(s);
+        s.group = group;
+    }
+    return best;
+}
+
+void RecordStore::put(int r, const unsigned char* data, double scale) {
+    scales_[std::size_t(r)] = scale;
+    if (!staged_) {
+        std::memcpy(all_.data() + std::int64_t(r) * recordBytes_, data, std::size_t(recordBytes_));
+        return;
+    }
+    const int g = groupOf(r);
+    if (writing_ < 0 || slots_[std::size_t(writing_)].group != g) {
+        finishWrites();
+        writing_ = -1;
+        writing_ = slotFor(g, false);
+    }
+    Slot& s = slots_[std::size_t(writing_)];
+    std::memcpy(s.data.data() + std::int64_t(r - g * interval_) * recordBytes_, data, std::size_t(recordBytes_));
+}
+
+void RecordStore::finishWrites() {
+    if (!staged_ || writing_ < 0) return;
+    Slot& s = slots_[std::size_t(writing_)];
+    submit({&s, false, s.group});
+    writing_ = -1;
+}
+
+const unsigned char* RecordStore::get(int r, double& scale) {
+    scale = scales_[std::size_t(r)];
+    if (!staged_) return all_.data() + std::int64_t(r) * recordBytes_;
+    finishWrites();
+    const int g = groupOf(r);
+    const int q = slotFor(g, true);
+    // Read-ahead: the group below is needed next.
+    if (g > 0) {
+        bool have = false;
+        for (auto& s : slots_) have = have || s.group == g - 1;
+        if (!have) {
+            // Only prefetch into a slot that is not the one we are about to read.
+            const int keep = q;
+            int best = -1, bestDist = -1;
+            for (std::size_t k = 0; k < slots_.size(); ++k) {
+                if (int(k) == keep || slots_[k].group == g + 1) continue;
+                const int d = slots_[k].group < 0 ? 1 << 30 : std::abs(slots_[k].group - g);
+                if (d > bestDist) {
+                    bestDist = d;
+                    best = int(k);
+                }
+            }
+            if (best >= 0) startLoad(slots_[std::size_t(best)], g - 1);
+        }
+    }
+    Slot& s = slots_[std::size_t(q)];
+    waitIdle(s);
+    return s.data.data() + std::int64_t(r - g * interval_) * recordBytes_;
+}
+
+} // namespace yee::gradient

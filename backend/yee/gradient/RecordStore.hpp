@@ -1,0 +1,82 @@
+#pragma once
+/// \file RecordStore.hpp
+/// Where the reversible recorder keeps its records: on the device, or staged through a ring of device
+/// slots to host memory or to a file, with asynchronous copies and read-ahead. The staging machinery
+/// (worker thread, ring slots, queue) lives for the whole run, so a prefetch issued now is still there
+/// when the step that needs it comes.
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "yee/device/Device.hpp"
+
+namespace yee::gradient {
+
+class RecordStore {
+public:
+    /// `tier`: "device" keeps every record in device memory (category recorder); "host" and "disk" keep
+    /// `ringBuffers` slots of `transferInterval` records on the device and move full slots to host memory
+    /// or to a file under `diskDir` (empty: the system temp directory) on a worker thread.
+    RecordStore(device::Device& dev, std::int64_t recordBytes, int records, const std::string& tier,
+                int transferInterval, int ringBuffers, const std::string& diskDir);
+    ~RecordStore();
+    RecordStore(const RecordStore&) = delete;
+    RecordStore& operator=(const RecordStore&) = delete;
+
+    /// Write record r (records are written in increasing order).
+    void put(int r, const unsigned char* data, double scale);
+    /// After the last put: push the partially filled slot out.
+    void finishWrites();
+    /// Read record r (reads go in decreasing order, possibly re-reading r+1); the pointer stays valid until
+    /// a read of a record in another group. Prefetches the group below.
+    const unsigned char* get(int r, double& scale);
+    /// Bytes held off the device (host memory or file).
+    std::int64_t offDeviceBytes() const { return backingBytes_; }
+
+private:
+    struct Slot {
+        device::Buffer<unsigned char> data;
+        int group = -1;        ///< group resident (or being filled / loaded)
+        bool busy = false;     ///< a transfer is in flight
+    };
+    int groupOf(int r) const { return r / interval_; }
+    struct Job {
+        Slot* slot;
+        bool load;
+        int group;
+    };
+    int slotFor(int group, bool load);
+    void startLoad(Slot& s, int group);
+    void submit(const Job& job);
+    void waitIdle(Slot& s);
+    void store(int group, const unsigned char* src);
+    void load(int group, unsigned char* dst);
+
+    std::int64_t recordBytes_;
+    int records_;
+    bool staged_ = false;
+    bool disk_ = false;
+    int interval_ = 1;
+    device::Buffer<unsigned char> all_; ///< device tier
+    std::vector<double> scales_;        ///< per record (host bookkeeping)
+    std::vector<Slot> slots_;
+    std::vector<unsigned char> host_;   ///< host tier backing
+    std::FILE* file_ = nullptr;         ///< disk tier backing (unlinked temp file)
+    std::int64_t backingBytes_ = 0;
+    int writing_ = -1;                  ///< slot being filled
+    // worker
+    std::mutex m_;
+    std::condition_variable cv_;
+    std::deque<Job> queue_;
+    std::string error_; ///< first transfer failure, rethrown on the calling thread
+    bool stop_ = false;
+    std::thread worker_;
+};
+
+} // namespace yee::gradient

@@ -1,0 +1,21 @@
+# The Debian package (installer/CMakeLists.txt): cpack builds it from this build tree; the test unpacks
+# it into a scratch root and runs the unpacked yee-run on an installed example scene.
+if(NOT EXISTS ${CMAKE_SOURCE_DIR}/installer/CMakeLists.txt)
+  return()
+endif()
+find_program(YEE_DPKG_DEB dpkg-deb)
+if(NOT YEE_DPKG_DEB)
+  message(STATUS "dpkg-deb not found: installer test skipped")
+  return()
+endif()
+yee_add_test(NAME installer SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_installer.cpp LABELS installer TIMEOUT 600)
+target_compile_definitions(tst_installer PRIVATE YEE_CPACK="${CMAKE_CPACK_COMMAND}")
+# cpack packages what is built: the binaries must exist before the test runs.
+foreach(t yee-run yee-bench yee-studio)
+  if(TARGET ${t})
+    add_dependencies(tst_installer ${t})
+  endif()
+endforeach()
+if(TARGET yee-studio)
+  target_compile_definitions(tst_installer PRIVATE YEE_HAVE_STUDIO=1)
+endif()

@@ -1,0 +1,161 @@
+#include <QComboBox>
+#include <QSlider>
+#include <QTabWidget>
+#include <QtTest>
+
+#include <cmath>
+
+#include "RenderTestUtil.hpp"
+#include "UiTestScenes.hpp"
+#include "ui/DetectorPlot.hpp"
+#include "ui/FieldSlice.hpp"
+#include "ui/FieldView.hpp"
+#include "ui/ResultsView.hpp"
+#include "yee/io/ResultsWriter.hpp"
+#include "yee/io/VtkHdfWriter.hpp"
+#include "yee/scene/SceneJson.hpp"
+
+using namespace yee;
+using namespace yee::ui;
+
+namespace {
+/// A plane snapshot (z normal) holding a standing wave that changes sign; `phase` shifts it in time.
+solver::Snapshot wave(int step, double phase) {
+    solver::Snapshot s;
+    s.detector = "field";
+    s.component = "Ey";
+    s.step = step;
+    s.timeFs = step * 0.1;
+    s.dims = {48, 36, 1};
+    s.originUm = {-0.6, -0.45, 0.0};
+    s.spacingUm = {0.025, 0.025, 0.025};
+    s.data.resize(std::size_t(48 * 36));
+    for (int j = 0; j < 36; ++j)
+        for (int i = 0; i < 48; ++i)
+            s.data[std::size_t(i + 48 * j)] = float(std::sin(0.25 * i + phase) * std::cos(0.15 * j));
+    return s;
+}
+
+/// A run result with a flux time series and spectrum and two snapshot frames.
+std::shared_ptr<solver::RunResult> fakeRun() {
+    auto r = std::make_shared<solver::RunResult>();
+    r->completed = true;
+    r->status = "completed";
+    r->steps = r->totalSteps = 20;
+    r->dtFs = 0.1;
+    r->gridCells = {24, 20, 16};
+    solver::DetectorResult flux;
+    flux.name = "out";
+    flux.type = "flux";
+    solver::NamedArray t{"time_fs", {20}, {}}, f{"flux", {20}, {}};
+    for (int i = 0; i < 20; ++i) {
+        t.data.push_back(0.1 * (i + 1));
+        f.data.push_back(std::sin(0.5 * i));
+    }
+    flux.arrays = {t, f, solver::NamedArray{"wavelengths_um", {3}, {1.5, 1.55, 1.6}},
+                   solver::NamedArray{"power", {3}, {0.2, 0.5, 0.3}}};
+    r->detectors = {flux};
+    r->snapshots = {wave(10, 0.0), wave(20, 1.0)};
+    return r;
+}
+} // namespace
+
+/// The field view draws a non-uniform coloured slice with a colour bar; the results view slices
+/// snapshots from memory and from a results file (HDF5 + VTKHDF series) and plots detectors.
+class tst_FieldViewRender : public QObject {
+    Q_OBJECT
+public:
+    static void initMain() { VtkWidget::installDefaultFormat(); }
+
+private slots:
+    void sliceOfPlaneSnapshot() {
+        const solver::Snapshot s = wave(0, 0.0);
+        QCOMPARE(naturalNormal(s), 2);
+        const FieldSlice f = sliceOf(s, 2, 0);
+        QCOMPARE(f.nu, 48);
+        QCOMPARE(f.nv, 36);
+        QVERIFY(f.varies());
+        QVERIFY(f.min < 0 && f.max > 0);
+        const FieldSlice g = sliceOf(s, 0, 10); // a line through the plane
+        QCOMPARE(g.nu, 36);
+        QCOMPARE(g.nv, 1);
+    }
+
+    void drawsColouredSliceWithColourBar() {
+        FieldView view;
+        view.resize(640, 420);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setSlice(sliceOf(wave(0, 0.0), 2, 0), "field Ey", "Ey");
+        QTest::qWait(50);
+        const QImage img = view.grabFramebuffer();
+        img.save(test::artifactDir() + "/field_view.png");
+        const int red = test::countHue(img, QColor(180, 4, 38), 12, 0.5);
+        const int blue = test::countHue(img, QColor(59, 76, 192), 12, 0.4);
+        qInfo("red %d, blue %d, distinct colours %d", red, blue, test::distinctColours(img, img.rect()));
+        QVERIFY2(red > 2000 && blue > 2000, "the slice is not coloured on both sides of zero");
+        QVERIFY(test::distinctColours(img, img.rect()) > 40);
+        // The colour bar occupies the right part of the view.
+        const QRect bar(int(0.86 * img.width()), int(0.15 * img.height()), int(0.06 * img.width()),
+                        int(0.7 * img.height()));
+        QVERIFY(test::distinctColours(img, bar) > 10);
+        QCOMPARE(view.vtkIssueCount(), 0);
+    }
+
+    void resultsFromMemory() {
+        ResultsView view;
+        view.resize(900, 600);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setResults(ResultsData::fromRun(fakeRun(), test::smallScene(), {}));
+        QCOMPARE(view.componentBox()->currentText(), QString("Ey"));
+        QCOMPARE(view.timeSlider()->maximum(), 1);
+        QCOMPARE(view.planeBox()->currentIndex(), 2);
+        QVERIFY(view.fieldView()->slice().varies());
+        // Scrubbing time changes the slice.
+        const auto before = view.fieldView()->slice().values;
+        view.timeSlider()->setValue(0);
+        QVERIFY(view.fieldView()->slice().values != before);
+        // Detector plots: one time series, one spectrum.
+        QCOMPARE(view.plot()->seriesCount(), 1);
+        view.plot()->viewBox()->setCurrentIndex(1);
+        QCOMPARE(view.plot()->seriesCount(), 1);
+        view.tabs()->setCurrentIndex(1);
+        QTest::qWait(50);
+        view.grab().save(test::artifactDir() + "/results_detectors.png");
+    }
+
+    void resultsFromFile() {
+        QTemporaryDir dir;
+        const auto run = fakeRun();
+        const scene::Scene s = test::smallScene();
+        io::ResultsExtras extras;
+        for (auto& [det, index] :
+             io::writeSnapshotSeries(dir.filePath("snaps").toStdString(), run->snapshots))
+            extras.snapshotSeries[det] =
+                QDir(dir.path()).relativeFilePath(QString::fromStdString(index)).toStdString();
+        const QString path = dir.filePath("r.h5");
+        io::writeResults(path.toStdString(), s, scene::sceneToJson(s), *run, extras);
+
+        ResultsView view;
+        view.resize(900, 600);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QString error;
+        QVERIFY2(view.openFile(path, &error), qPrintable(error));
+        QVERIFY(view.results().complete);
+        QCOMPARE(int(view.results().snapshots.size()), 1);
+        QCOMPARE(int(view.results().snapshots[0].frames.size()), 2);
+        QCOMPARE(view.componentBox()->currentText(), QString("Ey"));
+        QVERIFY(view.fieldView()->slice().varies());
+        QTest::qWait(50);
+        const QImage img = view.fieldView()->grabFramebuffer();
+        img.save(test::artifactDir() + "/results_field_from_file.png");
+        QVERIFY(test::distinctColours(img, img.rect()) > 40);
+        QVERIFY(!view.openFile(dir.filePath("missing.h5"), &error));
+        QVERIFY2(error.contains("missing.h5"), qPrintable(error));
+    }
+};
+
+QTEST_MAIN(tst_FieldViewRender)
+#include "tst_FieldViewRender.moc"

@@ -1,0 +1,110 @@
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QListWidget>
+#include <QSpinBox>
+#include <QtTest>
+
+#include "UiTestScenes.hpp"
+#include "ui/DevicesPanel.hpp"
+#include "ui/GradientPanel.hpp"
+#include "ui/MemoryBars.hpp"
+#include "ui/SceneCommands.hpp"
+#include "ui/SceneDocument.hpp"
+
+using namespace yee;
+using namespace yee::ui;
+
+/// The devices and gradient panels edit the scene through undoable commands and show the estimate
+/// of the configuration they describe, which follows every change.
+class tst_Panels : public QObject {
+    Q_OBJECT
+private slots:
+    void tileGridSpinBoxesAreUndoable() {
+        SceneDocument doc;
+        doc.resetScene(test::smallScene(), {});
+        DevicesPanel panel(&doc);
+        auto* px = panel.findChild<QSpinBox*>("tilesX");
+        QVERIFY(px);
+        px->setValue(2);
+        px->setValue(3);
+        QCOMPARE(doc.scene().run.tiles[0], 3);
+        QCOMPARE(doc.undoStack()->count(), 1); // one spin-box session, one step
+        emit px->editingFinished();
+        px->setValue(2);
+        QCOMPARE(doc.undoStack()->count(), 2);
+        doc.undoStack()->undo();
+        doc.undoStack()->undo();
+        QCOMPARE(doc.scene().run.tiles[0], 1);
+        QCOMPARE(px->value(), 1); // the panel follows the scene
+        auto* devices = panel.findChild<QSpinBox*>("emulatedDevices");
+        devices->setValue(4);
+        QCOMPARE(doc.scene().run.devices, std::string("cpu:4"));
+    }
+
+    void estimatesFollowTheChoices() {
+        SceneDocument doc;
+        doc.resetScene(test::smallScene(), {});
+        DevicesPanel devices(&doc);
+        GradientPanel gradient(&doc);
+        auto show = [&] {
+            const EstimateOutcome out = Estimator::compute(doc.scene(), devices.settings());
+            devices.showEstimate(out);
+            gradient.showEstimate(out);
+            return out;
+        };
+        EstimateOutcome out = show();
+        QCOMPARE(devices.bars()->devices().size(), 1);
+        QCOMPARE(gradient.bars()->devices().size(), 1);
+        const std::int64_t checkpointed = gradient.bars()->devices()[0].memory.peakTotal;
+        // Two tiles: two devices in both panels.
+        doc.undoStack()->push(
+            new SetPropertyCommand(&doc, {ItemKind::Run, -1}, "tiles", QVariantList{2, 1, 1}));
+        doc.undoStack()->push(new SetPropertyCommand(&doc, {ItemKind::Run, -1}, "devices", QString("cpu:2")));
+        show();
+        QCOMPARE(devices.bars()->devices().size(), 2);
+        QCOMPARE(gradient.bars()->devices().size(), 2);
+        doc.undoStack()->undo();
+        doc.undoStack()->undo();
+        // Method "full" keeps every step: the gradient estimate grows, the forward one does not.
+        const int full = gradient.methodBox()->findData("full");
+        gradient.methodBox()->setCurrentIndex(full);
+        emit gradient.methodBox()->activated(full);
+        QCOMPARE(doc.scene().gradient.method, scene::GradientMethod::Full);
+        out = show();
+        QVERIFY2(out.gradientProblem.isEmpty(), qPrintable(out.gradientProblem));
+        QVERIFY(gradient.bars()->devices()[0].memory.peakTotal != checkpointed);
+        // More memory than a device holds is explained before running.
+        devices.findChild<QDoubleSpinBox*>("deviceCapacity")->setValue(0.0001); // about 100 KiB
+        out = show();
+        QVERIFY2(devices.problem().contains("needs"), qPrintable(devices.problem()));
+        QVERIFY2(gradient.estimateText().contains("needs"), qPrintable(gradient.estimateText()));
+    }
+
+    void recorderChainIsEditableInOrder() {
+        SceneDocument doc;
+        scene::Scene s = test::smallScene();
+        s.gradient.method = scene::GradientMethod::Reversible;
+        doc.resetScene(s, {});
+        GradientPanel panel(&doc);
+        panel.addModule("LinearReconstructEveryK");
+        panel.addModule("DtypeConversion");
+        QCOMPARE(int(doc.scene().gradient.recorder.size()), 2);
+        QCOMPARE(doc.scene().gradient.recorder[0].module, std::string("LinearReconstructEveryK"));
+        QCOMPARE(doc.scene().gradient.recorder[1].dtype, std::string("bfloat16"));
+        QCOMPARE(panel.recorderList()->count(), 2);
+        panel.recorderList()->setCurrentRow(1);
+        panel.moveSelectedModule(-1);
+        QCOMPARE(doc.scene().gradient.recorder[0].module, std::string("DtypeConversion"));
+        QCOMPARE(panel.recorderList()->currentRow(), 0);
+        panel.removeSelectedModule();
+        QCOMPARE(int(doc.scene().gradient.recorder.size()), 1);
+        QCOMPARE(doc.undoStack()->count(), 4);
+        doc.undoStack()->undo();
+        doc.undoStack()->undo();
+        QCOMPARE(doc.scene().gradient.recorder[0].module, std::string("LinearReconstructEveryK"));
+        QCOMPARE(panel.recorderList()->item(0)->text(), QString("1. LinearReconstructEveryK(k=4)"));
+    }
+};
+
+QTEST_MAIN(tst_Panels)
+#include "tst_Panels.moc"
