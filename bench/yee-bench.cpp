@@ -187,6 +187,25 @@ void gradientBenchmark(double lengthUm, double durationFs) {
             std::printf("\n");
         }
     }
+    // Storage tiers: backward time relative to the device tier and the recorder memory left on the device.
+    {
+        const solver::RunResult base = runGradCase(s, 1, true);
+        const double b0 = base.backwardSeconds;
+        const double r0 = double(base.devices[0].memory.peak[int(device::Category::Recorder)]);
+        std::printf("%-6s %-9s %-5s %-18s %-16s\n", "tier", "interval", "ring", "backward/device", "recorder_MiB");
+        std::printf("%-6s %-9s %-5s %-18.3f %-16.3f\n", "device", "-", "-", 1.0, r0 / 1048576.0);
+        for (const char* tier : {"host", "disk"})
+            for (int interval : {1, 8, 32})
+                for (int ring : {3, 8}) {
+                    scene::Scene t = s;
+                    t.gradient.tier = tier;
+                    t.gradient.transferInterval = interval;
+                    t.gradient.ringBuffers = ring;
+                    const solver::RunResult g = runGradCase(t, 1, true);
+                    std::printf("%-6s %-9d %-5d %-18.3f %-16.3f\n", tier, interval, ring, g.backwardSeconds / b0,
+                                double(g.devices[0].memory.peak[int(device::Category::Recorder)]) / 1048576.0);
+                }
+    }
     s.gradient.method = scene::GradientMethod::Checkpointed;
     s.gradient.recorder.clear();
     for (int c : {8, 32}) {

@@ -44,6 +44,8 @@ private slots:
     void impossibleGridsRefused_data();
     void impossibleGridsRefused();
     void notEnoughMemoryRefused();
+    void divergenceStopsAllTiles();
+    void cancelStopsWithinGuard();
 };
 
 void tst_Decomposition::bitIdentical_data() {
@@ -229,6 +231,44 @@ void tst_Decomposition::notEnoughMemoryRefused() {
         const QString m = QString::fromStdString(e.what());
         QVERIFY2(m.contains("needs") && m.contains("has"), qPrintable(m));
     }
+}
+
+/// A source whose amplitude overflows float32 drives the fields to Inf/NaN: every tile stops at the same
+/// guard step, and the run says at which step.
+void tst_Decomposition::divergenceStopsAllTiles() {
+    scene::Scene s = decompScene(48);
+    s.sources[0].profile.type = scene::ProfileType::Cw;
+    s.sources[0].profile.ramp = 0.01;
+    s.sources[0].profile.amplitude = 1e39; // beyond float32: the first injection is Inf
+    const solver::RunResult r = runTiles(s, {2, 1, 1}, solver::Precision::Float32, true, 8);
+    QVERIFY(!r.completed);
+    QVERIFY2(QString::fromStdString(r.status).contains("diverged"), r.status.c_str());
+    QVERIFY2(QString::fromStdString(r.status).contains("step " + QString::number(r.steps)), r.status.c_str());
+    QVERIFY(r.steps < 48);
+    QCOMPARE(r.steps % 8, 0);
+}
+
+/// Cancel is seen by every tile at the next guard check.
+void tst_Decomposition::cancelStopsWithinGuard() {
+    const scene::Scene s = decompScene(48);
+    std::atomic<bool> cancel{false};
+    solver::RunOptions o = solver::RunOptions::fromScene(s);
+    o.tiles = {2, 2, 1};
+    o.devices = 4;
+    o.guardInterval = 4;
+    o.cancel = &cancel;
+    o.telemetryInterval = 0;
+    int reports = 0;
+    o.onTelemetry = [&](const telemetry::Report& rep) {
+        ++reports;
+        QCOMPARE(int(rep.devices.size()), 4);
+        if (rep.step >= 12) cancel = true;
+    };
+    const solver::RunResult r = solver::run(s, o);
+    QVERIFY(!r.completed);
+    QVERIFY2(QString::fromStdString(r.status).contains("cancelled"), r.status.c_str());
+    QCOMPARE(r.steps, 16);
+    QVERIFY(reports >= 3);
 }
 
 QTEST_APPLESS_MAIN(tst_Decomposition)
