@@ -149,7 +149,7 @@ void DevicesPanel::showEstimate(const EstimateOutcome& out) {
         problem_->show();
     }
     if (!out.estimate) {
-        summary_->setText(tr("No estimate for this configuration."));
+        summary_->clear();
         bars_->clear();
         return;
     }

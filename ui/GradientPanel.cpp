@@ -92,10 +92,12 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     lf->setContentsMargins(0, 0, 0, 0);
     k_ = new QSpinBox(linear);
     k_->setRange(1, 10000);
-    lf->addRow(tr("k (keep every k-th step)"), k_);
+    k_->setToolTip(tr("Keep every k-th step (and the last); interpolate between"));
+    lf->addRow(tr("k"), k_);
     startAfter_ = new QSpinBox(linear);
     startAfter_->setRange(0, 100000000);
-    lf->addRow(tr("start after (steps)"), startAfter_);
+    startAfter_->setSuffix(tr(" steps"));
+    lf->addRow(tr("Start after"), startAfter_);
     moduleEditor_->addWidget(linear);
     auto* dtypeW = new QWidget(moduleEditor_);
     auto* df = new QFormLayout(dtypeW);
@@ -103,7 +105,7 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     dtype_ = new QComboBox(dtypeW);
     for (const char* t : {"bfloat16", "float16", "int8", "float32", "float64"})
         dtype_->addItem(QLatin1String(t), QLatin1String(t));
-    df->addRow(tr("stored type"), dtype_);
+    df->addRow(tr("Stored type"), dtype_);
     moduleEditor_->addWidget(dtypeW);
     rl->addWidget(moduleEditor_);
     layout->addWidget(recorderBox_);
@@ -120,7 +122,9 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     sf->addRow(tr("Tier"), tier_);
     transferInterval_ = new QSpinBox(storage);
     transferInterval_->setRange(1, 100000);
-    sf->addRow(tr("Transfer interval (steps)"), transferInterval_);
+    transferInterval_->setSuffix(tr(" steps"));
+    transferInterval_->setToolTip(tr("Steps between asynchronous copies to the host ring"));
+    sf->addRow(tr("Transfer interval"), transferInterval_);
     ringBuffers_ = new QSpinBox(storage);
     ringBuffers_->setRange(2, 1024);
     sf->addRow(tr("Ring buffers"), ringBuffers_);

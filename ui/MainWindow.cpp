@@ -115,7 +115,6 @@ QDockWidget* MainWindow::addDock(QWidget* w, const QString& objectName, const QS
         area->setWidget(w);
         area->setWidgetResizable(true);
         area->setFrameShape(QFrame::NoFrame);
-        area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
         dock->setWidget(area);
     } else {
         dock->setWidget(w);

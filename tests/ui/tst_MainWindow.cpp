@@ -124,6 +124,8 @@ private slots:
                  qPrintable(w.propertyEditor()->message()));
         QVERIFY(w.log()->toPlainText().contains("grid.cell_um"));
         QCOMPARE(doc->undoStack()->count(), steps);
+        QTest::qWait(50);
+        w.propertyEditor()->grab().save(test::artifactDir() + "/properties_rejected.png");
         // Removing a material in use is refused with a reason.
         doc->setCurrentItem({ItemKind::Material, 0});
         QAction* del = actionWithShortcut(&w, QKeySequence::Delete);
@@ -152,6 +154,9 @@ private slots:
         QVERIFY(!run->isEnabled());
         QVERIFY(run->toolTip().contains("run.tiles"));
         QVERIFY(!w.startRun());
+        w.findChild<QDockWidget*>(QStringLiteral("devicesDock"))->raise();
+        QTest::qWait(50);
+        w.grab().save(test::artifactDir() + "/devices_impossible.png");
         w.document()->undoStack()->undo();
         QVERIFY(estimated.wait(30000));
         QVERIFY(w.devicesPanel()->problem().isEmpty());
@@ -161,6 +166,9 @@ private slots:
         QVERIFY2(w.gradientPanel()->estimateText().contains("sources[0]"),
                  qPrintable(w.gradientPanel()->estimateText()));
         QVERIFY(!w.findChild<QAction*>(QStringLiteral("gradientRunAction"))->isEnabled());
+        w.findChild<QDockWidget*>(QStringLiteral("gradientDock"))->raise();
+        QTest::qWait(50);
+        w.grab().save(test::artifactDir() + "/gradient_panel.png");
     }
 
     void runShowsTelemetryAndResults() {

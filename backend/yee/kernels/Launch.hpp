@@ -31,6 +31,16 @@ template <class F> void forEachCell(const Box& b, int threads, const F& f) {
         detail::runRow(f, i0, i1, b.lo[1] + int(r % ny), b.lo[2] + int(r / ny));
 }
 
+/// Run rowFn(j, k, i0, i1) for every row (j, k) of `b` with `threads` OpenMP threads; rowFn typically
+/// calls detail::runRow for one or more functors, so several passes over a row share its cache lines.
+template <class R> void forEachRow(const Box& b, int threads, const R& rowFn) {
+    if (b.empty()) return;
+    const int ny = b.extent(1);
+    const std::int64_t rows = std::int64_t(ny) * b.extent(2);
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && rows > 1)
+    for (std::int64_t r = 0; r < rows; ++r) rowFn(b.lo[1] + int(r % ny), b.lo[2] + int(r / ny), b.lo[0], b.hi[0]);
+}
+
 /// Run f(n) for n in [0, count) (sparse lists: sources, detector points).
 template <class F> void forEachIndex(std::int64_t count, int threads, const F& f) {
     if (count <= 0) return;

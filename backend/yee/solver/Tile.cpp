@@ -341,71 +341,86 @@ template <class T> void Tile<T>::updateE(FieldSet& s, const Box& b, bool withCa)
 }
 
 namespace {
-template <class T, int A>
-void runCpmlE(const View<T>* f, const std::array<Buffer<T>, 3>& cb, const ArrayShape& sh, const Box& local,
-              std::array<Buffer<T>, 2>& psi, std::array<Buffer<T>, 3>& prof, int profLo, int threads) {
-    constexpr int p1 = (A + 1) % 3, p2 = (A + 2) % 3;
-    kernels::CpmlE<T, A> k{f[p1],
-                           f[p2],
-                           f[3 + p2],
-                           f[3 + p1],
-                           View<const T>(cb[p1].data(), sh),
-                           View<const T>(cb[p2].data(), sh),
-                           psi[0].data(),
-                           psi[1].data(),
-                           {local.lo[0], local.lo[1], local.lo[2], std::int64_t(local.extent(0)),
-                            std::int64_t(local.extent(0)) * local.extent(1)},
-                           {prof[0].data(), prof[1].data(), prof[2].data()},
-                           profLo};
-    forEachCell(local, threads, k);
+/// A CPML functor with the slab box (tile-local) it applies to.
+template <class K> struct SlabKernel {
+    Box box;
+    K k;
+};
+/// Apply the slab kernels of one axis to the part of row (j, k, [i0, i1)) inside their slabs.
+template <class K> void rowSlabs(const std::vector<SlabKernel<K>>& v, int j, int k, int i0, int i1) {
+    for (const auto& s : v) {
+        if (j < s.box.lo[1] || j >= s.box.hi[1] || k < s.box.lo[2] || k >= s.box.hi[2]) continue;
+        const int lo = std::max(i0, s.box.lo[0]), hi = std::min(i1, s.box.hi[0]);
+        if (lo < hi) kernels::detail::runRow(s.k, lo, hi, j, k);
+    }
 }
-template <class T, int A, bool M>
-void runCpmlH(const View<T>* f, const std::array<Buffer<T>, 3>& db, T dbs, const ArrayShape& sh, const Box& local,
-              std::array<Buffer<T>, 2>& psi, std::array<Buffer<T>, 3>& prof, int profLo, int threads) {
-    constexpr int q1 = (A + 1) % 3, q2 = (A + 2) % 3;
-    kernels::CpmlH<T, A, M> k{f[3 + q1],
-                              f[3 + q2],
-                              f[q2],
-                              f[q1],
-                              View<const T>(db[q1].data(), sh),
-                              View<const T>(db[q2].data(), sh),
-                              dbs,
-                              psi[0].data(),
-                              psi[1].data(),
-                              {local.lo[0], local.lo[1], local.lo[2], std::int64_t(local.extent(0)),
-                               std::int64_t(local.extent(0)) * local.extent(1)},
-                              {prof[0].data(), prof[1].data(), prof[2].data()},
-                              profLo};
-    forEachCell(local, threads, k);
+kernels::SlabIndex slabIndex(const Box& L) {
+    return {L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)), std::int64_t(L.extent(0)) * L.extent(1)};
 }
 } // namespace
 
-template <class T> void Tile<T>::cpmlH() {
+template <class T> void Tile<T>::updateEWithPml(const Box& b) {
     View<T> f[6];
     for (int c = 0; c < 6; ++c) f[c] = field(c);
-    const bool m = plan_->magnetic;
-    // Fixed order x, y, z (and low before high) so corner cells round identically in every tiling.
-    for (int a = 0; a < 3; ++a)
-        for (auto& sl : slabs_) {
-            if (sl->slab.axis != a) continue;
-#define YEE_CPML_H(AX)                                                                                         \
-    if (m) runCpmlH<T, AX, true>(f, db_, dbScalar_, shape_, sl->local, sl->psiH, sl->profH, sl->profLo, threads_); \
-    else runCpmlH<T, AX, false>(f, db_, dbScalar_, shape_, sl->local, sl->psiH, sl->profH, sl->profLo, threads_)
-            if (a == 0) { YEE_CPML_H(0); } else if (a == 1) { YEE_CPML_H(1); } else { YEE_CPML_H(2); }
-#undef YEE_CPML_H
-        }
+    std::vector<SlabKernel<kernels::CpmlE<T, 0>>> e0;
+    std::vector<SlabKernel<kernels::CpmlE<T, 1>>> e1;
+    std::vector<SlabKernel<kernels::CpmlE<T, 2>>> e2;
+    auto make = [&](auto& v, auto axisTag, Slab& sl) {
+        constexpr int A = decltype(axisTag)::value;
+        constexpr int p1 = (A + 1) % 3, p2 = (A + 2) % 3;
+        v.push_back({sl.local,
+                     {f[p1], f[p2], f[3 + p2], f[3 + p1], cb(p1), cb(p2), sl.psiE[0].data(), sl.psiE[1].data(),
+                      slabIndex(sl.local), {sl.profE[0].data(), sl.profE[1].data(), sl.profE[2].data()}, sl.profLo}});
+    };
+    for (auto& sl : slabs_) {
+        if (sl->slab.axis == 0) make(e0, std::integral_constant<int, 0>{}, *sl);
+        else if (sl->slab.axis == 1) make(e1, std::integral_constant<int, 1>{}, *sl);
+        else make(e2, std::integral_constant<int, 2>{}, *sl);
+    }
+    auto rows = [&](const auto& main) {
+        kernels::forEachRow(b, threads_, [&](int j, int k, int i0, int i1) {
+            kernels::detail::runRow(main, i0, i1, j, k);
+            rowSlabs(e0, j, k, i0, i1);
+            rowSlabs(e1, j, k, i0, i1);
+            rowSlabs(e2, j, k, i0, i1);
+        });
+    };
+    if (plan_->lossy)
+        rows(kernels::UpdateE<T, true>{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), ca(0), ca(1), ca(2)});
+    else rows(kernels::UpdateE<T, false>{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), {}, {}, {}});
 }
 
-template <class T> void Tile<T>::cpmlE() {
+template <class T> void Tile<T>::updateHWithPml(const Box& b) {
     View<T> f[6];
     for (int c = 0; c < 6; ++c) f[c] = field(c);
-    for (int a = 0; a < 3; ++a)
+    auto run = [&](auto magTag) {
+        constexpr bool M = decltype(magTag)::value;
+        std::vector<SlabKernel<kernels::CpmlH<T, 0, M>>> h0;
+        std::vector<SlabKernel<kernels::CpmlH<T, 1, M>>> h1;
+        std::vector<SlabKernel<kernels::CpmlH<T, 2, M>>> h2;
+        auto make = [&](auto& v, auto axisTag, Slab& sl) {
+            constexpr int A = decltype(axisTag)::value;
+            constexpr int q1 = (A + 1) % 3, q2 = (A + 2) % 3;
+            v.push_back({sl.local,
+                         {f[3 + q1], f[3 + q2], f[q2], f[q1], db(q1), db(q2), dbScalar_, sl.psiH[0].data(),
+                          sl.psiH[1].data(), slabIndex(sl.local),
+                          {sl.profH[0].data(), sl.profH[1].data(), sl.profH[2].data()}, sl.profLo}});
+        };
         for (auto& sl : slabs_) {
-            if (sl->slab.axis != a) continue;
-            if (a == 0) runCpmlE<T, 0>(f, cb_, shape_, sl->local, sl->psiE, sl->profE, sl->profLo, threads_);
-            else if (a == 1) runCpmlE<T, 1>(f, cb_, shape_, sl->local, sl->psiE, sl->profE, sl->profLo, threads_);
-            else runCpmlE<T, 2>(f, cb_, shape_, sl->local, sl->psiE, sl->profE, sl->profLo, threads_);
+            if (sl->slab.axis == 0) make(h0, std::integral_constant<int, 0>{}, *sl);
+            else if (sl->slab.axis == 1) make(h1, std::integral_constant<int, 1>{}, *sl);
+            else make(h2, std::integral_constant<int, 2>{}, *sl);
         }
+        const kernels::UpdateH<T, M> main{f[3], f[4], f[5], f[0], f[1], f[2], db(0), db(1), db(2), dbScalar_};
+        kernels::forEachRow(b, threads_, [&](int j, int k, int i0, int i1) {
+            kernels::detail::runRow(main, i0, i1, j, k);
+            rowSlabs(h0, j, k, i0, i1);
+            rowSlabs(h1, j, k, i0, i1);
+            rowSlabs(h2, j, k, i0, i1);
+        });
+    };
+    if (plan_->magnetic) run(std::true_type{});
+    else run(std::false_type{});
 }
 
 template <class T> void Tile<T>::inject(int fieldGroup, double t, double sign) {
@@ -448,15 +463,14 @@ template <class T> void Tile<T>::step(int n, comm::Communicator& comm, bool over
     const double dt = plan_->dt;
     // ---- H^{n-1/2} -> H^{n+1/2}: curl of E^n; the high E halo arrives from the previous step ----
     if (overlap) {
-        updateH(fwd_, coreH_); // independent of the E halo
+        updateHWithPml(coreH_); // independent of the E halo
         finishPending(comm);
-        for (const Box& b : restH_) updateH(fwd_, b);
+        for (const Box& b : restH_) updateHWithPml(b);
     } else {
         finishPending(comm);
-        updateH(fwd_, coreH_);
-        for (const Box& b : restH_) updateH(fwd_, b);
+        updateHWithPml(coreH_);
+        for (const Box& b : restH_) updateHWithPml(b);
     }
-    cpmlH();
     inject(1, n * dt); // magnetic-side plane-source corrections, E^n time
     // H^{n+1/2} valid on owned cells; low H halo stale.
     pack(fwd_, 1);
@@ -464,17 +478,16 @@ template <class T> void Tile<T>::step(int n, comm::Communicator& comm, bool over
     saveEnergyE();
     // ---- E^n -> E^{n+1}: curl of H^{n+1/2}; the low H halo is needed on the low faces ----
     if (overlap) {
-        updateE(fwd_, coreE_, true);
+        updateEWithPml(coreE_);
         comm.exchangeFinish(fwd_.groupH);
         unpack(fwd_, 1);
-        for (const Box& b : restE_) updateE(fwd_, b, true);
+        for (const Box& b : restE_) updateEWithPml(b);
     } else {
         comm.exchangeFinish(fwd_.groupH);
         unpack(fwd_, 1);
-        updateE(fwd_, coreE_, true);
-        for (const Box& b : restE_) updateE(fwd_, b, true);
+        updateEWithPml(coreE_);
+        for (const Box& b : restE_) updateEWithPml(b);
     }
-    cpmlE();
     inject(0, (n + 0.5) * dt); // electric currents J^{n+1/2}
     // E^{n+1} valid on owned cells; high E halo stale until the exchange completes.
     pack(fwd_, 0);

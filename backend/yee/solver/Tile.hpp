@@ -109,9 +109,6 @@ public:
     void unpack(FieldSet& s, int fieldGroup);
     /// Build a field set's faces and exchange groups (tags offset by `tagBase`).
     void buildExchanges(FieldSet& s, device::Category cat, int tagBase);
-    /// Forward CPML corrections (exposed for recomputation paths).
-    void cpmlH();
-    void cpmlE();
 
     /// CPML slabs of this tile (for the adjoint).
     struct Slab {
@@ -150,6 +147,11 @@ private:
 
     void allocateDetectors();
     void saveEnergyE();
+    /// Forward H (E) update of box b fused with the CPML corrections of its cells, row by row: per cell
+    /// the plain update, then the x, y, z corrections, exactly as separate passes would, with the row
+    /// still in cache.
+    void updateHWithPml(const Box& b);
+    void updateEWithPml(const Box& b);
 
     std::shared_ptr<const Plan> plan_;
     int index_;

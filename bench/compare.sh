@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Side-by-side throughput in one run (these machines are noisy: compare ratios, not absolutes):
+#   STREAM read-modify-write bandwidth, Meep (Debian python3-meep) on the same N^3 PML box, yee-bench in
+#   float32 and float64, and yee-bench's decomposed runs. Prints the ratios the issues ask for.
+# Usage: bench/compare.sh [BUILD_DIR] [N] [STEPS]
+#   Needs: apt-get install python3-meep python3-matplotlib; the reference scripts in ../shared/bench.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${1:-$root/build}"
+n="${2:-200}"
+steps="${3:-200}"
+shared="${YEE_SHARED_BENCH:-$root/../shared/bench}"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+echo "== STREAM (2 threads)"
+gcc -O3 -march=native -fopenmp "$shared/stream.c" -o "$tmp/stream"
+OMP_NUM_THREADS=2 OMP_PROC_BIND=close "$tmp/stream" | tee "$tmp/stream.txt"
+rmw=$(awk 'tolower($1) ~ /rmw/ {print $2}' "$tmp/stream.txt" | head -1)
+
+echo "== Meep ${n}^3, ${steps} steps (serial, double)"
+meep=""
+if /usr/bin/python3 -c 'import meep' 2>/dev/null; then
+  /usr/bin/python3 "$shared/meep_box.py" --n "$n" --steps "$steps" | tee "$tmp/meep.txt"
+  meep=$(grep -oE 'Mcell_per_s[^0-9]*[0-9]+(\.[0-9]+)?' "$tmp/meep.txt" | grep -oE '[0-9]+(\.[0-9]+)?$' | head -1)
+else
+  echo "meep not importable (apt-get install python3-meep python3-matplotlib); skipping"
+fi
+
+echo "== yee-bench ${n}^3, ${steps} steps"
+"$build/app/yee-bench" --n "$n" --steps "$steps" --reps 2 --decomposed | tee "$tmp/yee.txt"
+f32=$(awk '/^float32 Mcell_per_s/ {print $3}' "$tmp/yee.txt")
+f64=$(awk '/^float64 Mcell_per_s/ {print $3}' "$tmp/yee.txt")
+
+echo "== ratios"
+if [ -n "$meep" ]; then
+  awk -v a="$f32" -v b="$f64" -v m="$meep" 'BEGIN { printf "float32 / meep = %.2f\nfloat64 / meep = %.2f\n", a / m, b / m }'
+fi
+if [ -n "$rmw" ]; then
+  awk -v a="$f32" -v bw="$rmw" 'BEGIN { printf "float32 fraction of STREAM-rmw roofline (84 B/cell) = %.3f\n", a * 84 / (bw * 1000) }'
+fi
+grep -E 'ratio_to_single|roofline_fraction' "$tmp/yee.txt" || true
