@@ -99,6 +99,8 @@ RunArgs parseRunArgs(const std::vector<std::string>& args) {
             flag(r.check);
         else if (name == "--no-overlap")
             flag(r.noOverlap);
+        else if (name == "--grad")
+            flag(r.gradient);
         else if (name == "--quiet" || name == "-q")
             flag(r.quiet);
         else if (name == "--version")
@@ -193,6 +195,7 @@ solver::RunOptions makeRunOptions(const scene::Scene& scene, const RunArgs& args
         o.precision = *args.precision;
     if (args.noOverlap)
         o.overlap = false;
+    o.gradient = args.gradient;
     if (args.maxSteps)
         o.maxSteps = *args.maxSteps;
     o.checkpointEvery = args.checkpointEvery.value_or(0);
@@ -244,6 +247,7 @@ Options:
   --devices cpu:N         emulated CPU devices, one tile each (default: number of tiles)
   --precision P           float32 or float64 (default: the scene's run.precision)
   --no-overlap            exchange halos after each update instead of overlapping them
+  --grad                  also run the adjoint: write dJ/dlatent of every design to /gradient/<name>
   --max-steps N           stop after N time steps (default: the scene's duration)
   -o, --output FILE.h5    results file (default: <scene-stem>.results.h5 in the current directory)
   --snapshots-dir DIR     VTKHDF snapshot files (default: <scene-stem>.fields/)

@@ -28,6 +28,7 @@ struct RunArgs {
     std::optional<int> devices;                 ///< --devices cpu:N
     std::optional<solver::Precision> precision; ///< --precision float32|float64
     bool noOverlap = false;                     ///< --no-overlap
+    bool gradient = false;                      ///< --grad: value and gradient (scene's "gradient" section)
     std::optional<int> maxSteps;                ///< --max-steps N
     std::string output;                         ///< --output FILE.h5 (empty: defaultOutputPath())
     std::string snapshotsDir;                   ///< --snapshots-dir DIR (empty: defaultSnapshotsDir())

@@ -200,6 +200,8 @@ int execute(const cli::RunArgs& args, const Launch& launch, Plan& p) {
     if (!launch.rank0)
         return cli::kExitOk;
 
+    for (const auto& g : result.gradients)
+        extras.gradients[g.name] = g;
     // Snapshots first: the results file points at their series indexes.
     extras.snapshotSeries = relativeTo(p.output, io::writeSnapshotSeries(p.snapshotsDir, result.snapshots));
     io::writeResults(p.output, p.scene, scene::sceneToJson(p.scene), result, extras);
@@ -209,6 +211,16 @@ int execute(const cli::RunArgs& args, const Launch& launch, Plan& p) {
         const double rate = result.seconds > 0 ? double(result.cellUpdates) / result.seconds / 1e6 : 0.0;
         std::printf("\n%d/%d steps in %.2f s (%.1f Mcell/s); results: %s\n", result.steps, result.totalSteps,
                     result.seconds, rate, p.output.c_str());
+        if (result.objective)
+            std::printf("objective: %.10g\n", *result.objective);
+        if (!result.gradients.empty())
+            std::printf("gradient: %zu design region(s), reverse sweep %.2f s (value-and-grad / forward = %.2f)%s\n",
+                        result.gradients.size(), result.backwardSeconds,
+                        result.forwardSeconds > 0 ? (result.forwardSeconds + result.backwardSeconds) / result.forwardSeconds
+                                                  : 0.0,
+                        result.recomputedSteps > 0
+                            ? (", " + std::to_string(result.recomputedSteps) + " steps recomputed").c_str()
+                            : "");
         if (!result.snapshots.empty())
             std::printf("snapshots: %s\n", p.snapshotsDir.c_str());
         std::fflush(stdout);

@@ -12,6 +12,7 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStackedWidget>
+#include <QStyle>
 #include <QVBoxLayout>
 
 #include "ui/Format.hpp"
@@ -65,11 +66,14 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     mf->addRow(tr("Drift checkpoints"), driftCheckpoints_);
     layout->addWidget(methodBox);
 
-    recorderBox_ = new QGroupBox(tr("Recorder chain (applied in order on write, undone on read)"), this);
+    recorderBox_ = new QGroupBox(tr("Recorder chain"), this);
+    recorderBox_->setToolTip(
+        tr("Modules are applied in order when a record is written and undone in reverse order "
+           "when it is read (reversible method only)"));
     auto* rl = new QVBoxLayout(recorderBox_);
     chain_ = new QListWidget(recorderBox_);
     chain_->setObjectName(QStringLiteral("recorderChain"));
-    chain_->setMaximumHeight(90);
+    chain_->setMaximumHeight(64);
     rl->addWidget(chain_);
     auto* buttons = new QHBoxLayout;
     add_ = new QPushButton(tr("Add"), recorderBox_);
@@ -80,8 +84,10 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
                        [this] { addModule(kDtype); });
     add_->setMenu(addMenu);
     remove_ = new QPushButton(tr("Remove"), recorderBox_);
-    up_ = new QPushButton(tr("Up"), recorderBox_);
-    down_ = new QPushButton(tr("Down"), recorderBox_);
+    up_ = new QPushButton(style()->standardIcon(QStyle::SP_ArrowUp), QString(), recorderBox_);
+    up_->setToolTip(tr("Move the module earlier in the chain"));
+    down_ = new QPushButton(style()->standardIcon(QStyle::SP_ArrowDown), QString(), recorderBox_);
+    down_->setToolTip(tr("Move the module later in the chain"));
     for (auto* b : {add_, remove_, up_, down_})
         buttons->addWidget(b);
     rl->addLayout(buttons);

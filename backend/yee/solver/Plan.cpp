@@ -27,8 +27,9 @@ std::pair<int, int> rangeFor(const Geometry& g, int comp, int axis, double c, do
         return {i, i + 1};
     }
     const double off = Geometry::offset(comp, axis);
+    // Half-open [c - s/2, c + s/2): a plane that ends on the PML interface stays out of the PML.
     int lo = int(std::ceil(g.toCells(axis, c - s / 2) - off - 1e-9));
-    int hi = int(std::floor(g.toCells(axis, c + s / 2) - off + 1e-9)) + 1;
+    int hi = int(std::ceil(g.toCells(axis, c + s / 2) - off - 1e-9));
     lo = std::clamp(lo, 0, g.cells[axis]);
     hi = std::clamp(hi, lo, g.cells[axis]);
     if (hi == lo) {
