@@ -18,6 +18,7 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
+#include <QToolButton>
 #include <QTreeView>
 
 #include "ui/DevicesPanel.hpp"
@@ -285,6 +286,11 @@ void MainWindow::createActions() {
     tb->addActions({newAct, openAct, saveAct});
     tb->addSeparator();
     tb->addActions({undoAct, redoAct, deleteAct});
+    // Undo/redo texts name the command ("Undo Remove design region 'taper'"): icons only in the tool bar,
+    // so the run buttons never overflow out of sight.
+    for (QAction* a : {undoAct, redoAct})
+        if (auto* button = qobject_cast<QToolButton*>(tb->widgetForAction(a)))
+            button->setToolButtonStyle(Qt::ToolButtonIconOnly);
     tb->addSeparator();
     tb->addActions({insertActions[0], insertActions[1], insertActions[2]});
     tb->addSeparator();

@@ -64,11 +64,13 @@ QWidget* ResultsView::buildFieldTab() {
     position_->setObjectName(QStringLiteral("slicePosition"));
     f->addRow(tr("Position"), position_);
     positionLabel_ = new QLabel(controls);
+    positionLabel_->setWordWrap(true);
     f->addRow(QString(), positionLabel_);
     time_ = new QSlider(Qt::Horizontal, controls);
     time_->setObjectName(QStringLiteral("timeSlider"));
     f->addRow(tr("Time"), time_);
     timeLabel_ = new QLabel(controls);
+    timeLabel_->setWordWrap(true);
     f->addRow(QString(), timeLabel_);
     l->addWidget(controls);
     field_ = new FieldView(w);

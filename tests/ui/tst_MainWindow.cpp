@@ -162,13 +162,21 @@ private slots:
         QVERIFY(w.devicesPanel()->problem().isEmpty());
         QVERIFY(run->isEnabled());
         QVERIFY(!w.devicesPanel()->bars()->devices().isEmpty());
-        // This example's reversible gradient is impossible (its source sits in the PML): explained.
-        QVERIFY2(w.gradientPanel()->estimateText().contains("sources[0]"),
+        // Without a design region there is no gradient: explained, and only the forward run stays enabled.
+        w.document()->undoStack()->push(new RemoveItemCommand(w.document(), {ItemKind::Design, 0}));
+        QVERIFY(estimated.wait(30000));
+        QVERIFY2(w.gradientPanel()->estimateText().contains("designs"),
                  qPrintable(w.gradientPanel()->estimateText()));
         QVERIFY(!w.findChild<QAction*>(QStringLiteral("gradientRunAction"))->isEnabled());
+        QVERIFY(run->isEnabled());
         w.findChild<QDockWidget*>(QStringLiteral("gradientDock"))->raise();
         QTest::qWait(50);
         w.grab().save(test::artifactDir() + "/gradient_panel.png");
+        w.document()->undoStack()->undo();
+        QVERIFY(estimated.wait(30000));
+        // With it back, the panel shows the per-device estimate of value and gradient, or says why not.
+        QVERIFY(!w.gradientPanel()->bars()->devices().isEmpty() ||
+                w.gradientPanel()->estimateText().contains("cannot run", Qt::CaseInsensitive));
     }
 
     void runShowsTelemetryAndResults() {
