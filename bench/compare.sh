@@ -32,6 +32,14 @@ echo "== yee-bench ${n}^3, ${steps} steps"
 f32=$(awk '/^float32 Mcell_per_s/ {print $3}' "$tmp/yee.txt")
 f64=$(awk '/^float64 Mcell_per_s/ {print $3}' "$tmp/yee.txt")
 
+echo "== MPI: yee-run single rank vs mpirun -np 2 (2x1x1) on the same box"
+"$build/app/yee-bench" --n "$n" --steps "$steps" --write-scene "$tmp/box.json"
+(cd "$tmp" && "$build/app/yee-run" --quiet --output one.h5 box.json && true)
+one=$(cd "$tmp" && "$build/app/yee-run" --output one.h5 box.json | awk '/Mcell\/s\)/ {gsub(/[(]/,"",$6); print $6}')
+two=$(cd "$tmp" && mpirun --allow-run-as-root --oversubscribe -np 2 "$build/app/yee-run" --tiles 2x1x1 --output two.h5 box.json | awk '/Mcell\/s\)/ {gsub(/[(]/,"",$6); print $6}')
+echo "yee-run 1 rank: $one Mcell/s; mpirun -np 2: $two Mcell/s"
+[ -n "$one" ] && [ -n "$two" ] && awk -v a="$two" -v b="$one" 'BEGIN { printf "mpi_2_ranks ratio_to_single %.3f\n", a / b }'
+
 echo "== ratios"
 if [ -n "$meep" ]; then
   awk -v a="$f32" -v b="$f64" -v m="$meep" 'BEGIN { printf "float32 / meep = %.2f\nfloat64 / meep = %.2f\n", a / m, b / m }'

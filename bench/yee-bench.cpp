@@ -17,6 +17,7 @@
 #include "yee/core/Error.hpp"
 #include "yee/device/Device.hpp"
 #include "yee/scene/Scene.hpp"
+#include "yee/scene/SceneJson.hpp"
 #include "yee/solver/Run.hpp"
 
 using namespace yee;
@@ -225,6 +226,7 @@ int main(int argc, char** argv) {
     int n = 128, steps = 200, pml = 10, reps = 3;
     bool decomposed = false, onlyF32 = false, gradient = false, forward = true;
     double wgLength = 6.0, wgDuration = 120.0;
+    std::string writeScene;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
@@ -235,15 +237,21 @@ int main(int argc, char** argv) {
         else if (a == "--decomposed") decomposed = true;
         else if (a == "--float32-only") onlyF32 = true;
         else if (a == "--gradient") gradient = true;
+        else if (a == "--write-scene" && i + 1 < argc) writeScene = argv[++i];
         else if (a == "--no-forward") forward = false;
         else if (a == "--wg-length") wgLength = i + 1 < argc ? std::atof(argv[++i]) : wgLength;
         else if (a == "--wg-duration") wgDuration = i + 1 < argc ? std::atof(argv[++i]) : wgDuration;
         else {
-            std::fprintf(stderr, "usage: yee-bench [--n N] [--steps S] [--pml P] [--reps R] [--decomposed] [--float32-only] [--gradient] [--no-forward] [--wg-length UM] [--wg-duration FS]\n");
+            std::fprintf(stderr, "usage: yee-bench [--n N] [--steps S] [--pml P] [--reps R] [--decomposed] [--float32-only] [--gradient] [--no-forward] [--wg-length UM] [--wg-duration FS] [--write-scene FILE]\n");
             return 2;
         }
     }
     try {
+        if (!writeScene.empty()) {
+            // The benchmark box as a scene file, e.g. for `mpirun -np 2 yee-run --tiles 2x1x1 FILE`.
+            scene::saveScene(benchScene(n, pml, steps), writeScene);
+            return 0;
+        }
         if (gradient) gradientBenchmark(wgLength, wgDuration);
         if (!forward) return 0;
         const int threads = device::hostThreads();
