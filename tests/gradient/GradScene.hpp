@@ -92,4 +92,21 @@ inline scene::Scene gradScene(const GradSceneOptions& go = {}) {
     return s;
 }
 
+/// Set the gradient method by name: "full", "checkpointed" (3 checkpoints) or "reversible" (float64
+/// recorder, exact).
+inline void setGradientMethod(scene::Scene& s, const std::string& method) {
+    s.gradient.recorder.clear();
+    if (method == "full") s.gradient.method = scene::GradientMethod::Full;
+    else if (method == "checkpointed") {
+        s.gradient.method = scene::GradientMethod::Checkpointed;
+        s.gradient.numCheckpoints = 3;
+    } else {
+        s.gradient.method = scene::GradientMethod::Reversible;
+        scene::RecorderModule m;
+        m.module = "DtypeConversion";
+        m.dtype = "float64";
+        s.gradient.recorder.push_back(m);
+    }
+}
+
 } // namespace yee::testing

@@ -35,21 +35,6 @@ double objectiveOf(scene::Scene s, int d, std::size_t v, double value) {
     return *runGrad(s, {1, 1, 1}, solver::Precision::Float64, false).objective;
 }
 
-void setMethod(scene::Scene& s, const QString& method) {
-    s.gradient.recorder.clear();
-    if (method == "full") s.gradient.method = scene::GradientMethod::Full;
-    else if (method == "checkpointed") {
-        s.gradient.method = scene::GradientMethod::Checkpointed;
-        s.gradient.numCheckpoints = 3;
-    } else {
-        s.gradient.method = scene::GradientMethod::Reversible;
-        scene::RecorderModule m;
-        m.module = "DtypeConversion";
-        m.dtype = "float64";
-        s.gradient.recorder.push_back(m);
-    }
-}
-
 } // namespace
 
 class tst_Gradient : public QObject {
@@ -87,7 +72,7 @@ void tst_Gradient::finiteDifferences() {
     GradSceneOptions go;
     go.lossy = lossy;
     scene::Scene s = gradScene(go);
-    setMethod(s, method);
+    setGradientMethod(s, method.toStdString());
     const solver::RunResult r = runGrad(s);
     QVERIFY(r.objective.has_value());
     QCOMPARE(int(r.gradients.size()), 2);
@@ -138,7 +123,7 @@ void tst_Gradient::decomposedBitIdentical() {
     go.lossy = method != "reversible";
     go.steps = 40;
     scene::Scene s = gradScene(go);
-    setMethod(s, method);
+    setGradientMethod(s, method.toStdString());
     for (auto prec : {solver::Precision::Float32, solver::Precision::Float64}) {
         const solver::RunResult a = runGrad(s, {1, 1, 1}, prec), b = runGrad(s, {px, py, pz}, prec);
         const std::string diff = bitDiff(a, b);
@@ -168,7 +153,7 @@ void tst_Gradient::adjointCountsPinned() {
     go.lossy = false;
     go.steps = 40;
     scene::Scene s = gradScene(go);
-    setMethod(s, method);
+    setGradientMethod(s, method.toStdString());
     std::int64_t recomputed1 = -1;
     for (std::array<int, 3> t : {std::array<int, 3>{1, 1, 1}, {2, 1, 1}, {4, 1, 1}, {8, 1, 1}, {2, 2, 2}}) {
         const solver::RunResult r = runGrad(s, t, solver::Precision::Float32);
@@ -222,7 +207,7 @@ void tst_Gradient::memorySharded() {
     scene::ObjectiveTerm t;
     t.detector = "out";
     s.objective.terms.push_back(t);
-    setMethod(s, method);
+    setGradientMethod(s, method.toStdString());
     s.durationFs = 39.5 * s.dtFs();
     auto largestAndSum = [&](const solver::RunResult& r, std::int64_t& sum, std::int64_t& halo, std::int64_t& largest,
                              std::int64_t& largestExtra) {
@@ -264,7 +249,7 @@ void tst_Gradient::lossyRecorderErrorBounded() {
     go.wavelength = 1.55;
     go.steps = 300;
     scene::Scene s = gradScene(go);
-    setMethod(s, "full");
+    setGradientMethod(s, "full");
     const solver::RunResult exact = runGrad(s, {1, 1, 1}, solver::Precision::Float32);
     auto relError = [&](int k, const char* dtype) {
         s.gradient.method = scene::GradientMethod::Reversible;
@@ -302,9 +287,9 @@ void tst_Gradient::reversibleCheckpointsBoundDrift() {
     GradSceneOptions go;
     go.lossy = true; // reversing a lossy medium amplifies rounding; checkpoints restore exact states
     scene::Scene s = gradScene(go);
-    setMethod(s, "full");
+    setGradientMethod(s, "full");
     const solver::RunResult exact = runGrad(s);
-    setMethod(s, "reversible");
+    setGradientMethod(s, "reversible");
     s.gradient.numCheckpointsReversible = 4;
     const solver::RunResult rev = runGrad(s);
     double num = 0, den = 0;

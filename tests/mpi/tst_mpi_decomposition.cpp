@@ -237,28 +237,13 @@ std::string gradientDiff(const solver::RunResult& a, const solver::RunResult& b,
     return {};
 }
 
-void setMethod(scene::Scene& s, const QString& method) {
-    s.gradient.recorder.clear();
-    if (method == "full") s.gradient.method = scene::GradientMethod::Full;
-    else if (method == "checkpointed") {
-        s.gradient.method = scene::GradientMethod::Checkpointed;
-        s.gradient.numCheckpoints = 3;
-    } else {
-        s.gradient.method = scene::GradientMethod::Reversible;
-        scene::RecorderModule m;
-        m.module = "DtypeConversion";
-        m.dtype = "float64";
-        s.gradient.recorder.push_back(m);
-    }
-}
-
 scene::Scene gradSceneFor(const QString& method) {
     GradSceneOptions go;
     go.nx = 48;
     go.lossy = method != "reversible"; // reversible: lossless, exact with a float64 recorder
     go.steps = kGradSteps;
     scene::Scene s = gradScene(go);
-    setMethod(s, method);
+    setGradientMethod(s, method.toStdString());
     return s;
 }
 

@@ -25,9 +25,9 @@ template <class T> void instantiateAll(cudaStream_t s) {
     forEachCell(b, kernels::CpmlH<T, 0, false>{}, s);
     forEachCell(b, kernels::CpmlH<T, 1, true>{}, s);
     forEachCell(b, kernels::CpmlH<T, 2, false>{}, s);
-    forEachCell(b, kernels::CpmlEAdjointW<T, 0>{}, s);
+    forEachCell(b, kernels::CpmlAdjointW<T, 0>{}, s);
     forEachCell(b, kernels::CpmlEAdjointQ<T, 1, false>{}, s);
-    forEachCell(b, kernels::CpmlHAdjointW<T, 2>{}, s);
+    forEachCell(b, kernels::CpmlAdjointW<T, 2>{}, s);
     forEachCell(b, kernels::CpmlHAdjointP<T, 0>{}, s);
     forEachCell(b, kernels::ScaleCa<T>{}, s);
     forEachCell(b, kernels::InverseUpdateE<T, true>{}, s);

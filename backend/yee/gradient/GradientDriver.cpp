@@ -443,7 +443,7 @@ template <class T, int A>
 void eAdjW(View<T>* f, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& psi, std::array<Buffer<T>, 2>& w, int th) {
     const Box& L = sl.local;
     kernels::SlabIndex idx{L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)), std::int64_t(L.extent(0)) * L.extent(1)};
-    kernels::CpmlEAdjointW<T, A> k{f[(A + 1) % 3], f[(A + 2) % 3], psi[0].data(), psi[1].data(), w[0].data(), w[1].data(),
+    kernels::CpmlAdjointW<T, A> k{f[(A + 1) % 3], f[(A + 2) % 3], psi[0].data(), psi[1].data(), w[0].data(), w[1].data(),
                                    idx, {sl.profE[0].data(), sl.profE[1].data(), sl.profE[2].data()}, sl.profLo};
     forEachCell(L, th, k);
 }
@@ -461,7 +461,7 @@ template <class T, int A>
 void hAdjW(View<T>* f, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& psi, std::array<Buffer<T>, 2>& w, int th) {
     const Box& L = sl.local;
     kernels::SlabIndex idx{L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)), std::int64_t(L.extent(0)) * L.extent(1)};
-    kernels::CpmlHAdjointW<T, A> k{f[3 + (A + 1) % 3], f[3 + (A + 2) % 3], psi[0].data(), psi[1].data(), w[0].data(),
+    kernels::CpmlAdjointW<T, A> k{f[3 + (A + 1) % 3], f[3 + (A + 2) % 3], psi[0].data(), psi[1].data(), w[0].data(),
                                    w[1].data(), idx, {sl.profH[0].data(), sl.profH[1].data(), sl.profH[2].data()}, sl.profLo};
     forEachCell(L, th, k);
 }

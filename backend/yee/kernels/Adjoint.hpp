@@ -18,11 +18,13 @@
 
 namespace yee::kernels {
 
-/// Transpose of CpmlE, pass 1 over the E locations of a slab of axis A:
-///   psibar += s P_p;  w = s kappa' P_p + c psibar;  psibar *= b      (s = -1 for p = A+1, +1 for A+2)
+/// Pass 1 of both CPML transposes, over the slab of axis A. For CPML-E^T the inputs are x = P_{A+1},
+/// P_{A+2} (curl signs s = -1, +1) at E locations; for CPML-H^T they are x = Q_{A+1}, Q_{A+2} at H
+/// locations, where Db Hbar = -Q turns the signs s' = +1, -1 into the same pattern:
+///   psibar += s x;  w = s kappa' x + c psibar;  psibar *= b     with s = -1 for slot 1, +1 for slot 2.
 /// w is stored for pass 2.
-template <class T, int A> struct CpmlEAdjointW {
-    View<const T> p1, p2; ///< P_{A+1}, P_{A+2}
+template <class T, int A> struct CpmlAdjointW {
+    View<const T> x1, x2;
     T* psi1;
     T* psi2;
     T* w1;
@@ -34,10 +36,10 @@ template <class T, int A> struct CpmlEAdjointW {
         const int ia = (A == 0 ? i : (A == 1 ? j : k)) - profLo;
         const std::int64_t s = idx(i, j, k);
         const T b = prof.b[ia], c = prof.c[ia], km = prof.kinvm1[ia];
-        const T a1 = psi1[s] - p1(i, j, k);
-        const T a2 = psi2[s] + p2(i, j, k);
-        w1[s] = -km * p1(i, j, k) + c * a1;
-        w2[s] = km * p2(i, j, k) + c * a2;
+        const T a1 = psi1[s] - x1(i, j, k);
+        const T a2 = psi2[s] + x2(i, j, k);
+        w1[s] = -km * x1(i, j, k) + c * a1;
+        w2[s] = km * x2(i, j, k) + c * a2;
         psi1[s] = b * a1;
         psi2[s] = b * a2;
     }
@@ -66,30 +68,6 @@ template <class T, int A, bool Magnetic> struct CpmlEAdjointQ {
             q2(i, j, k) -= db * a1;
             q1(i, j, k) -= db * a2;
         }
-    }
-};
-
-/// Transpose of CpmlH, pass 1 over the H locations of a slab of axis A. With Db Hbar = -Q:
-///   psibar += -s' Q_q;  w = -s' kappa' Q_q + c psibar;  psibar *= b   (s' = +1 for q = A+1, -1 for A+2)
-template <class T, int A> struct CpmlHAdjointW {
-    View<const T> q1, q2; ///< Q_{A+1}, Q_{A+2}
-    T* psi1;
-    T* psi2;
-    T* w1;
-    T* w2;
-    SlabIndex idx;
-    PmlProfile<T> prof;
-    int profLo;
-    YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
-        const int ia = (A == 0 ? i : (A == 1 ? j : k)) - profLo;
-        const std::int64_t s = idx(i, j, k);
-        const T b = prof.b[ia], c = prof.c[ia], km = prof.kinvm1[ia];
-        const T a1 = psi1[s] - q1(i, j, k);
-        const T a2 = psi2[s] + q2(i, j, k);
-        w1[s] = -km * q1(i, j, k) + c * a1;
-        w2[s] = km * q2(i, j, k) + c * a2;
-        psi1[s] = b * a1;
-        psi2[s] = b * a2;
     }
 };
 
