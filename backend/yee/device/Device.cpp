@@ -1,6 +1,7 @@
 #include "yee/device/Device.hpp"
 
 #include <cstdlib>
+#include <sched.h>
 #include <cstring>
 #include <sys/mman.h>
 #include <thread>
@@ -68,6 +69,13 @@ std::int64_t hostMemoryBytes() {
 }
 
 int hostThreads() {
+    // The CPUs this process may run on (respects taskset, cgroups cpusets and SLURM's --cpus-per-task).
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        const int n = CPU_COUNT(&set);
+        if (n > 0) return n;
+    }
     unsigned n = std::thread::hardware_concurrency();
     return n ? int(n) : 1;
 }
