@@ -38,8 +38,16 @@ struct Box {
     }
     bool operator==(const Box& o) const { return lo == o.lo && hi == o.hi; }
     std::string str() const {
-        return "[" + std::to_string(lo[0]) + "," + std::to_string(hi[0]) + ")x[" + std::to_string(lo[1]) +
-               "," + std::to_string(hi[1]) + ")x[" + std::to_string(lo[2]) + "," + std::to_string(hi[2]) + ")";
+        std::string s;
+        for (int a = 0; a < 3; ++a) {
+            if (a > 0) s += 'x';
+            s += '[';
+            s += std::to_string(lo[a]);
+            s += ',';
+            s += std::to_string(hi[a]);
+            s += ')';
+        }
+        return s;
     }
 };
 
