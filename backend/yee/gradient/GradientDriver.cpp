@@ -22,16 +22,6 @@ using solver::Plan;
 namespace {
 const char* axisName(int a) { return a == 0 ? "x" : (a == 1 ? "y" : "z"); }
 
-/// Interior (non-PML) box of the global grid.
-Box interiorBox(const Plan& p) {
-    Box b{{0, 0, 0}, p.geom.cells};
-    for (int a = 0; a < 3; ++a)
-        if (p.bc[a] == tiling::AxisBoundary::Pml) {
-            b.lo[a] = p.pml[a].cells;
-            b.hi[a] = p.geom.cells[a] - p.pml[a].cells;
-        }
-    return b;
-}
 bool inside(const Box& inner, const Box& outer) {
     for (int a = 0; a < 3; ++a)
         if (inner.lo[a] < outer.lo[a] || inner.hi[a] > outer.hi[a]) return false;
@@ -127,7 +117,7 @@ GradientPlan makeGradientPlan(const Plan& p) {
                                      " cells coincides with the flux plane of objective detector \"" + dp.name +
                                      "\"; move the plane by a cell or change the tile grid");
         }
-    const Box interior = interiorBox(p);
+    const Box interior = p.scene.interiorCells();
     const scene::Rasterizer& r = *p.raster;
     for (std::size_t si = 0; si < p.scene.sources.size(); ++si) {
         for (const auto& inj : p.injections) {
@@ -212,7 +202,7 @@ GradientDriver<T>::GradientDriver(solver::Tile<T>& tile, const GradientPlan& gp)
         chain_ = chainPositions();
     } else {
         // ---- reversible: the interface layers this tile owns ----
-        const Box gI = interiorBox(plan_);
+        const Box gI = plan_.scene.interiorCells();
         const Box& tb = tile.box();
         Box own = gI.intersect(tb);
         for (int a = 0; a < 3; ++a) {
@@ -687,7 +677,6 @@ template <class T> void GradientDriver<T>::revolve(int a, int b, int c, comm::Co
         return;
     }
     const int m = revolveSplit(a, b, c);
-    bool took = false;
     if (!stored_.count(m)) {
         if (current_ != a) {
             if (a == 0) zeroState();
@@ -699,14 +688,11 @@ template <class T> void GradientDriver<T>::revolve(int a, int b, int c, comm::Co
         freeSlots_.pop_back();
         saveState(slots_.data() + std::int64_t(slot) * stateSize());
         stored_[m] = slot;
-        took = true;
     }
     revolve(m, b, c - 1, comm);
-    if (took || stored_.count(m)) {
-        freeSlots_.push_back(stored_[m]);
-        stored_.erase(m);
-    }
-    (void)took;
+    // State m (stored here or during the forward run) is not needed again.
+    freeSlots_.push_back(stored_.at(m));
+    stored_.erase(m);
     current_ = -1;
     revolve(a, m, c, comm);
 }

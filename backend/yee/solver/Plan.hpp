@@ -93,8 +93,6 @@ struct Plan {
     std::unique_ptr<tiling::TileGrid> tiles;
     std::shared_ptr<const scene::Rasterizer> raster;
 
-    /// Number of recorded samples of a time series with interval `every` over `steps` steps.
-    static int samplesFor(int steps, int every) { return (steps + every - 1) / every; }
 };
 
 /// Build the plan: validates options against the scene (tile grid, devices) and throws InputError

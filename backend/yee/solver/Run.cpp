@@ -184,7 +184,7 @@ template <class T> struct TileRun {
                 double flags[2] = {tile.finite() ? 0.0 : 1.0,
                                    (opt.cancel && opt.cancel->load()) ? 1.0 : 0.0};
                 comm.allReduceMax(std::span<double>(flags, 2), comm::Phase::Forward);
-                publish(tile);
+                publish();
                 const auto now = Clock::now();
                 if (rank == 0 && opt.onTelemetry &&
                     (std::chrono::duration<double>(now - lastReport).count() >= opt.telemetryInterval ||
@@ -222,7 +222,7 @@ template <class T> struct TileRun {
         out->backwardSeconds = backSeconds;
     }
 
-    void publish(Tile<T>& tile) {
+    void publish() {
         if (!board) return;
         std::lock_guard<std::mutex> lk(board->m);
         auto& d = board->devices[std::size_t(comm.rank())];
@@ -231,7 +231,6 @@ template <class T> struct TileRun {
         d.capacity = dev.capacity();
         d.memory = dev.ledger().snapshot();
         d.comm = comm.stats();
-        (void)tile;
     }
 
     void report(int step, double elapsed, std::int64_t totalCells, const char* phase = "forward") {
@@ -284,7 +283,6 @@ template <class T> struct TileRun {
             w.put(grad->recomputedSteps());
             w.put(grad->drift());
         }
-        const std::int64_t myBlob = std::int64_t(w.buffer().size());
         std::vector<std::vector<char>> blobs;
         comm.gather(w.buffer(), blobs, 0, comm::Phase::Output);
         if (comm.rank() != 0) {
@@ -296,7 +294,6 @@ template <class T> struct TileRun {
             out->totalSteps = p.steps;
             return;
         }
-        (void)myBlob;
         RunResult& r = *out;
         r.completed = completed;
         r.status = status;

@@ -288,14 +288,12 @@ template <class T> void Tile<T>::fill() {
     for (auto& ti : injections_) {
         const int comp = ti->inj->comp;
         for (std::size_t e = 0; e < ti->hostCells.size(); ++e) {
-            const Index3& g = ti->hostCells[e];
             double coef;
             if (comp < 3) {
                 coef = double(cb_[comp][ti->hostOffsets[e] + shape_.origin]);
             } else {
                 coef = p.magnetic ? double(db_[comp - 3][ti->hostOffsets[e] + shape_.origin]) : dt;
             }
-            (void)g;
             ti->offset[std::int64_t(e)] = ti->hostOffsets[e] + shape_.origin;
             ti->coef[std::int64_t(e)] = T(coef * ti->hostAmp[e]);
         }
