@@ -55,6 +55,14 @@ public:
     /// (LocalComm: abort the hub; MpiComm: MPI_Abort). Call it while this rank's buffers are still alive.
     virtual void fail(const std::string& msg) noexcept = 0;
 
+    /// True when exchange messages may (and do) point at GPU memory and the transfer is ordered on the
+    /// device's stream (NcclComm). False: messages are host-addressable and the caller must have
+    /// finished writing the send buffers (Device::sync) before exchangeStart.
+    virtual bool deviceMessages() const { return false; }
+    /// The stream the caller's kernels run on (a cudaStream_t); device-aware communicators order their
+    /// transfers after it. Ignored by host communicators.
+    virtual void setStream(void* computeStream) { (void)computeStream; }
+
     CommStats& stats() { return stats_; }
     const CommStats& stats() const { return stats_; }
 

@@ -2,11 +2,16 @@
 /// \file CudaLaunch.cuh
 /// CUDA launch of the single-source cell kernels (kernels/*.hpp): one thread per cell, x fastest
 /// across a warp so loads and stores coalesce. The functors are the very ones the CPU launcher runs.
+/// Defines the launchers declared in Dispatch.hpp; CudaKernels.cu instantiates them.
 #include <cstdint>
+#include <string>
 
 #include <cuda_runtime.h>
 
 #include "yee/core/Box.hpp"
+#include "yee/core/Error.hpp"
+#include "yee/cuda/Dispatch.hpp"
+#include "yee/cuda/Runtime.hpp"
 
 namespace yee::cuda {
 
@@ -22,13 +27,27 @@ template <class F> __global__ void indexKernel(F f, std::int64_t count) {
     if (n < count) f(n);
 }
 
-/// Launch f(i,j,k) over box b on `stream` (asynchronous).
+inline void checkLaunch(const char* what, cudaStream_t s) {
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess && syncEveryLaunch()) e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess) throw RunError(std::string("CUDA kernel ") + what + ": " + cudaGetErrorString(e));
+}
+
+/// Launch f(i,j,k) over box b on `stream` (asynchronous). Boxes larger than the grid limits along z
+/// (65535) are split into z-chunks.
 template <class F> void forEachCell(const Box& b, const F& f, cudaStream_t stream = nullptr) {
     if (b.empty()) return;
-    const dim3 block(64, 4, 1);
-    const dim3 grid((unsigned(b.extent(0)) + block.x - 1) / block.x, (unsigned(b.extent(1)) + block.y - 1) / block.y,
-                    unsigned(b.extent(2)));
-    cellKernel<<<grid, block, 0, stream>>>(f, b.lo[0], b.lo[1], b.lo[2], b.extent(0), b.extent(1), b.extent(2));
+    // A warp spans 32 consecutive x cells (coalesced); narrow tiles (halo faces, PML slabs) get
+    // narrower blocks so fewer threads idle.
+    const int nx = b.extent(0);
+    const unsigned bx = nx >= 64 ? 64u : (nx >= 32 ? 32u : 16u);
+    const dim3 block(bx, 256u / bx, 1);
+    for (int k0 = b.lo[2]; k0 < b.hi[2]; k0 += 65535) {
+        const int nz = std::min(65535, b.hi[2] - k0);
+        const dim3 grid((unsigned(nx) + block.x - 1) / block.x, (unsigned(b.extent(1)) + block.y - 1) / block.y,
+                        unsigned(nz));
+        cellKernel<<<grid, block, 0, stream>>>(f, b.lo[0], b.lo[1], k0, nx, b.extent(1), nz);
+    }
 }
 
 /// Launch f(n) for n in [0, count) on `stream`.
@@ -36,6 +55,20 @@ template <class F> void forEachIndex(std::int64_t count, const F& f, cudaStream_
     if (count <= 0) return;
     const unsigned block = 256;
     indexKernel<<<unsigned((count + block - 1) / block), block, 0, stream>>>(f, count);
+}
+
+template <class F> void launchCells(int device, void* stream, const Box& b, const F& f) {
+    if (b.empty()) return;
+    setDevice(device);
+    forEachCell(b, f, static_cast<cudaStream_t>(stream));
+    checkLaunch("cells", static_cast<cudaStream_t>(stream));
+}
+
+template <class F> void launchIndex(int device, void* stream, std::int64_t count, const F& f) {
+    if (count <= 0) return;
+    setDevice(device);
+    forEachIndex(count, f, static_cast<cudaStream_t>(stream));
+    checkLaunch("index", static_cast<cudaStream_t>(stream));
 }
 
 } // namespace yee::cuda

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "yee/core/Error.hpp"
+#include "yee/cuda/Runtime.hpp"
 
 namespace yee::device {
 
@@ -20,10 +21,50 @@ constexpr std::size_t kAlign = 64;
 constexpr std::size_t kHugeThreshold = std::size_t(4) << 20;
 } // namespace
 
-Device::Device(DeviceKind kind, int id, int threads, std::int64_t capacityBytes)
-    : kind_(kind), id_(id), threads_(threads < 1 ? 1 : threads), capacity_(capacityBytes) {}
+Device::Device(DeviceKind kind, int id, int threads, std::int64_t capacityBytes, bool dryRun)
+    : kind_(kind), id_(id), threads_(threads < 1 ? 1 : threads), capacity_(capacityBytes), dryRun_(dryRun) {
+    if (kind_ != DeviceKind::Cuda || dryRun_) return;
+    const int n = cuda::deviceCount();
+    if (id_ < 0 || id_ >= n)
+        throw RunError("cuda:" + std::to_string(id_) + ": no such GPU (" +
+                       (n == 0 ? cuda::unavailableReason() : std::to_string(n) + " visible") + ")");
+    std::int64_t freeB = 0, totalB = 0;
+    cuda::memoryInfo(id_, freeB, totalB);
+    driverBaseline_ = totalB - freeB;
+    if (capacity_ <= 0) capacity_ = freeB;
+    stream_ = cuda::createStream(id_);
+}
 
-Device::~Device() = default;
+Device::~Device() {
+    if (stream_) cuda::destroyStream(id_, stream_);
+}
+
+void Device::activate() const {
+    if (stream_) cuda::setDevice(id_);
+}
+
+void Device::sync() const {
+    if (stream_) cuda::sync(stream_);
+}
+
+void Device::copy(void* dst, const void* src, std::int64_t bytes) const {
+    if (bytes <= 0) return;
+    if (stream_) cuda::copy(dst, src, bytes, stream_);
+    else std::memcpy(dst, src, std::size_t(bytes));
+}
+
+void Device::zero(void* p, std::int64_t bytes) const {
+    if (bytes <= 0 || !p) return;
+    if (stream_) cuda::zero(p, bytes, stream_);
+    else std::memset(p, 0, std::size_t(bytes));
+}
+
+std::int64_t Device::driverUsedBytes() const {
+    if (!stream_) return -1;
+    std::int64_t freeB = 0, totalB = 0;
+    cuda::memoryInfo(id_, freeB, totalB);
+    return totalB - freeB - driverBaseline_;
+}
 
 std::string Device::name() const { return (kind_ == DeviceKind::Cpu ? "cpu:" : "cuda:") + std::to_string(id_); }
 
@@ -35,6 +76,14 @@ void* Device::allocateBytes(std::int64_t bytes, Category cat) {
     }
     ledger_.add(cat, bytes);
     if (dryRun_) return nullptr;
+    if (kind_ == DeviceKind::Cuda) {
+        try {
+            return cuda::allocate(id_, bytes, stream_);
+        } catch (...) {
+            ledger_.remove(cat, bytes);
+            throw;
+        }
+    }
     // Stagger array starts by a few cache lines so streams of equal-sized arrays do not collide in
     // the same cache sets (all page-aligned starts alias modulo 4 KiB).
     std::size_t shift = kAlign * ((stagger_++ * 5u) % 32u);
@@ -59,6 +108,10 @@ void* Device::allocateBytes(std::int64_t bytes, Category cat) {
 void Device::freeBytes(void* p, std::int64_t bytes, Category cat) {
     ledger_.remove(cat, bytes);
     if (!p) return;
+    if (kind_ == DeviceKind::Cuda) {
+        cuda::release(p);
+        return;
+    }
     std::free(reinterpret_cast<Header*>(p)[-1].base);
 }
 

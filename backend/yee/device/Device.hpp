@@ -13,12 +13,18 @@ namespace yee::device {
 
 enum class DeviceKind { Cpu, Cuda };
 
-/// One device. A CPU device is a slice of the host (threads + a memory budget); a CUDA device is a GPU.
+/// One device. A CPU device is a slice of the host (threads + a memory budget); a CUDA device is a GPU
+/// with its own stream (see cuda/Runtime.hpp for the memory model).
 /// In dry-run mode allocations are recorded in the ledger but no memory is taken, which is how
 /// memory estimates are produced by the very code path that allocates for real.
+///
+/// Work launched on a device (device::launch) is asynchronous on CUDA: host code that reads or writes
+/// device memory calls sync() first. On CPU devices launches are synchronous and sync() costs nothing.
 class Device {
 public:
-    Device(DeviceKind kind, int id, int threads, std::int64_t capacityBytes);
+    /// A CUDA device needs a CUDA build and a visible GPU `id` (else RunError naming it); capacity <= 0
+    /// then means the GPU's free memory at creation. Dry-run CUDA devices touch no GPU at all.
+    Device(DeviceKind kind, int id, int threads, std::int64_t capacityBytes, bool dryRun = false);
     ~Device();
     Device(const Device&) = delete;
     Device& operator=(const Device&) = delete;
@@ -37,6 +43,21 @@ public:
     bool dryRun() const { return dryRun_; }
     void setDryRun(bool on) { dryRun_ = on; }
 
+    bool isCuda() const { return kind_ == DeviceKind::Cuda; }
+    /// CUDA: the device's stream (a cudaStream_t); null on CPU devices and in dry runs.
+    void* stream() const { return stream_; }
+    /// Make this device current on the calling thread (CUDA: cudaSetDevice). No-op on CPU.
+    void activate() const;
+    /// Wait until the work launched on this device so far has finished. No-op on CPU.
+    void sync() const;
+    /// Copy bytes between host and/or this device's memory; waits for earlier work and for the copy.
+    void copy(void* dst, const void* src, std::int64_t bytes) const;
+    /// Zero bytes of this device's memory (asynchronous on CUDA, like a launch).
+    void zero(void* p, std::int64_t bytes) const;
+    /// CUDA: bytes the driver reports in use on this GPU minus what it reported when this device was
+    /// opened, i.e. what this process allocated since (any other process's use shows up too). -1 on CPU.
+    std::int64_t driverUsedBytes() const;
+
     /// Raw allocation of `bytes` in `cat`. Returns nullptr in dry-run mode. Throws MemoryError
     /// when the ledger would exceed capacity.
     void* allocateBytes(std::int64_t bytes, Category cat);
@@ -49,6 +70,8 @@ private:
     std::int64_t capacity_;
     bool dryRun_ = false;
     unsigned stagger_ = 0;
+    void* stream_ = nullptr;
+    std::int64_t driverBaseline_ = 0;
     MemoryLedger ledger_;
 };
 

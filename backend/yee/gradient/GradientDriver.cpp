@@ -7,7 +7,8 @@
 
 #include "yee/core/Error.hpp"
 #include "yee/kernels/Adjoint.hpp"
-#include "yee/kernels/Launch.hpp"
+#include "yee/device/Exec.hpp"
+#include "yee/kernels/Points.hpp"
 #include "yee/kernels/Yee.hpp"
 #include "yee/scene/Rasterizer.hpp"
 
@@ -15,7 +16,7 @@ namespace yee::gradient {
 
 using device::Buffer;
 using device::Category;
-using kernels::forEachCell;
+using device::launch;
 using solver::DetectorPlan;
 using solver::Plan;
 
@@ -189,6 +190,17 @@ GradientDriver<T>::GradientDriver(solver::Tile<T>& tile, const GradientPlan& gp)
     buildPoints();
     grad_ = Buffer<double>(dev, std::int64_t(designCells_.size()) * 3, Category::Adjoint);
     const std::int64_t K = std::int64_t(points_.size());
+    if (dev.isCuda()) {
+        // The capture list on the GPU, so captures gather there and move K values, not the fields.
+        pointComp_ = Buffer<int>(dev, K, Category::Staging);
+        pointOff_ = Buffer<std::int64_t>(dev, K, Category::Staging);
+        gathered_ = Buffer<T>(dev, K, Category::Staging);
+        if (!dev.dryRun())
+            for (std::int64_t q = 0; q < K; ++q) {
+                pointComp_[q] = points_[std::size_t(q)].comp;
+                pointOff_[q] = points_[std::size_t(q)].off;
+            }
+    }
     capA_.assign(std::size_t(K), T(0));
     capB_.assign(std::size_t(K), T(0));
     const int N = plan_.steps;
@@ -327,11 +339,21 @@ template <class T> void GradientDriver<T>::buildPoints() {
 
 template <class T> void GradientDriver<T>::capture(std::vector<T>& out) const {
     const auto& f = tile_.forward().f;
+    if (tile_.device().isCuda()) {
+        // On the GPU: gather the points there, copy the compact vector back (never the fields).
+        if (points_.empty()) return;
+        kernels::GatherPoints<T> k{f[0].data(),       f[1].data(),       f[2].data(),   f[3].data(), f[4].data(),
+                                   f[5].data(),       pointComp_.data(), pointOff_.data(), gathered_.data()};
+        device::launchIndex(tile_.device(), std::int64_t(points_.size()), 1, k);
+        tile_.device().copy(out.data(), gathered_.data(), gathered_.bytes());
+        return;
+    }
     for (std::size_t q = 0; q < points_.size(); ++q) out[q] = f[std::size_t(points_[q].comp)][points_[q].off];
 }
 
 template <class T>
 void GradientDriver<T>::adjointSources(int n, const std::vector<T>& after, const std::vector<T>& before) {
+    tile_.device().sync(); // host updates of adjoint values at the objective's points
     const double dt = plan_.dt;
     auto& P = adj_.f;
     const bool mag = plan_.magnetic;
@@ -422,6 +444,7 @@ void GradientDriver<T>::accumulateGradient(const std::vector<T>& after, const st
     // dJ/deps = dJ/dCb dCb/deps with Cb = dt/eps: dJ/deps = -P (E^{n+1} - E^n) / dt.
     const double inv = 1.0 / plan_.dt;
     const auto& P = adj_.f;
+    tile_.device().sync();
     for (int q = 0; q < designPoints_; ++q) {
         const Point& pt = points_[std::size_t(q)];
         grad_[q] -= double(P[std::size_t(pt.comp)][pt.off]) * (double(after[std::size_t(q)]) - double(before[std::size_t(q)])) * inv;
@@ -430,12 +453,12 @@ void GradientDriver<T>::accumulateGradient(const std::vector<T>& after, const st
 
 namespace {
 template <class T, int A>
-void eAdjW(View<T>* f, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& psi, std::array<Buffer<T>, 2>& w, int th) {
+void eAdjW(device::Device& dev, View<T>* f, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& psi, std::array<Buffer<T>, 2>& w, int th) {
     const Box& L = sl.local;
     kernels::SlabIndex idx{L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)), std::int64_t(L.extent(0)) * L.extent(1)};
     kernels::CpmlAdjointW<T, A> k{f[(A + 1) % 3], f[(A + 2) % 3], psi[0].data(), psi[1].data(), w[0].data(), w[1].data(),
                                    idx, {sl.profE[0].data(), sl.profE[1].data(), sl.profE[2].data()}, sl.profLo};
-    forEachCell(L, th, k);
+    launch(dev, L, th, k);
 }
 template <class T, int A, bool M>
 void eAdjQ(View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& w, int th) {
@@ -445,15 +468,15 @@ void eAdjQ(View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl
     if (hb.lo[A] > 0) hb.lo[A] -= 1; // the H location just below the slab also receives -w(lo)
     kernels::CpmlEAdjointQ<T, A, M> k{f[3 + (A + 2) % 3], f[3 + (A + 1) % 3], tile.db((A + 2) % 3), tile.db((A + 1) % 3),
                                       tile.dbScalar(), w[0].data(), w[1].data(), idx, L.lo[A], L.hi[A]};
-    forEachCell(hb, th, k);
+    launch(tile.device(), hb, th, k);
 }
 template <class T, int A>
-void hAdjW(View<T>* f, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& psi, std::array<Buffer<T>, 2>& w, int th) {
+void hAdjW(device::Device& dev, View<T>* f, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& psi, std::array<Buffer<T>, 2>& w, int th) {
     const Box& L = sl.local;
     kernels::SlabIndex idx{L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)), std::int64_t(L.extent(0)) * L.extent(1)};
     kernels::CpmlAdjointW<T, A> k{f[3 + (A + 1) % 3], f[3 + (A + 2) % 3], psi[0].data(), psi[1].data(), w[0].data(),
                                    w[1].data(), idx, {sl.profH[0].data(), sl.profH[1].data(), sl.profH[2].data()}, sl.profLo};
-    forEachCell(L, th, k);
+    launch(dev, L, th, k);
 }
 template <class T, int A>
 void hAdjP(View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& w, int th) {
@@ -463,7 +486,7 @@ void hAdjP(View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl
     if (eb.hi[A] < tile.box().extent(A)) eb.hi[A] += 1; // the E location just above the slab gets w(hi-1)
     kernels::CpmlHAdjointP<T, A> k{f[(A + 2) % 3], f[(A + 1) % 3], tile.cb((A + 2) % 3), tile.cb((A + 1) % 3),
                                    w[0].data(), w[1].data(), idx, L.lo[A], L.hi[A]};
-    forEachCell(eb, th, k);
+    launch(tile.device(), eb, th, k);
 }
 } // namespace
 
@@ -480,13 +503,13 @@ template <class T> void GradientDriver<T>::cpmlEAdjoint() {
             if (sl.slab.axis != a) continue;
             auto& sa = slabAdj_[std::size_t(s)];
             if (a == 0) {
-                eAdjW<T, 0>(f, sl, sa.psiE, sa.w, th);
+                eAdjW<T, 0>(tile_.device(), f, sl, sa.psiE, sa.w, th);
                 m ? eAdjQ<T, 0, true>(f, tile_, sl, sa.w, th) : eAdjQ<T, 0, false>(f, tile_, sl, sa.w, th);
             } else if (a == 1) {
-                eAdjW<T, 1>(f, sl, sa.psiE, sa.w, th);
+                eAdjW<T, 1>(tile_.device(), f, sl, sa.psiE, sa.w, th);
                 m ? eAdjQ<T, 1, true>(f, tile_, sl, sa.w, th) : eAdjQ<T, 1, false>(f, tile_, sl, sa.w, th);
             } else {
-                eAdjW<T, 2>(f, sl, sa.psiE, sa.w, th);
+                eAdjW<T, 2>(tile_.device(), f, sl, sa.psiE, sa.w, th);
                 m ? eAdjQ<T, 2, true>(f, tile_, sl, sa.w, th) : eAdjQ<T, 2, false>(f, tile_, sl, sa.w, th);
             }
         }
@@ -503,13 +526,13 @@ template <class T> void GradientDriver<T>::cpmlHAdjoint() {
             if (sl.slab.axis != a) continue;
             auto& sa = slabAdj_[std::size_t(s)];
             if (a == 0) {
-                hAdjW<T, 0>(f, sl, sa.psiH, sa.w, th);
+                hAdjW<T, 0>(tile_.device(), f, sl, sa.psiH, sa.w, th);
                 hAdjP<T, 0>(f, tile_, sl, sa.w, th);
             } else if (a == 1) {
-                hAdjW<T, 1>(f, sl, sa.psiH, sa.w, th);
+                hAdjW<T, 1>(tile_.device(), f, sl, sa.psiH, sa.w, th);
                 hAdjP<T, 1>(f, tile_, sl, sa.w, th);
             } else {
-                hAdjW<T, 2>(f, sl, sa.psiH, sa.w, th);
+                hAdjW<T, 2>(tile_.device(), f, sl, sa.psiH, sa.w, th);
                 hAdjP<T, 2>(f, tile_, sl, sa.w, th);
             }
         }
@@ -519,6 +542,7 @@ template <class T> void GradientDriver<T>::exchange(comm::Communicator& comm, in
     if (merged) tile_.pack(tile_.forward(), field);
     tile_.pack(adj_, field);
     comm::ExchangeGroup& g = merged ? (field == 0 ? mergedE_ : mergedH_) : (field == 0 ? adj_.groupE : adj_.groupH);
+    if (!comm.deviceMessages()) tile_.device().sync();
     comm.exchangeStart(g, phase);
     comm.exchangeFinish(g);
     if (merged) tile_.unpack(tile_.forward(), field);
@@ -538,7 +562,7 @@ template <class T> void GradientDriver<T>::adjointSecondHalf() {
     if (plan_.lossy) {
         kernels::ScaleCa<T> k{tile_.view(adj_, 0), tile_.view(adj_, 1), tile_.view(adj_, 2), tile_.ca(0), tile_.ca(1),
                               tile_.ca(2)};
-        forEachCell(all, tile_.threads(), k);
+        launch(tile_.device(), all, tile_.threads(), k);
     }
     cpmlHAdjoint();
 }
@@ -568,28 +592,31 @@ template <class T> void GradientDriver<T>::saveState(T* dst) const {
     if (!dst) return;
     const std::int64_t sz = tile_.shape().size;
     auto& f = tile_.forward().f;
-    for (int c = 0; c < 6; ++c, dst += sz) std::memcpy(dst, f[std::size_t(c)].data(), std::size_t(sz) * sizeof(T));
+    const device::Device& dev = tile_.device();
+    for (int c = 0; c < 6; ++c, dst += sz) dev.copy(dst, f[std::size_t(c)].data(), sz * std::int64_t(sizeof(T)));
     for (auto& sl : tile_.slabs())
         for (auto* b : {&sl->psiE[0], &sl->psiE[1], &sl->psiH[0], &sl->psiH[1]}) {
-            std::memcpy(dst, b->data(), std::size_t(b->size()) * sizeof(T));
+            dev.copy(dst, b->data(), b->bytes());
             dst += b->size();
         }
 }
 template <class T> void GradientDriver<T>::loadState(const T* src) {
     const std::int64_t sz = tile_.shape().size;
     auto& f = tile_.forward().f;
-    for (int c = 0; c < 6; ++c, src += sz) std::memcpy(f[std::size_t(c)].data(), src, std::size_t(sz) * sizeof(T));
+    const device::Device& dev = tile_.device();
+    for (int c = 0; c < 6; ++c, src += sz) dev.copy(f[std::size_t(c)].data(), src, sz * std::int64_t(sizeof(T)));
     for (auto& sl : tile_.slabs())
         for (auto* b : {&sl->psiE[0], &sl->psiE[1], &sl->psiH[0], &sl->psiH[1]}) {
-            std::memcpy(b->data(), src, std::size_t(b->size()) * sizeof(T));
+            dev.copy(b->data(), src, b->bytes());
             src += b->size();
         }
 }
 template <class T> void GradientDriver<T>::zeroState() {
     auto& f = tile_.forward().f;
-    for (int c = 0; c < 6; ++c) std::fill_n(f[std::size_t(c)].data(), f[std::size_t(c)].size(), T(0));
+    const device::Device& dev = tile_.device();
+    for (int c = 0; c < 6; ++c) dev.zero(f[std::size_t(c)].data(), f[std::size_t(c)].bytes());
     for (auto& sl : tile_.slabs())
-        for (auto* b : {&sl->psiE[0], &sl->psiE[1], &sl->psiH[0], &sl->psiH[1]}) std::fill_n(b->data(), b->size(), T(0));
+        for (auto* b : {&sl->psiE[0], &sl->psiE[1], &sl->psiH[0], &sl->psiH[1]}) dev.zero(b->data(), b->bytes());
 }
 
 // ---------------------------------------------------------------- forward hooks
@@ -609,7 +636,7 @@ template <class T> void GradientDriver<T>::afterForwardStep(int n, comm::Communi
     const std::int64_t K = std::int64_t(points_.size());
     if (gp_.method == scene::GradientMethod::Full) {
         capture(capA_);
-        std::copy(capA_.begin(), capA_.end(), history_.data() + std::int64_t(n) * K);
+        tile_.device().copy(history_.data() + std::int64_t(n) * K, capA_.data(), K * std::int64_t(sizeof(T)));
     } else if (gp_.method == scene::GradientMethod::Checkpointed) {
         if (std::find(chain_.begin(), chain_.end(), n + 1) != chain_.end()) {
             tile_.finishPending(comm);
@@ -632,8 +659,9 @@ template <class T> void GradientDriver<T>::afterForwardStep(int n, comm::Communi
 template <class T> void GradientDriver<T>::backwardFull(comm::Communicator& comm) {
     const std::int64_t K = std::int64_t(points_.size());
     for (int n = plan_.steps - 1; n >= 0; --n) {
-        std::copy_n(history_.data() + std::int64_t(n) * K, K, capA_.begin());
-        if (n > 0) std::copy_n(history_.data() + std::int64_t(n - 1) * K, K, capB_.begin());
+        const device::Device& dev = tile_.device();
+        dev.copy(capA_.data(), history_.data() + std::int64_t(n) * K, K * std::int64_t(sizeof(T)));
+        if (n > 0) dev.copy(capB_.data(), history_.data() + std::int64_t(n - 1) * K, K * std::int64_t(sizeof(T)));
         else std::fill(capB_.begin(), capB_.end(), T(0));
         adjointStep(n, capA_, capB_, comm);
     }
@@ -705,6 +733,7 @@ template <class T> void GradientDriver<T>::backwardCheckpointed(comm::Communicat
 // ---------------------------------------------------------------- reversible
 template <class T> void GradientDriver<T>::recordSlab(int n) {
     if (recordLen_ == 0 || keptIndex_[std::size_t(n)] < 0) return;
+    tile_.device().sync(); // the interface layers are read on the host
     std::vector<double> tmp(static_cast<std::size_t>(recordLen_));
     std::size_t q = 0;
     for (const auto* layers : {&layersH_, &layersE_})
@@ -744,6 +773,7 @@ template <class T> void GradientDriver<T>::replay(int n, int part) {
             for (std::size_t q = 0; q < rec.size(); ++q) rec[q] = (1 - w) * a[q] + w * b[q];
         }
     }
+    tile_.device().sync(); // and written on the host
     std::size_t q = 0;
     for (int which = 0; which < 2; ++which)
         for (const Layer& L : which == 0 ? layersH_ : layersE_)
@@ -763,11 +793,11 @@ template <class T> void GradientDriver<T>::reconstructE(int n) {
     if (plan_.lossy) {
         kernels::InverseUpdateE<T, true> k{f[0], f[1], f[2], f[3], f[4], f[5], tile_.cb(0), tile_.cb(1), tile_.cb(2),
                                            tile_.ca(0), tile_.ca(1), tile_.ca(2)};
-        forEachCell(interior_, tile_.threads(), k);
+        launch(tile_.device(), interior_, tile_.threads(), k);
     } else {
         kernels::InverseUpdateE<T, false> k{f[0], f[1], f[2], f[3], f[4], f[5], tile_.cb(0), tile_.cb(1), tile_.cb(2),
                                             {}, {}, {}};
-        forEachCell(interior_, tile_.threads(), k);
+        launch(tile_.device(), interior_, tile_.threads(), k);
     }
 }
 
@@ -778,10 +808,10 @@ template <class T> void GradientDriver<T>::reconstructH(int n) {
     if (plan_.magnetic) {
         kernels::InverseUpdateH<T, true> k{f[3], f[4], f[5], f[0], f[1], f[2], tile_.db(0), tile_.db(1), tile_.db(2),
                                            tile_.dbScalar()};
-        forEachCell(interior_, tile_.threads(), k);
+        launch(tile_.device(), interior_, tile_.threads(), k);
     } else {
         kernels::InverseUpdateH<T, false> k{f[3], f[4], f[5], f[0], f[1], f[2], {}, {}, {}, tile_.dbScalar()};
-        forEachCell(interior_, tile_.threads(), k);
+        launch(tile_.device(), interior_, tile_.threads(), k);
     }
 }
 
@@ -796,6 +826,7 @@ template <class T> void GradientDriver<T>::backwardReversible(comm::Communicator
             const T* ck = revCheckpoints_.data() + std::int64_t(it - revCheckpointSteps_.begin()) * stateN;
             // Drift: reconstructed vs stored fields over the capture points (design and objective fields).
             capture(capA_);
+            tile_.device().sync();
             double num = 0, den = 0;
             const std::int64_t sz = tile_.shape().size;
             for (std::size_t q = 0; q < points_.size(); ++q) {
@@ -821,7 +852,7 @@ template <class T> void GradientDriver<T>::backwardReversible(comm::Communicator
 }
 
 template <class T> void GradientDriver<T>::backward(comm::Communicator& comm) {
-    for (int c = 0; c < 6; ++c) std::fill_n(adj_.f[std::size_t(c)].data(), adj_.f[std::size_t(c)].size(), T(0));
+    for (int c = 0; c < 6; ++c) tile_.device().zero(adj_.f[std::size_t(c)].data(), adj_.f[std::size_t(c)].bytes());
     if (gp_.method == scene::GradientMethod::Full) backwardFull(comm);
     else if (gp_.method == scene::GradientMethod::Checkpointed) backwardCheckpointed(comm);
     else backwardReversible(comm);

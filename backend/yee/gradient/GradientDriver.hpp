@@ -122,6 +122,10 @@ private:
     std::vector<Term> terms_;
     std::vector<double> pendingEnergy_;     ///< dJ/dE^n contributions carried to the previous step
     std::vector<T> capA_, capB_;
+    // CUDA: the capture list on the device and the gathered values
+    device::Buffer<int> pointComp_;
+    device::Buffer<std::int64_t> pointOff_;
+    device::Buffer<T> gathered_;
     // slab adjoint state
     struct SlabAdj {
         std::array<device::Buffer<T>, 2> psiE, psiH, w;

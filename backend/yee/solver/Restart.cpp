@@ -177,10 +177,10 @@ void checkHeader(const std::string& path, const RestartHeader& h, const RestartK
                          std::to_string(key.totalSteps) + ")");
 }
 
+/// Device memory is host-addressable on every backend (CUDA: managed memory); wait for the device so
+/// the bytes read or overwritten here are the current ones.
 template <class T> void requireHostMemory(Tile<T>& tile) {
-    if (tile.device().kind() != device::DeviceKind::Cpu)
-        throw RunError("restart files: device " + tile.device().name() +
-                       " is not host-addressable (restart files support CPU devices only)");
+    tile.device().sync();
 }
 
 } // namespace

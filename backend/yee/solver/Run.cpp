@@ -7,9 +7,13 @@
 #include <mutex>
 
 #include "yee/comm/LocalComm.hpp"
+#if YEE_HAVE_NCCL
+#include "yee/comm/NcclComm.hpp"
+#endif
 #include "yee/core/Bytes.hpp"
 #include "yee/core/Error.hpp"
 #include "yee/core/ExactSum.hpp"
+#include "yee/cuda/Runtime.hpp"
 #include "yee/gradient/GradientDriver.hpp"
 #include "yee/solver/Plan.hpp"
 #include "yee/solver/Restart.hpp"
@@ -21,15 +25,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr int kSumWords = ExactSum::kWords + 1;
 
-int parseCpuDevices(const std::string& d) {
-    if (d.rfind("cpu:", 0) == 0) {
-        try {
-            return std::stoi(d.substr(4));
-        } catch (...) {
-        }
-    }
-    if (d == "cpu") return 1;
-    return -1;
+bool allDigits(const std::string& t) {
+    return !t.empty() && t.size() <= 6 && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 /// Capacity of one emulated device.
@@ -142,6 +139,8 @@ template <class T> struct TileRun {
 
     void operator()() {
         comm.stats().reset(); // collective counts are per run, also on a communicator reused across runs
+        dev.activate();                // CUDA: this thread drives this GPU
+        comm.setStream(dev.stream());  // NCCL transfers are ordered after this device's kernels
         std::unique_ptr<Tile<T>> tile;
         std::unique_ptr<gradient::GradientDriver<T>> grad;
         // A failing tile must unblock its peers while its buffers (which they may be copying) still exist,
@@ -209,11 +208,13 @@ template <class T> struct TileRun {
             }
         }
         tile.finishPending(comm);
+        dev.sync(); // the time loop's work is done before the clock stops and the host reads results
         const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
         double backSeconds = 0;
         if (grad && completed) {
             const auto b0 = Clock::now();
             grad->backward(comm);
+            dev.sync();
             backSeconds = std::chrono::duration<double>(Clock::now() - b0).count();
             if (rank == 0 && opt.onTelemetry) report(done, seconds + backSeconds, totalCells, "adjoint");
         }
@@ -493,26 +494,51 @@ template <class T> struct TileRun {
     }
 };
 
+/// The device tile t runs on (or, with an external communicator, this rank's device).
+std::unique_ptr<device::Device> makeDevice(const RunOptions& o, int t, int devices, bool dryRun) {
+    if (o.backend == Backend::Cuda) {
+        const int id = o.gpus.at(std::size_t(t) % o.gpus.size());
+        std::int64_t cap = o.deviceCapacity;
+        if (cap <= 0 && dryRun) {
+            std::int64_t freeB = 0, totalB = 0;
+            cuda::memoryInfo(id, freeB, totalB);
+            cap = freeB;
+        }
+        return std::make_unique<device::Device>(device::DeviceKind::Cuda, id, 1, cap, dryRun);
+    }
+    return std::make_unique<device::Device>(device::DeviceKind::Cpu, t, dryRun ? 1 : threadsOf(o, devices),
+                                            capacityOf(o, devices), dryRun);
+}
+
 template <class T> RunResult runTyped(std::shared_ptr<const Plan> plan, const RunOptions& o) {
     RunResult result;
     const int N = plan->tiles->count();
     if (o.communicator) {
-        device::Device dev(device::DeviceKind::Cpu, o.communicator->rank(), threadsOf(o, 1), capacityOf(o, 1));
-        TileRun<T> tr{plan, o, *o.communicator, dev, nullptr, N, &result};
+        auto dev = makeDevice(o, o.communicator->rank(), 1, false);
+        TileRun<T> tr{plan, o, *o.communicator, *dev, nullptr, N, &result};
         tr();
         return result;
     }
-    comm::LocalHub hub(N);
     Board board;
     board.devices.resize(std::size_t(N));
     std::vector<std::unique_ptr<device::Device>> devs;
-    for (int t = 0; t < N; ++t)
-        devs.push_back(std::make_unique<device::Device>(device::DeviceKind::Cpu, t, threadsOf(o, N), capacityOf(o, N)));
+    for (int t = 0; t < N; ++t) devs.push_back(makeDevice(o, t, N, false));
     std::vector<RunResult> perRank(static_cast<std::size_t>(N));
-    hub.run([&](comm::LocalComm& c) {
+    auto body = [&](comm::Communicator& c) {
         TileRun<T> tr{plan, o, c, *devs[std::size_t(c.rank())], &board, N, &perRank[std::size_t(c.rank())]};
         tr();
-    });
+    };
+#if YEE_HAVE_NCCL
+    if (o.backend == Backend::Cuda && o.nccl && N > 1) {
+        std::vector<int> ids;
+        for (auto& d : devs) ids.push_back(d->id());
+        comm::NcclHub hub(ids);
+        hub.run([&](comm::NcclComm& c) { body(c); });
+        return std::move(perRank[0]);
+    }
+#endif
+    comm::LocalHub hub(N);
+    hub.run([&](comm::LocalComm& c) { body(c); });
     result = std::move(perRank[0]);
     return result;
 }
@@ -524,16 +550,20 @@ template <class T> Estimate estimateTyped(std::shared_ptr<const Plan> plan, cons
     const int N = plan->tiles->count();
     const bool mpi = o.communicator != nullptr;
     for (int t = 0; t < N; ++t) {
-        device::Device dev(device::DeviceKind::Cpu, t, 1, std::numeric_limits<std::int64_t>::max() / 4);
-        dev.setDryRun(true);
+        // The capacity the run will have, and a dry run of exactly its allocations on a device of the
+        // same kind (so GPU-only buffers are counted) without a limit.
+        const std::int64_t capacity = makeDevice(o, t, mpi ? 1 : N, true)->capacity();
+        const int id = o.backend == Backend::Cuda ? o.gpus.at(std::size_t(t) % o.gpus.size()) : t;
+        device::Device dev(o.backend == Backend::Cuda ? device::DeviceKind::Cuda : device::DeviceKind::Cpu, id, 1,
+                           std::numeric_limits<std::int64_t>::max() / 4, true);
         {
             Tile<T> tile(plan, t, dev);
             if (o.gradient) gradient::GradientDriver<T> g(tile, gradient::makeGradientPlan(*plan));
         }
         DeviceSummary d;
-        d.name = mpi ? "rank:" + std::to_string(t) : dev.name();
+        d.name = mpi && o.backend == Backend::Cpu ? "rank:" + std::to_string(t) : dev.name();
         d.tile = plan->tiles->tile(t).box;
-        d.capacity = capacityOf(o, mpi ? 1 : N);
+        d.capacity = capacity;
         d.memory = dev.ledger().snapshot();
         e.devices.push_back(d);
     }
@@ -541,12 +571,60 @@ template <class T> Estimate estimateTyped(std::shared_ptr<const Plan> plan, cons
 }
 } // namespace
 
+void selectDevices(const std::string& spec, const std::string& field, int tiles, RunOptions& o) {
+    const std::string bad = field + ": expected cpu:N, cuda:all or cuda:ID[,ID...], got '" + spec + "'";
+    o.deviceNotice.clear();
+    if (spec == "cpu" || spec.rfind("cpu:", 0) == 0) {
+        const std::string n = spec == "cpu" ? "1" : spec.substr(4);
+        if (!allDigits(n) || std::stoi(n) < 1) throw InputError(bad);
+        o.backend = Backend::Cpu;
+        o.gpus.clear();
+        o.devices = std::stoi(n);
+        return;
+    }
+    if (spec != "cuda" && spec.rfind("cuda:", 0) != 0) throw InputError(bad);
+    std::vector<int> ids;
+    const std::string list = spec == "cuda" ? "all" : spec.substr(5);
+    if (list != "all") {
+        std::size_t pos = 0;
+        while (pos <= list.size()) {
+            const std::size_t comma = std::min(list.find(',', pos), list.size());
+            const std::string t = list.substr(pos, comma - pos);
+            if (!allDigits(t)) throw InputError(bad);
+            const int id = std::stoi(t);
+            if (std::find(ids.begin(), ids.end(), id) != ids.end())
+                throw InputError(field + ": GPU " + t + " is listed twice");
+            ids.push_back(id);
+            pos = comma + 1;
+        }
+    }
+    const int visible = cuda::deviceCount();
+    if (visible == 0) {
+        // No GPU here: run the same tiles on emulated CPU devices and say so.
+        o.backend = Backend::Cpu;
+        o.gpus.clear();
+        o.devices = std::max(1, tiles);
+        o.deviceNotice = field + " asks for GPUs (" + spec + ") but " + cuda::unavailableReason() + ": running on " +
+                         std::to_string(o.devices) + " emulated CPU device" + (o.devices == 1 ? "" : "s");
+        return;
+    }
+    if (ids.empty())
+        for (int d = 0; d < visible; ++d) ids.push_back(d);
+    for (int id : ids)
+        if (id >= visible)
+            throw InputError(field + ": GPU " + std::to_string(id) + " does not exist (" + std::to_string(visible) +
+                             " visible: 0.." + std::to_string(visible - 1) + ")");
+    o.backend = Backend::Cuda;
+    o.gpus = ids;
+    o.devices = int(ids.size());
+}
+
 RunOptions RunOptions::fromScene(const scene::Scene& s) {
     RunOptions o;
     o.precision = s.run.precision == "float64" ? Precision::Float64 : Precision::Float32;
     o.tiles = s.run.tiles;
-    int n = parseCpuDevices(s.run.devices);
-    o.devices = n > 0 ? n : o.tiles[0] * o.tiles[1] * o.tiles[2];
+    const int tiles = o.tiles[0] * o.tiles[1] * o.tiles[2];
+    selectDevices(s.run.devices, "run.devices", tiles, o);
     o.overlap = s.run.overlap;
     return o;
 }
@@ -571,11 +649,22 @@ void validateOptions(const scene::Scene& s, const RunOptions& o) {
         if (o.communicator->size() != tiles)
             throw InputError("run.tiles: " + std::to_string(tiles) + " tiles need " + std::to_string(tiles) +
                              " ranks, but the job has " + std::to_string(o.communicator->size()));
+    } else if (o.backend == Backend::Cuda && int(o.gpus.size()) < tiles) {
+        throw InputError("run.tiles: " + std::to_string(tiles) + " tiles need " + std::to_string(tiles) +
+                         " GPUs, but only " + std::to_string(o.gpus.size()) + " are selected (run.devices)");
     } else if (o.devices < tiles) {
         throw InputError("run.tiles: " + std::to_string(tiles) + " tiles need " + std::to_string(tiles) +
                          " devices, but only " + std::to_string(o.devices) + " are available (run.devices)");
     }
     if (o.guardInterval < 1) throw InputError("run.guard_interval: must be >= 1");
+    if (o.backend == Backend::Cuda) {
+        if (o.gpus.empty()) throw InputError("run.devices: the CUDA backend needs at least one GPU id");
+        const int visible = cuda::deviceCount();
+        for (int id : o.gpus)
+            if (id < 0 || id >= visible)
+                throw InputError("run.devices: GPU " + std::to_string(id) + " is not available (" +
+                                 (visible == 0 ? cuda::unavailableReason() : std::to_string(visible) + " visible") + ")");
+    }
     checkRestartOptions(s, o); // restart files: options, and the headers of the files to resume from
 }
 

@@ -25,11 +25,19 @@ namespace yee::solver {
 
 enum class Precision { Float32, Float64 };
 
+/// Where tiles run: emulated CPU devices (one process) or CUDA GPUs.
+enum class Backend { Cpu, Cuda };
+
 /// How and where to run. Defaults come from the scene's "run" section (see fromScene()).
 struct RunOptions {
     Precision precision = Precision::Float32;
     std::array<int, 3> tiles{1, 1, 1};
-    int devices = 1;                  ///< emulated CPU devices (LocalComm); one tile per device
+    int devices = 1;                  ///< devices available (CPU: emulated, LocalComm); one tile per device
+    Backend backend = Backend::Cpu;
+    std::vector<int> gpus;            ///< backend Cuda: the GPU ids, tile t on gpus[t] (MPI: this rank's GPU)
+    bool nccl = true;                 ///< GPUs in one process exchange halos over NCCL (false: LocalComm
+                                      ///< through host-coherent memory; for comparison and builds without NCCL)
+    std::string deviceNotice;         ///< why a requested GPU run fell back to CPU devices (empty: it did not)
     int threadsPerDevice = 0;         ///< 0 = host threads / devices
     std::int64_t deviceCapacity = 0;  ///< bytes per device; 0 = host memory / devices
     bool overlap = true;              ///< overlap halo exchange with interior updates
@@ -124,6 +132,12 @@ struct Estimate {
     std::int64_t maxDevicePeak() const;
     std::int64_t totalPeak() const;
 };
+
+/// Apply a device list from `field` ("run.devices" or "--devices"): "cpu:N", "cuda:0,1", "cuda:all" or
+/// "cuda" (= all). A GPU list on a machine without a usable GPU (or a build without CUDA) falls back to
+/// `tiles` emulated CPU devices and says why in o.deviceNotice; a GPU id that does not exist while others
+/// do is an InputError naming the field.
+void selectDevices(const std::string& spec, const std::string& field, int tiles, RunOptions& o);
 
 /// Validate run options against the scene (tile grid, devices). Throws InputError naming the field.
 void validateOptions(const scene::Scene& s, const RunOptions& o);

@@ -5,9 +5,11 @@
 #include <complex>
 
 #include "yee/core/Error.hpp"
+#include "yee/device/Exec.hpp"
 #include "yee/kernels/Cpml.hpp"
 #include "yee/kernels/Halo.hpp"
 #include "yee/kernels/Launch.hpp"
+#include "yee/kernels/Points.hpp"
 #include "yee/kernels/Yee.hpp"
 #include "yee/scene/Rasterizer.hpp"
 
@@ -15,7 +17,7 @@ namespace yee::solver {
 
 using device::Buffer;
 using device::Category;
-using kernels::forEachCell;
+using device::launch;
 
 namespace {
 constexpr int kSumWords = ExactSum::kWords + 1; // words + non-finite flag
@@ -95,6 +97,7 @@ Tile<T>::Tile(std::shared_ptr<const Plan> plan, int index, device::Device& dev)
 
     buildExchanges(fwd_, Category::Halo, 0);
     allocateDetectors();
+    if (dev.isCuda()) nonFinite_ = Buffer<int>(dev, 1, Category::Staging);
 }
 
 template <class T> Tile<T>::~Tile() = default;
@@ -319,10 +322,10 @@ template <class T> void Tile<T>::updateH(FieldSet& s, const Box& b) {
     for (int c = 0; c < 6; ++c) f[c] = view(s, c);
     if (p.magnetic) {
         kernels::UpdateH<T, true> k{f[3], f[4], f[5], f[0], f[1], f[2], db(0), db(1), db(2), dbScalar_};
-        forEachCell(b, threads_, k);
+        launch(dev_, b, threads_, k);
     } else {
         kernels::UpdateH<T, false> k{f[3], f[4], f[5], f[0], f[1], f[2], {}, {}, {}, dbScalar_};
-        forEachCell(b, threads_, k);
+        launch(dev_, b, threads_, k);
     }
 }
 
@@ -331,10 +334,10 @@ template <class T> void Tile<T>::updateE(FieldSet& s, const Box& b, bool withCa)
     for (int c = 0; c < 6; ++c) f[c] = view(s, c);
     if (withCa && plan_->lossy) {
         kernels::UpdateE<T, true> k{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), ca(0), ca(1), ca(2)};
-        forEachCell(b, threads_, k);
+        launch(dev_, b, threads_, k);
     } else {
         kernels::UpdateE<T, false> k{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), {}, {}, {}};
-        forEachCell(b, threads_, k);
+        launch(dev_, b, threads_, k);
     }
 }
 
@@ -350,6 +353,14 @@ template <class K> void rowSlabs(const std::vector<SlabKernel<K>>& v, int j, int
         if (j < s.box.lo[1] || j >= s.box.hi[1] || k < s.box.lo[2] || k >= s.box.hi[2]) continue;
         const int lo = std::max(i0, s.box.lo[0]), hi = std::min(i1, s.box.hi[0]);
         if (lo < hi) kernels::detail::runRow(s.k, lo, hi, j, k);
+    }
+}
+/// GPU form of the fused row sweep: the plain update over b, then each axis' corrections over its slabs'
+/// part of b, in the order the CPU row applies them (x, y, z), so every cell sees the same operations.
+template <class K> void slabPasses(device::Device& dev, const std::vector<SlabKernel<K>>& v, const Box& b) {
+    for (const auto& s : v) {
+        const Box part = s.box.intersect(b);
+        if (!part.empty()) launch(dev, part, 1, s.k);
     }
 }
 kernels::SlabIndex slabIndex(const Box& L) {
@@ -376,6 +387,13 @@ template <class T> void Tile<T>::updateEWithPml(const Box& b) {
         else make(e2, std::integral_constant<int, 2>{}, *sl);
     }
     auto rows = [&](const auto& main) {
+        if (dev_.isCuda()) {
+            launch(dev_, b, threads_, main);
+            slabPasses(dev_, e0, b);
+            slabPasses(dev_, e1, b);
+            slabPasses(dev_, e2, b);
+            return;
+        }
         kernels::forEachRow(b, threads_, [&](int j, int k, int i0, int i1) {
             kernels::detail::runRow(main, i0, i1, j, k);
             rowSlabs(e0, j, k, i0, i1);
@@ -410,6 +428,13 @@ template <class T> void Tile<T>::updateHWithPml(const Box& b) {
             else make(h2, std::integral_constant<int, 2>{}, *sl);
         }
         const kernels::UpdateH<T, M> main{f[3], f[4], f[5], f[0], f[1], f[2], db(0), db(1), db(2), dbScalar_};
+        if (dev_.isCuda()) {
+            launch(dev_, b, threads_, main);
+            slabPasses(dev_, h0, b);
+            slabPasses(dev_, h1, b);
+            slabPasses(dev_, h2, b);
+            return;
+        }
         kernels::forEachRow(b, threads_, [&](int j, int k, int i0, int i1) {
             kernels::detail::runRow(main, i0, i1, j, k);
             rowSlabs(h0, j, k, i0, i1);
@@ -428,7 +453,7 @@ template <class T> void Tile<T>::inject(int fieldGroup, double t, double sign) {
         if ((comp < 3) != (fieldGroup == 0)) continue;
         const T amp = T(sign * p.sourceTimes[ti->inj->source](t + ti->inj->shift));
         kernels::Inject<T> k{fwd_.f[comp].data(), ti->offset.data(), ti->coef.data(), amp};
-        kernels::forEachIndex(ti->offset.size(), 1, k);
+        device::launchIndex(dev_, ti->offset.size(), 1, k);
     }
 }
 
@@ -439,8 +464,8 @@ template <class T> void Tile<T>::pack(FieldSet& s, int fieldGroup) {
         const std::int64_t half = f.sendBox.cells();
         kernels::PackFace<T> k1{view(s, c1), f.send.data(), boxIndex(f.sendBox)};
         kernels::PackFace<T> k2{view(s, c2), f.send.data() + half, boxIndex(f.sendBox)};
-        forEachCell(f.sendBox, 1, k1);
-        forEachCell(f.sendBox, 1, k2);
+        launch(dev_, f.sendBox, 1, k1);
+        launch(dev_, f.sendBox, 1, k2);
     }
 }
 
@@ -452,8 +477,8 @@ template <class T> void Tile<T>::unpack(FieldSet& s, int fieldGroup) {
         kernels::BoxIndex bi = boxIndex(f.recvBox);
         kernels::UnpackFace<T> k1{view(s, c1), f.recv.data(), bi, 0, 0, 0};
         kernels::UnpackFace<T> k2{view(s, c2), f.recv.data() + half, bi, 0, 0, 0};
-        forEachCell(f.recvBox, 1, k1);
-        forEachCell(f.recvBox, 1, k2);
+        launch(dev_, f.recvBox, 1, k1);
+        launch(dev_, f.recvBox, 1, k2);
     }
 }
 
@@ -472,6 +497,7 @@ template <class T> void Tile<T>::step(int n, comm::Communicator& comm, bool over
     inject(1, n * dt); // magnetic-side plane-source corrections, E^n time
     // H^{n+1/2} valid on owned cells; low H halo stale.
     pack(fwd_, 1);
+    if (!comm.deviceMessages()) dev_.sync(); // host communicators read the packed faces now
     comm.exchangeStart(fwd_.groupH, phase);
     saveEnergyE();
     // ---- E^n -> E^{n+1}: curl of H^{n+1/2}; the low H halo is needed on the low faces ----
@@ -489,6 +515,7 @@ template <class T> void Tile<T>::step(int n, comm::Communicator& comm, bool over
     inject(0, (n + 0.5) * dt); // electric currents J^{n+1/2}
     // E^{n+1} valid on owned cells; high E halo stale until the exchange completes.
     pack(fwd_, 0);
+    if (!comm.deviceMessages()) dev_.sync();
     comm.exchangeStart(fwd_.groupE, phase);
     fwd_.pendingE = true;
     if (!overlap) finishPending(comm);
@@ -504,6 +531,7 @@ template <class T> void Tile<T>::finishPending(comm::Communicator& comm) {
 template <class T> void Tile<T>::saveEnergyE() {
     for (auto& d : dets_) {
         if (d.plan->type != scene::DetectorType::Energy || d.own.empty()) continue;
+        dev_.sync(); // host reads of device fields
         const std::int64_t cells = d.own.cells();
         for (int c = 0; c < 3; ++c) {
             View<T> f = field(c);
@@ -521,6 +549,7 @@ template <class T> void Tile<T>::record(int n) {
     const double dt = plan_->dt;
     const double tE = (n + 1) * dt, tH = (n + 0.5) * dt;
     const auto L = [&](const Index3& g) { return Index3{g[0] - box_.lo[0], g[1] - box_.lo[1], g[2] - box_.lo[2]}; };
+    if (!dets_.empty()) dev_.sync(); // detectors read the fields on the host
     for (auto& d : dets_) {
         const DetectorPlan& dp = *d.plan;
         const bool sample = (n + 1) % dp.every == 0;
@@ -650,6 +679,15 @@ template <class T> void Tile<T>::record(int n) {
 
 template <class T> bool Tile<T>::finite() const {
     const Index3 n = box_.extents();
+    if (dev_.isCuda()) {
+        // On the GPU: one flag word, set by any non-finite owned value; read back once.
+        dev_.sync();
+        nonFinite_[0] = 0;
+        const Box all{{0, 0, 0}, n};
+        for (int c = 0; c < 6; ++c) launch(dev_, all, 1, kernels::FlagNonFinite<T>{field(c), nonFinite_.data()});
+        dev_.sync();
+        return nonFinite_[0] == 0;
+    }
     bool ok = true;
     for (int c = 0; c < 6 && ok; ++c) {
         View<T> f = field(c);
@@ -666,6 +704,7 @@ template <class T> bool Tile<T>::finite() const {
 }
 
 template <class T> std::vector<typename Tile<T>::StateBlock> Tile<T>::stateBlocks() {
+    dev_.sync(); // the bytes are read or overwritten on the host
     std::vector<StateBlock> blocks;
     auto add = [&](std::string name, auto& buf) {
         blocks.push_back({std::move(name), buf.data(), buf.bytes()});

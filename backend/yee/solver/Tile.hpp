@@ -167,6 +167,7 @@ private:
     Box coreH_, coreE_;
     std::vector<Box> restH_, restE_;
     std::vector<TileDetector<T>> dets_;
+    device::Buffer<int> nonFinite_; ///< CUDA: the divergence guard's flag word
 };
 
 extern template class Tile<float>;

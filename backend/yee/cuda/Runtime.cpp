@@ -1,0 +1,193 @@
+/// \file Runtime.cpp
+/// cuda/Runtime.hpp on the CUDA runtime API (host compiler), or the no-CUDA answers when the build has none.
+#include "yee/cuda/Runtime.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "yee/core/Error.hpp"
+
+#if YEE_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace yee::cuda {
+
+#if YEE_HAVE_CUDA
+
+namespace {
+void check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) {
+        cudaGetLastError(); // clear a sticky-free error so later calls report their own
+        throw RunError(std::string("CUDA ") + what + ": " + cudaGetErrorString(e));
+    }
+}
+cudaStream_t S(void* s) { return static_cast<cudaStream_t>(s); }
+} // namespace
+
+bool built() { return true; }
+
+int deviceCount() {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+std::string unavailableReason() {
+    int n = 0;
+    const cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return std::string("no usable CUDA driver or GPU (") + cudaGetErrorString(e) + ")";
+    }
+    return n == 0 ? "no GPU visible (check CUDA_VISIBLE_DEVICES)" : "";
+}
+
+std::vector<DeviceInfo> devices() {
+    std::vector<DeviceInfo> out;
+    const int n = deviceCount();
+    for (int d = 0; d < n; ++d) {
+        cudaDeviceProp p{};
+        if (cudaGetDeviceProperties(&p, d) != cudaSuccess) {
+            cudaGetLastError();
+            continue;
+        }
+        DeviceInfo info;
+        info.id = d;
+        info.name = p.name;
+        info.totalBytes = std::int64_t(p.totalGlobalMem);
+        info.major = p.major;
+        info.minor = p.minor;
+        info.multiprocessors = p.multiProcessorCount;
+        int clockKHz = 0, busBits = 0;
+        if (cudaDeviceGetAttribute(&clockKHz, cudaDevAttrMemoryClockRate, d) == cudaSuccess &&
+            cudaDeviceGetAttribute(&busBits, cudaDevAttrGlobalMemoryBusWidth, d) == cudaSuccess)
+            info.peakBandwidthGBs = 2.0 * clockKHz * 1e3 * (busBits / 8.0) / 1e9; // double data rate
+        cudaGetLastError();
+        std::size_t fr = 0, tot = 0;
+        if (cudaSetDevice(d) == cudaSuccess && cudaMemGetInfo(&fr, &tot) == cudaSuccess) info.freeBytes = std::int64_t(fr);
+        cudaGetLastError();
+        out.push_back(info);
+    }
+    return out;
+}
+
+void setDevice(int id) { check(cudaSetDevice(id), "cudaSetDevice"); }
+
+void* createStream(int id) {
+    setDevice(id);
+    cudaStream_t s = nullptr;
+    check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+    return s;
+}
+
+void destroyStream(int id, void* stream) noexcept {
+    if (cudaSetDevice(id) == cudaSuccess) cudaStreamSynchronize(S(stream));
+    cudaStreamDestroy(S(stream));
+    cudaGetLastError();
+}
+
+void* allocate(int id, std::int64_t bytes, void* stream) {
+    setDevice(id);
+    void* p = nullptr;
+    const cudaError_t e = cudaMallocManaged(&p, std::size_t(bytes), cudaMemAttachGlobal);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        throw MemoryError("cuda:" + std::to_string(id) + ": allocation of " + std::to_string(bytes) +
+                          " bytes failed (" + cudaGetErrorString(e) + ")");
+    }
+    // Prefer the GPU: pages live there, host reads after sync() are served coherently.
+    cudaMemLocation loc{};
+    loc.type = cudaMemLocationTypeDevice;
+    loc.id = id;
+    cudaMemAdvise(p, std::size_t(bytes), cudaMemAdviseSetPreferredLocation, loc);
+    cudaGetLastError(); // advice is optional (e.g. not supported on this platform)
+    try {
+        check(cudaMemsetAsync(p, 0, std::size_t(bytes), S(stream)), "cudaMemset");
+        check(cudaStreamSynchronize(S(stream)), "cudaStreamSynchronize");
+    } catch (...) {
+        cudaFree(p);
+        throw;
+    }
+    return p;
+}
+
+void release(void* p) noexcept {
+    cudaFree(p);
+    cudaGetLastError();
+}
+
+void sync(void* stream) { check(cudaStreamSynchronize(S(stream)), "kernel or copy on the stream"); }
+
+void copy(void* dst, const void* src, std::int64_t bytes, void* stream) {
+    check(cudaMemcpyAsync(dst, src, std::size_t(bytes), cudaMemcpyDefault, S(stream)), "cudaMemcpyAsync");
+    check(cudaStreamSynchronize(S(stream)), "cudaMemcpy (wait)");
+}
+
+void zero(void* p, std::int64_t bytes, void* stream) {
+    check(cudaMemsetAsync(p, 0, std::size_t(bytes), S(stream)), "cudaMemsetAsync");
+}
+
+void prefetch(void* p, std::int64_t bytes, int id, void* stream) {
+    cudaMemLocation loc{};
+    loc.type = id >= 0 ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
+    loc.id = id >= 0 ? id : 0;
+    cudaMemPrefetchAsync(p, std::size_t(bytes), loc, 0, S(stream));
+    cudaGetLastError(); // a hint only
+}
+
+void memoryInfo(int id, std::int64_t& freeBytes, std::int64_t& totalBytes) {
+    setDevice(id);
+    std::size_t fr = 0, tot = 0;
+    check(cudaMemGetInfo(&fr, &tot), "cudaMemGetInfo");
+    freeBytes = std::int64_t(fr);
+    totalBytes = std::int64_t(tot);
+}
+
+void pinHost(void* p, std::int64_t bytes) {
+    if (bytes > 0) check(cudaHostRegister(p, std::size_t(bytes), cudaHostRegisterDefault), "cudaHostRegister");
+}
+
+void unpinHost(void* p) noexcept {
+    cudaHostUnregister(p);
+    cudaGetLastError();
+}
+
+bool syncEveryLaunch() {
+    static const bool on = [] {
+        const char* v = std::getenv("YEE_CUDA_SYNC");
+        return v && std::strcmp(v, "1") == 0;
+    }();
+    return on;
+}
+
+#else // no CUDA in this build
+
+namespace {
+[[noreturn]] void none() { throw RunError("this build of Yee Studio has no CUDA (nvcc was not found at configure time)"); }
+} // namespace
+
+bool built() { return false; }
+int deviceCount() { return 0; }
+std::string unavailableReason() { return "this build has no CUDA (nvcc was not found at configure time)"; }
+std::vector<DeviceInfo> devices() { return {}; }
+void setDevice(int) { none(); }
+void* createStream(int) { none(); }
+void destroyStream(int, void*) noexcept {}
+void* allocate(int, std::int64_t, void*) { none(); }
+void release(void*) noexcept {}
+void sync(void*) {}
+void copy(void*, const void*, std::int64_t, void*) { none(); }
+void zero(void*, std::int64_t, void*) { none(); }
+void prefetch(void*, std::int64_t, int, void*) {}
+void memoryInfo(int, std::int64_t& f, std::int64_t& t) { f = t = 0; }
+void pinHost(void*, std::int64_t) {}
+void unpinHost(void*) noexcept {}
+bool syncEveryLaunch() { return false; }
+
+#endif
+
+} // namespace yee::cuda

@@ -1,0 +1,60 @@
+#pragma once
+/// \file Runtime.hpp
+/// The CUDA runtime as the rest of libyee sees it: plain C++ (no CUDA headers), safe to call in a build
+/// without CUDA or on a machine without a driver or GPU (deviceCount() is then 0 and unavailableReason()
+/// says why). device::Device and NcclComm are built on these calls; nothing else calls CUDA directly.
+///
+/// Memory model: device allocations are CUDA managed memory with the GPU as preferred location, zeroed
+/// on the GPU. Kernels and NCCL use them in place; host code that must look at device state (detector
+/// assembly, restart files, the gradient driver's bookkeeping) reads them coherently after
+/// Device::sync(), without a second copy of the data. Hot per-step paths stay on the GPU.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace yee::cuda {
+
+/// One visible GPU.
+struct DeviceInfo {
+    int id = 0;
+    std::string name;
+    std::int64_t totalBytes = 0;
+    std::int64_t freeBytes = 0;
+    int major = 0, minor = 0;     ///< compute capability
+    int multiprocessors = 0;
+    double peakBandwidthGBs = 0;  ///< DRAM bandwidth from the memory clock and bus width (0 if unknown)
+};
+
+/// True when libyee was built with CUDA (nvcc found at configure time).
+bool built();
+/// Number of CUDA devices visible (0 without CUDA build, driver or GPU).
+int deviceCount();
+/// Why deviceCount() is 0 ("this build has no CUDA", "no CUDA driver: ...", "no GPU"); empty otherwise.
+std::string unavailableReason();
+/// The visible GPUs with their memory.
+std::vector<DeviceInfo> devices();
+
+// ---- low-level calls used by device::Device; failures throw yee::RunError with the CUDA message ----
+void setDevice(int id);
+void* createStream(int id);
+void destroyStream(int id, void* stream) noexcept;
+/// `bytes` of managed memory preferring GPU `id`, zeroed on the GPU (stream-ordered on `stream`, then waited).
+void* allocate(int id, std::int64_t bytes, void* stream);
+void release(void* p) noexcept;
+/// Wait for all work launched on `stream`.
+void sync(void* stream);
+/// Copy `bytes` (any combination of host and device addresses), ordered on `stream`, then waited.
+void copy(void* dst, const void* src, std::int64_t bytes, void* stream);
+/// Zero `bytes` of device memory, ordered on `stream` (asynchronous).
+void zero(void* p, std::int64_t bytes, void* stream);
+/// Start moving `bytes` at `p` to GPU `id` (>= 0) or to the host (-1), ordered on `stream`.
+void prefetch(void* p, std::int64_t bytes, int id, void* stream);
+/// Driver's free and total memory of GPU `id`.
+void memoryInfo(int id, std::int64_t& freeBytes, std::int64_t& totalBytes);
+/// Page-lock host memory for fast asynchronous copies (pinned staging of the recorder's host tier).
+void pinHost(void* p, std::int64_t bytes);
+void unpinHost(void* p) noexcept;
+/// Debug aid: when the environment sets YEE_CUDA_SYNC=1 every kernel launch is waited for and checked.
+bool syncEveryLaunch();
+
+} // namespace yee::cuda
