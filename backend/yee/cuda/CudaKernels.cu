@@ -49,7 +49,8 @@ namespace yee::cuda {
     YEE_CELLS(kernels::UnpackFace<T>)                                                                            \
     YEE_CELLS(kernels::FlagNonFinite<T>)                                                                         \
     YEE_INDEX(kernels::Inject<T>)                                                                                \
-    YEE_INDEX(kernels::GatherPoints<T>)
+    YEE_INDEX(kernels::GatherPoints<T>)                                                                          \
+    YEE_INDEX(kernels::ScatterPoints<T>)
 
 YEE_ALL_KERNELS(float)
 YEE_ALL_KERNELS(double)

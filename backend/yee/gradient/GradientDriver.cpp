@@ -190,17 +190,10 @@ GradientDriver<T>::GradientDriver(solver::Tile<T>& tile, const GradientPlan& gp)
     buildPoints();
     grad_ = Buffer<double>(dev, std::int64_t(designCells_.size()) * 3, Category::Adjoint);
     const std::int64_t K = std::int64_t(points_.size());
-    if (dev.isCuda()) {
-        // The capture list on the GPU, so captures gather there and move K values, not the fields.
-        pointComp_ = Buffer<int>(dev, K, Category::Staging);
-        pointOff_ = Buffer<std::int64_t>(dev, K, Category::Staging);
-        gathered_ = Buffer<T>(dev, K, Category::Staging);
-        if (!dev.dryRun())
-            for (std::int64_t q = 0; q < K; ++q) {
-                pointComp_[q] = points_[std::size_t(q)].comp;
-                pointOff_[q] = points_[std::size_t(q)].off;
-            }
-    }
+    cap_.pts = points_;
+    preparePoints(cap_);
+    buildSources();
+    preparePoints(src_);
     capA_.assign(std::size_t(K), T(0));
     capB_.assign(std::size_t(K), T(0));
     const int N = plan_.steps;
@@ -243,6 +236,10 @@ GradientDriver<T>::GradientDriver(solver::Tile<T>& tile, const GradientPlan& gp)
                 recordLen_ += 2 * L.box.cells();
             }
         }
+        for (int which = 0; which < 2; ++which)
+            for (const Layer& L : which == 0 ? layersH_ : layersE_)
+                for (int c : L.comps) layerRegions_[which].push_back({c, L.box});
+        if (dev.isCuda()) layerStage_ = Buffer<T>(dev, recordLen_, Category::Staging);
         keptIndex_.assign(std::size_t(std::max(N, 1)), -1);
         for (int n = 0; n < N; ++n) {
             const bool keep = n < gp_.startAfter || (n - gp_.startAfter) % gp_.everyK == 0 || n == N - 1;
@@ -337,35 +334,108 @@ template <class T> void GradientDriver<T>::buildPoints() {
     pendingEnergy_.assign(points_.size(), 0.0);
 }
 
-template <class T> void GradientDriver<T>::capture(std::vector<T>& out) const {
-    const auto& f = tile_.forward().f;
-    if (tile_.device().isCuda()) {
-        // On the GPU: gather the points there, copy the compact vector back (never the fields).
-        if (points_.empty()) return;
-        kernels::GatherPoints<T> k{f[0].data(),       f[1].data(),       f[2].data(),   f[3].data(), f[4].data(),
-                                   f[5].data(),       pointComp_.data(), pointOff_.data(), gathered_.data()};
-        device::launchIndex(tile_.device(), std::int64_t(points_.size()), 1, k);
-        tile_.device().copy(out.data(), gathered_.data(), gathered_.bytes());
+template <class T> void GradientDriver<T>::preparePoints(PointSet& ps) {
+    device::Device& dev = tile_.device();
+    if (!dev.isCuda()) return;
+    const std::int64_t n = std::int64_t(ps.pts.size());
+    ps.comp = Buffer<int>(dev, n, Category::Staging);
+    ps.off = Buffer<std::int64_t>(dev, n, Category::Staging);
+    ps.val = Buffer<T>(dev, n, Category::Staging);
+    if (dev.dryRun()) return;
+    for (std::int64_t q = 0; q < n; ++q) {
+        ps.comp[q] = ps.pts[std::size_t(q)].comp;
+        ps.off[q] = ps.pts[std::size_t(q)].off;
+    }
+}
+
+template <class T>
+void GradientDriver<T>::gather(PointSet& ps, typename solver::Tile<T>::FieldSet& s, std::int64_t count, std::vector<T>& out) {
+    out.resize(std::max(out.size(), std::size_t(count)));
+    device::Device& dev = tile_.device();
+    if (!dev.isCuda()) {
+        for (std::int64_t q = 0; q < count; ++q) {
+            const Point& p = ps.pts[std::size_t(q)];
+            out[std::size_t(q)] = s.f[std::size_t(p.comp)][p.off];
+        }
         return;
     }
-    for (std::size_t q = 0; q < points_.size(); ++q) out[q] = f[std::size_t(points_[q].comp)][points_[q].off];
+    if (count <= 0) return;
+    kernels::GatherPoints<T> k{s.f[0].data(),  s.f[1].data(), s.f[2].data(), s.f[3].data(), s.f[4].data(),
+                               s.f[5].data(),  ps.comp.data(), ps.off.data(), ps.val.data()};
+    device::launchIndex(dev, count, 1, k);
+    dev.copy(out.data(), ps.val.data(), count * std::int64_t(sizeof(T)));
+}
+
+template <class T>
+void GradientDriver<T>::scatter(PointSet& ps, typename solver::Tile<T>::FieldSet& s, const std::vector<T>& in) {
+    const std::int64_t n = std::int64_t(ps.pts.size());
+    device::Device& dev = tile_.device();
+    if (!dev.isCuda()) {
+        for (std::int64_t q = 0; q < n; ++q) {
+            const Point& p = ps.pts[std::size_t(q)];
+            s.f[std::size_t(p.comp)][p.off] = in[std::size_t(q)];
+        }
+        return;
+    }
+    if (n <= 0) return;
+    dev.copy(ps.val.data(), in.data(), n * std::int64_t(sizeof(T)));
+    kernels::ScatterPoints<T> k{s.f[0].data(),  s.f[1].data(), s.f[2].data(), s.f[3].data(), s.f[4].data(),
+                                s.f[5].data(),  ps.comp.data(), ps.off.data(), ps.val.data()};
+    device::launchIndex(dev, n, 1, k);
+}
+
+template <class T> int GradientDriver<T>::sourceIndex(int comp, std::int64_t off) {
+    auto [it, fresh] = srcIndex_.try_emplace({comp, off}, int(src_.pts.size()));
+    if (fresh) src_.pts.push_back({comp, off});
+    return it->second;
+}
+
+template <class T> void GradientDriver<T>::buildSources() {
+    // Every location adjointSources() adds to, once each; repeated adds to one location are applied in
+    // their original order to its single host value, so the sums round exactly as direct updates would.
+    srcOfPoint_.assign(points_.size(), -1);
+    const ArrayShape& sh = tile_.shape();
+    const Box& tb = tile_.box();
+    for (Term& t : terms_) {
+        if (t.cells == 0) continue;
+        if (t.kind == 1) {
+            const DetectorPlan& dp = plan_.detectors[std::size_t(t.det)];
+            const int a = dp.normal, pa = (a + 1) % 3, qa = (a + 2) % 3;
+            const Box own = dp.box.intersect(tb);
+            for (int k = own.lo[2]; k < own.hi[2]; ++k)
+                for (int j = own.lo[1]; j < own.hi[1]; ++j)
+                    for (int i = own.lo[0]; i < own.hi[0]; ++i) {
+                        const Index3 l{i - tb.lo[0], j - tb.lo[1], k - tb.lo[2]};
+                        Index3 m = l;
+                        m[a] -= 1;
+                        const std::int64_t ol = sh.offset(l[0], l[1], l[2]), om = sh.offset(m[0], m[1], m[2]);
+                        for (const auto& [c, o] : {std::pair<int, std::int64_t>{pa, ol}, {qa, ol}, {3 + qa, om},
+                                                   {3 + qa, ol}, {3 + pa, om}, {3 + pa, ol}})
+                            t.src.push_back(sourceIndex(c, o));
+                    }
+            continue;
+        }
+        for (int q = t.base; q < t.base + 6 * t.cells; ++q)
+            srcOfPoint_[std::size_t(q)] = sourceIndex(points_[std::size_t(q)].comp, points_[std::size_t(q)].off);
+    }
+    srcIndex_.clear();
+}
+
+template <class T> void GradientDriver<T>::capture(std::vector<T>& out) {
+    gather(cap_, tile_.forward(), std::int64_t(points_.size()), out);
 }
 
 template <class T>
 void GradientDriver<T>::adjointSources(int n, const std::vector<T>& after, const std::vector<T>& before) {
-    tile_.device().sync(); // host updates of adjoint values at the objective's points
     const double dt = plan_.dt;
-    auto& P = adj_.f;
-    const bool mag = plan_.magnetic;
-    auto addE = [&](int comp, std::int64_t off, double dj) { P[std::size_t(comp)][off] += T(double(tile_.cb(comp).p[off - tile_.shape().origin]) * dj); };
-    auto addH = [&](int comp, std::int64_t off, double dj) {
-        const double db = mag ? double(tile_.db(comp - 3).p[off - tile_.shape().origin]) : double(tile_.dbScalar());
-        P[std::size_t(comp)][off] -= T(db * dj);
-    };
+    gather(src_, adj_, std::int64_t(src_.pts.size()), srcVal_);
+    // P += Cb dJ/dE at E locations, Q -= Db dJ/dH at H locations, in the order of the terms.
+    auto addE = [&](int idx, double dj) { srcVal_[std::size_t(idx)] += T(srcCoef_[std::size_t(idx)] * dj); };
+    auto addH = [&](int idx, double dj) { srcVal_[std::size_t(idx)] -= T(srcCoef_[std::size_t(idx)] * dj); };
     // Energy contributions dW(n+1)/dE^{n+1} carried from the previous reverse step.
     for (std::size_t q = 0; q < points_.size(); ++q)
         if (pendingEnergy_[q] != 0) {
-            addE(points_[q].comp, points_[q].off, pendingEnergy_[q]);
+            addE(srcOfPoint_[q], pendingEnergy_[q]);
             pendingEnergy_[q] = 0;
         }
     for (const Term& t : terms_) {
@@ -377,29 +447,20 @@ void GradientDriver<T>::adjointSources(int n, const std::vector<T>& after, const
             const std::int64_t nl = std::int64_t(dp.omegas.size());
             const double om = dp.omegas[std::size_t(t.wl)];
             const std::complex<double> wE = std::polar(dt, om * (n + 1) * dt), wH = std::polar(dt, om * (n + 0.5) * dt);
-            const int a = dp.normal, pa = (a + 1) % 3, qa = (a + 2) % 3;
             const double s = t.weight * dp.sign * 0.5;
-            const Box own = dp.box.intersect(tile_.box());
-            const Box& tb = tile_.box();
-            std::int64_t idx = 0;
-            for (int k = own.lo[2]; k < own.hi[2]; ++k)
-                for (int j = own.lo[1]; j < own.hi[1]; ++j)
-                    for (int i = own.lo[0]; i < own.hi[0]; ++i, ++idx) {
-                        const double* ph = td.phasor.data() + (idx * nl + t.wl) * 8;
-                        const std::complex<double> Ep(ph[0], ph[1]), Eq(ph[2], ph[3]), Hp(ph[4], ph[5]), Hq(ph[6], ph[7]);
-                        Index3 l{i - tb.lo[0], j - tb.lo[1], k - tb.lo[2]};
-                        Index3 m = l;
-                        m[a] -= 1;
-                        const ArrayShape& sh = tile_.shape();
-                        addE(pa, sh.offset(l[0], l[1], l[2]), s * (wE * std::conj(Hq)).real());
-                        addE(qa, sh.offset(l[0], l[1], l[2]), -s * (wE * std::conj(Hp)).real());
-                        const double dhq = 0.5 * s * (Ep * std::conj(wH)).real();
-                        const double dhp = -0.5 * s * (Eq * std::conj(wH)).real();
-                        addH(3 + qa, sh.offset(m[0], m[1], m[2]), dhq);
-                        addH(3 + qa, sh.offset(l[0], l[1], l[2]), dhq);
-                        addH(3 + pa, sh.offset(m[0], m[1], m[2]), dhp);
-                        addH(3 + pa, sh.offset(l[0], l[1], l[2]), dhp);
-                    }
+            for (std::int64_t idx = 0; idx < t.cells; ++idx) {
+                const double* ph = td.phasor.data() + (idx * nl + t.wl) * 8;
+                const std::complex<double> Ep(ph[0], ph[1]), Eq(ph[2], ph[3]), Hp(ph[4], ph[5]), Hq(ph[6], ph[7]);
+                const int* loc = t.src.data() + 6 * idx; // E_p(l), E_q(l), H_q(m), H_q(l), H_p(m), H_p(l)
+                addE(loc[0], s * (wE * std::conj(Hq)).real());
+                addE(loc[1], -s * (wE * std::conj(Hp)).real());
+                const double dhq = 0.5 * s * (Ep * std::conj(wH)).real();
+                const double dhp = -0.5 * s * (Eq * std::conj(wH)).real();
+                addH(loc[2], dhq);
+                addH(loc[3], dhq);
+                addH(loc[4], dhp);
+                addH(loc[5], dhp);
+            }
             continue;
         }
         // Time-domain terms, on sampled steps only.
@@ -408,6 +469,7 @@ void GradientDriver<T>::adjointSources(int n, const std::vector<T>& after, const
         if (smp >= dp.samples) continue;
         if (t.final && smp != dp.samples - 1) continue;
         const double alpha = t.final ? t.weight : t.weight * dt * dp.every;
+        const int* loc = srcOfPoint_.data();
         if (t.kind == 0) {
             const double s = alpha * dp.sign;
             for (int c = 0; c < t.cells; ++c) {
@@ -415,10 +477,10 @@ void GradientDriver<T>::adjointSources(int n, const std::vector<T>& after, const
                 const double ep = after[std::size_t(b)], eq = after[std::size_t(b + 1)];
                 const double hpb = 0.5 * (double(after[std::size_t(b + 2)]) + double(after[std::size_t(b + 3)]));
                 const double hqb = 0.5 * (double(after[std::size_t(b + 4)]) + double(after[std::size_t(b + 5)]));
-                addE(points_[std::size_t(b)].comp, points_[std::size_t(b)].off, s * hqb);
-                addE(points_[std::size_t(b + 1)].comp, points_[std::size_t(b + 1)].off, -s * hpb);
-                for (int h = 2; h < 4; ++h) addH(points_[std::size_t(b + h)].comp, points_[std::size_t(b + h)].off, -0.5 * s * eq);
-                for (int h = 4; h < 6; ++h) addH(points_[std::size_t(b + h)].comp, points_[std::size_t(b + h)].off, 0.5 * s * ep);
+                addE(loc[b], s * hqb);
+                addE(loc[b + 1], -s * hpb);
+                for (int h = 2; h < 4; ++h) addH(loc[b + h], -0.5 * s * eq);
+                for (int h = 4; h < 6; ++h) addH(loc[b + h], 0.5 * s * ep);
             }
         } else {
             // W(n) = 1/2 sum (eps E^n.E^{n+1} + mu |H^{n+1/2}|^2)
@@ -428,27 +490,23 @@ void GradientDriver<T>::adjointSources(int n, const std::vector<T>& after, const
                 const int b = t.base + 6 * c;
                 for (int q = 0; q < 3; ++q) {
                     const double eps = td.eps[q * cells + c], mu = td.mu[q * cells + c];
-                    addE(points_[std::size_t(b + q)].comp, points_[std::size_t(b + q)].off,
-                         alpha * 0.5 * eps * double(before[std::size_t(b + q)]));
+                    addE(loc[b + q], alpha * 0.5 * eps * double(before[std::size_t(b + q)]));
                     pendingEnergy_[std::size_t(b + q)] += alpha * 0.5 * eps * double(after[std::size_t(b + q)]);
-                    addH(points_[std::size_t(b + 3 + q)].comp, points_[std::size_t(b + 3 + q)].off,
-                         alpha * mu * double(after[std::size_t(b + 3 + q)]));
+                    addH(loc[b + 3 + q], alpha * mu * double(after[std::size_t(b + 3 + q)]));
                 }
             }
         }
     }
+    scatter(src_, adj_, srcVal_);
 }
 
 template <class T>
 void GradientDriver<T>::accumulateGradient(const std::vector<T>& after, const std::vector<T>& before) {
     // dJ/deps = dJ/dCb dCb/deps with Cb = dt/eps: dJ/deps = -P (E^{n+1} - E^n) / dt.
     const double inv = 1.0 / plan_.dt;
-    const auto& P = adj_.f;
-    tile_.device().sync();
-    for (int q = 0; q < designPoints_; ++q) {
-        const Point& pt = points_[std::size_t(q)];
-        grad_[q] -= double(P[std::size_t(pt.comp)][pt.off]) * (double(after[std::size_t(q)]) - double(before[std::size_t(q)])) * inv;
-    }
+    gather(cap_, adj_, designPoints_, pVal_); // P at the design points (the first capture points)
+    for (int q = 0; q < designPoints_; ++q)
+        grad_[q] -= double(pVal_[std::size_t(q)]) * (double(after[std::size_t(q)]) - double(before[std::size_t(q)])) * inv;
 }
 
 namespace {
@@ -733,17 +791,11 @@ template <class T> void GradientDriver<T>::backwardCheckpointed(comm::Communicat
 // ---------------------------------------------------------------- reversible
 template <class T> void GradientDriver<T>::recordSlab(int n) {
     if (recordLen_ == 0 || keptIndex_[std::size_t(n)] < 0) return;
-    tile_.device().sync(); // the interface layers are read on the host
-    std::vector<double> tmp(static_cast<std::size_t>(recordLen_));
-    std::size_t q = 0;
-    for (const auto* layers : {&layersH_, &layersE_})
-        for (const Layer& L : *layers)
-            for (int c : L.comps) {
-                View<T> f = tile_.field(c);
-                for (int k = L.box.lo[2]; k < L.box.hi[2]; ++k)
-                    for (int j = L.box.lo[1]; j < L.box.hi[1]; ++j)
-                        for (int i = L.box.lo[0]; i < L.box.hi[0]; ++i) tmp[q++] = double(f(i, j, k));
-            }
+    std::vector<typename solver::Tile<T>::Region> all = layerRegions_[0];
+    all.insert(all.end(), layerRegions_[1].begin(), layerRegions_[1].end());
+    std::vector<T> vals;
+    tile_.download(tile_.forward(), all, layerStage_, vals);
+    const std::vector<double> tmp(vals.begin(), vals.end());
     const int r = keptIndex_[std::size_t(n)];
     std::vector<unsigned char> bytes(static_cast<std::size_t>(recordLen_ * dtypeBytes(gp_.dtype)));
     const double scale = encode(tmp.data(), recordLen_, gp_.dtype, bytes.data());
@@ -773,17 +825,13 @@ template <class T> void GradientDriver<T>::replay(int n, int part) {
             for (std::size_t q = 0; q < rec.size(); ++q) rec[q] = (1 - w) * a[q] + w * b[q];
         }
     }
-    tile_.device().sync(); // and written on the host
-    std::size_t q = 0;
-    for (int which = 0; which < 2; ++which)
-        for (const Layer& L : which == 0 ? layersH_ : layersE_)
-            for (int c : L.comps) {
-                View<T> f = tile_.field(c);
-                for (int k = L.box.lo[2]; k < L.box.hi[2]; ++k)
-                    for (int j = L.box.lo[1]; j < L.box.hi[1]; ++j)
-                        for (int i = L.box.lo[0]; i < L.box.hi[0]; ++i, ++q)
-                            if (which == part) f(i, j, k) = T(rec[q]);
-            }
+    // The record holds the H layers, then the E layers; write back the part asked for.
+    const std::int64_t lenH = solver::Tile<T>::regionCells(layerRegions_[0]);
+    const auto first = rec.begin() + (part == 0 ? 0 : lenH);
+    const auto last = part == 0 ? rec.begin() + lenH : rec.end();
+    std::vector<T> vals(static_cast<std::size_t>(last - first));
+    std::transform(first, last, vals.begin(), [](double v) { return T(v); });
+    tile_.upload(tile_.forward(), layerRegions_[part], layerStage_, vals);
 }
 
 template <class T> void GradientDriver<T>::reconstructE(int n) {
@@ -826,7 +874,7 @@ template <class T> void GradientDriver<T>::backwardReversible(comm::Communicator
             const T* ck = revCheckpoints_.data() + std::int64_t(it - revCheckpointSteps_.begin()) * stateN;
             // Drift: reconstructed vs stored fields over the capture points (design and objective fields).
             capture(capA_);
-            tile_.device().sync();
+            tile_.device().sync(); // ck is read on the host
             double num = 0, den = 0;
             const std::int64_t sz = tile_.shape().size;
             for (std::size_t q = 0; q < points_.size(); ++q) {
@@ -852,6 +900,15 @@ template <class T> void GradientDriver<T>::backwardReversible(comm::Communicator
 }
 
 template <class T> void GradientDriver<T>::backward(comm::Communicator& comm) {
+    // The update coefficients at the adjoint-source locations (filled after construction).
+    tile_.device().sync();
+    srcCoef_.resize(src_.pts.size());
+    for (std::size_t q = 0; q < src_.pts.size(); ++q) {
+        const Point& p = src_.pts[q];
+        const std::int64_t e = p.off - tile_.shape().origin;
+        srcCoef_[q] = p.comp < 3 ? double(tile_.cb(p.comp).p[e])
+                                 : (plan_.magnetic ? double(tile_.db(p.comp - 3).p[e]) : double(tile_.dbScalar()));
+    }
     for (int c = 0; c < 6; ++c) tile_.device().zero(adj_.f[std::size_t(c)].data(), adj_.f[std::size_t(c)].bytes());
     if (gp_.method == scene::GradientMethod::Full) backwardFull(comm);
     else if (gp_.method == scene::GradientMethod::Checkpointed) backwardCheckpointed(comm);

@@ -70,6 +70,20 @@ private:
         int comp;
         std::int64_t off; ///< element offset into the field array
     };
+    /// A list of field locations read or written as a block: directly on CPU devices, by a gather /
+    /// scatter kernel and one copy on GPUs (so per-step traffic is the list, never the fields).
+    struct PointSet {
+        std::vector<Point> pts;
+        device::Buffer<int> comp;          ///< GPU copies of the list
+        device::Buffer<std::int64_t> off;
+        device::Buffer<T> val;
+    };
+    void preparePoints(PointSet& ps);
+    /// Values of the first `count` locations of ps in field set s.
+    void gather(PointSet& ps, typename solver::Tile<T>::FieldSet& s, std::int64_t count, std::vector<T>& out);
+    /// Write `in` to every location of ps in s.
+    void scatter(PointSet& ps, typename solver::Tile<T>::FieldSet& s, const std::vector<T>& in);
+    int sourceIndex(int comp, std::int64_t off);
     struct Term {
         int kind = 0;       ///< 0 flux time-domain, 1 flux phasor, 2 energy
         int det = 0;        ///< detector index
@@ -78,10 +92,12 @@ private:
         int wl = 0;         ///< wavelength index (phasor)
         double weight = 0;
         bool final = false; ///< only the last sample counts
+        std::vector<int> src; ///< phasor flux: per cell, the 6 adjoint-source locations (indices into src_)
     };
 
     void buildPoints();
-    void capture(std::vector<T>& out) const;
+    void capture(std::vector<T>& out);
+    void buildSources();
     void adjointSources(int n, const std::vector<T>& after, const std::vector<T>& before);
     void accumulateGradient(const std::vector<T>& after, const std::vector<T>& before);
     void cpmlEAdjoint();
@@ -115,6 +131,14 @@ private:
     typename solver::Tile<T>::FieldSet adj_;
     comm::ExchangeGroup mergedE_, mergedH_;
     std::vector<Point> points_;
+    PointSet cap_;                          ///< the capture list (points_)
+    PointSet src_;                          ///< where adjoint sources are added
+    std::map<std::pair<int, std::int64_t>, int> srcIndex_; ///< construction only
+    std::vector<int> srcOfPoint_;           ///< capture point -> its adjoint-source location (or -1)
+    std::vector<double> srcCoef_;           ///< Cb (E) or Db (H) at each source location, read after fill
+    std::vector<T> srcVal_, pVal_;
+    std::vector<typename solver::Tile<T>::Region> layerRegions_[2]; ///< reversible: H layers, E layers
+    device::Buffer<T> layerStage_;          ///< GPU staging of the interface layers
     int designPoints_ = 0;
     std::vector<std::int64_t> designCells_; ///< global linear index per owned design cell
     std::vector<int> designRegion_;
@@ -122,10 +146,7 @@ private:
     std::vector<Term> terms_;
     std::vector<double> pendingEnergy_;     ///< dJ/dE^n contributions carried to the previous step
     std::vector<T> capA_, capB_;
-    // CUDA: the capture list on the device and the gathered values
-    device::Buffer<int> pointComp_;
-    device::Buffer<std::int64_t> pointOff_;
-    device::Buffer<T> gathered_;
+
     // slab adjoint state
     struct SlabAdj {
         std::array<device::Buffer<T>, 2> psiE, psiH, w;

@@ -27,6 +27,24 @@ template <class T> struct GatherPoints {
     }
 };
 
+/// field[comp[n]][offset[n]] = in[n] (the locations are distinct, so the order does not matter).
+template <class T> struct ScatterPoints {
+    T* f0;
+    T* f1;
+    T* f2;
+    T* f3;
+    T* f4;
+    T* f5;
+    const int* comp;
+    const std::int64_t* offset;
+    const T* in;
+    YEE_HD YEE_FORCEINLINE void operator()(std::int64_t n) const {
+        const int c = comp[n];
+        T* f = c == 0 ? f0 : c == 1 ? f1 : c == 2 ? f2 : c == 3 ? f3 : c == 4 ? f4 : f5;
+        f[offset[n]] = in[n];
+    }
+};
+
 /// Sets *flag to 1 when a value of the launched cells is NaN or infinite (x - x is 0 only for finite x).
 /// Every writer stores the same value, so the unordered stores are harmless.
 template <class T> struct FlagNonFinite {

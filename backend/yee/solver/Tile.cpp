@@ -97,7 +97,121 @@ Tile<T>::Tile(std::shared_ptr<const Plan> plan, int index, device::Device& dev)
 
     buildExchanges(fwd_, Category::Halo, 0);
     allocateDetectors();
-    if (dev.isCuda()) nonFinite_ = Buffer<int>(dev, 1, Category::Staging);
+    if (dev.isCuda()) {
+        nonFinite_ = Buffer<int>(dev, 1, Category::Staging);
+        std::int64_t stage = 0;
+        for (const auto& d : dets_)
+            for (bool e : {false, true}) stage = std::max(stage, regionCells(detectorRegions(d, e)));
+        detStage_ = Buffer<T>(dev, stage, Category::Staging);
+    }
+}
+
+template <class T> std::int64_t Tile<T>::regionCells(const std::vector<Region>& rs) {
+    std::int64_t n = 0;
+    for (const Region& r : rs) n += r.box.empty() ? 0 : r.box.cells();
+    return n;
+}
+
+template <class T>
+void Tile<T>::download(FieldSet& s, const std::vector<Region>& rs, Buffer<T>& stage, std::vector<T>& host) {
+    host.resize(std::size_t(regionCells(rs)));
+    if (!dev_.isCuda()) {
+        std::size_t q = 0;
+        for (const Region& r : rs) {
+            const View<T> f = view(s, r.comp);
+            for (int k = r.box.lo[2]; k < r.box.hi[2]; ++k)
+                for (int j = r.box.lo[1]; j < r.box.hi[1]; ++j)
+                    for (int i = r.box.lo[0]; i < r.box.hi[0]; ++i) host[q++] = f(i, j, k);
+        }
+        return;
+    }
+    std::int64_t off = 0;
+    for (const Region& r : rs) {
+        if (r.box.empty()) continue;
+        launch(dev_, r.box, 1, kernels::PackFace<T>{view(s, r.comp), stage.data() + off, boxIndex(r.box)});
+        off += r.box.cells();
+    }
+    dev_.copy(host.data(), stage.data(), off * std::int64_t(sizeof(T)));
+}
+
+template <class T>
+void Tile<T>::upload(FieldSet& s, const std::vector<Region>& rs, Buffer<T>& stage, const std::vector<T>& host) {
+    if (!dev_.isCuda()) {
+        std::size_t q = 0;
+        for (const Region& r : rs) {
+            const View<T> f = view(s, r.comp);
+            for (int k = r.box.lo[2]; k < r.box.hi[2]; ++k)
+                for (int j = r.box.lo[1]; j < r.box.hi[1]; ++j)
+                    for (int i = r.box.lo[0]; i < r.box.hi[0]; ++i) f(i, j, k) = host[q++];
+        }
+        return;
+    }
+    const std::int64_t total = regionCells(rs);
+    dev_.copy(stage.data(), host.data(), total * std::int64_t(sizeof(T)));
+    std::int64_t off = 0;
+    for (const Region& r : rs) {
+        if (r.box.empty()) continue;
+        launch(dev_, r.box, 1, kernels::UnpackFace<T>{view(s, r.comp), stage.data() + off, boxIndex(r.box), 0, 0, 0});
+        off += r.box.cells();
+    }
+}
+
+template <class T> View<T> Tile<T>::regionView(T* base, const Box& box) {
+    View<T> v;
+    v.sy = box.extent(0);
+    v.sz = v.sy * box.extent(1);
+    // (i,j,k) -> base + (i - lo0) + sy (j - lo1) + sz (k - lo2): the origin (0,0,0) may lie outside the
+    // block, so it is formed as an address (only in-box indices are ever dereferenced).
+    const std::int64_t origin = box.lo[0] + v.sy * box.lo[1] + v.sz * box.lo[2];
+    v.p = reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(base) - std::uintptr_t(origin * std::int64_t(sizeof(T))));
+    return v;
+}
+
+template <class T> std::vector<typename Tile<T>::Region> Tile<T>::detectorRegions(const TileDetector<T>& d, bool energyE) const {
+    using DT = scene::DetectorType;
+    const DetectorPlan& dp = *d.plan;
+    std::vector<Region> rs;
+    if (dp.type == DT::Probe || d.own.empty()) return rs;
+    const Box own = toLocal(d.own, box_);
+    if (energyE) {
+        if (dp.type == DT::Energy)
+            for (int c = 0; c < 3; ++c) rs.push_back({c, own});
+        return rs;
+    }
+    switch (dp.type) {
+    case DT::Flux: {
+        // E on the plane; H on the plane and one cell below it (the average straddles the plane).
+        const int a = dp.normal, pa = (a + 1) % 3, qa = (a + 2) % 3;
+        Box below = own;
+        below.lo[a] -= 1;
+        rs = {{pa, own}, {qa, own}, {3 + pa, below}, {3 + qa, below}};
+        break;
+    }
+    case DT::Energy:
+        for (int c = 0; c < 6; ++c) rs.push_back({c, own});
+        break;
+    case DT::Phasor:
+        for (int c : dp.comps) rs.push_back({c, own});
+        break;
+    case DT::Snapshot:
+        for (int c : dp.comps) rs.push_back({c, own});
+        break;
+    default:
+        break;
+    }
+    return rs;
+}
+
+template <class T> void Tile<T>::detectorViews(const TileDetector<T>& d, bool energyE, View<T>* F) {
+    for (int c = 0; c < 6; ++c) F[c] = field(c);
+    if (!dev_.isCuda()) return;
+    const auto rs = detectorRegions(d, energyE);
+    download(fwd_, rs, detStage_, detHost_);
+    std::int64_t off = 0;
+    for (const Region& r : rs) {
+        F[r.comp] = regionView(detHost_.data() + off, r.box);
+        off += r.box.cells();
+    }
 }
 
 template <class T> Tile<T>::~Tile() = default;
@@ -499,7 +613,7 @@ template <class T> void Tile<T>::step(int n, comm::Communicator& comm, bool over
     pack(fwd_, 1);
     if (!comm.deviceMessages()) dev_.sync(); // host communicators read the packed faces now
     comm.exchangeStart(fwd_.groupH, phase);
-    saveEnergyE();
+    saveEnergyE(n);
     // ---- E^n -> E^{n+1}: curl of H^{n+1/2}; the low H halo is needed on the low faces ----
     if (overlap) {
         updateEWithPml(coreE_);
@@ -528,13 +642,15 @@ template <class T> void Tile<T>::finishPending(comm::Communicator& comm) {
     fwd_.pendingE = false;
 }
 
-template <class T> void Tile<T>::saveEnergyE() {
+template <class T> void Tile<T>::saveEnergyE(int n) {
+    (void)n;
     for (auto& d : dets_) {
         if (d.plan->type != scene::DetectorType::Energy || d.own.empty()) continue;
-        dev_.sync(); // host reads of device fields
+        View<T> F[6];
+        detectorViews(d, true, F);
         const std::int64_t cells = d.own.cells();
         for (int c = 0; c < 3; ++c) {
-            View<T> f = field(c);
+            View<T> f = F[c];
             std::int64_t idx = 0;
             for (int k = d.own.lo[2]; k < d.own.hi[2]; ++k)
                 for (int j = d.own.lo[1]; j < d.own.hi[1]; ++j)
@@ -549,7 +665,8 @@ template <class T> void Tile<T>::record(int n) {
     const double dt = plan_->dt;
     const double tE = (n + 1) * dt, tH = (n + 0.5) * dt;
     const auto L = [&](const Index3& g) { return Index3{g[0] - box_.lo[0], g[1] - box_.lo[1], g[2] - box_.lo[2]}; };
-    if (!dets_.empty()) dev_.sync(); // detectors read the fields on the host
+    // Detectors read the fields on the host: directly on CPU devices, through a download of just the
+    // cells they read on GPUs (detectorViews).
     for (auto& d : dets_) {
         const DetectorPlan& dp = *d.plan;
         const bool sample = (n + 1) % dp.every == 0;
@@ -559,8 +676,9 @@ template <class T> void Tile<T>::record(int n) {
             for (std::size_t q = 0; q < d.probeSlots.size(); ++q) {
                 const int slot = d.probeSlots[q];
                 const Index3 l = L(dp.points[slot]);
-                d.series[std::int64_t(s) * std::int64_t(d.probeSlots.size()) + std::int64_t(q)] =
-                    double(field(dp.comps[slot])(l[0], l[1], l[2]));
+                T v;
+                dev_.copy(&v, &field(dp.comps[slot])(l[0], l[1], l[2]), std::int64_t(sizeof(T)));
+                d.series[std::int64_t(s) * std::int64_t(d.probeSlots.size()) + std::int64_t(q)] = double(v);
             }
             continue;
         }
@@ -570,7 +688,9 @@ template <class T> void Tile<T>::record(int n) {
             // S_a = E_p Hbar_q - E_q Hbar_p on the E plane i0; Hbar averages H over the two half-cells
             // around the plane (the low one may be the H halo, valid after the H exchange).
             const int a = dp.normal, pa = (a + 1) % 3, qa = (a + 2) % 3;
-            View<T> ep = field(pa), eq = field(qa), hp = field(3 + pa), hq = field(3 + qa);
+            View<T> F[6];
+            detectorViews(d, false, F);
+            View<T> ep = F[pa], eq = F[qa], hp = F[3 + pa], hq = F[3 + qa];
             Index3 da{0, 0, 0};
             da[a] = 1;
             ExactSum acc;
@@ -611,6 +731,8 @@ template <class T> void Tile<T>::record(int n) {
             }
         } else if (dp.type == DT::Energy) {
             if (!sample || s >= dp.samples) continue;
+            View<T> F[6];
+            detectorViews(d, false, F);
             ExactSum acc;
             std::int64_t idx = 0;
             for (int k = d.own.lo[2]; k < d.own.hi[2]; ++k)
@@ -620,8 +742,8 @@ template <class T> void Tile<T>::record(int n) {
                         // Leapfrog-conserved energy centred at n+1/2: (eps E^n.E^{n+1} + mu |H^{n+1/2}|^2) / 2.
                         double u = 0;
                         for (int c = 0; c < 3; ++c) {
-                            const double e = field(c)(l[0], l[1], l[2]);
-                            const double h = field(3 + c)(l[0], l[1], l[2]);
+                            const double e = F[c](l[0], l[1], l[2]);
+                            const double h = F[3 + c](l[0], l[1], l[2]);
                             u += 0.5 * (d.eps[c * cells + idx] * d.prevE[c * cells + idx] * e +
                                         d.mu[c * cells + idx] * h * h);
                         }
@@ -633,6 +755,8 @@ template <class T> void Tile<T>::record(int n) {
             out[ExactSum::kWords] = acc.nonFinite() ? 1 : 0;
         } else if (dp.type == DT::Phasor) {
             const std::int64_t nl = std::int64_t(dp.omegas.size()), nc = std::int64_t(dp.comps.size());
+            View<T> F[6];
+            detectorViews(d, false, F);
             std::vector<std::complex<double>> wE(nl), wH(nl);
             for (std::int64_t w = 0; w < nl; ++w) {
                 wE[w] = std::polar(dt, dp.omegas[w] * tE);
@@ -645,7 +769,7 @@ template <class T> void Tile<T>::record(int n) {
                         const Index3 l = L({i, j, k});
                         for (std::int64_t c = 0; c < nc; ++c) {
                             const int comp = dp.comps[c];
-                            const double v = field(comp)(l[0], l[1], l[2]);
+                            const double v = F[comp](l[0], l[1], l[2]);
                             double* ph = d.phasor.data() + ((idx * nc + c) * nl) * 2;
                             for (std::int64_t w = 0; w < nl; ++w) {
                                 const auto& wt = comp < 3 ? wE[w] : wH[w];
@@ -660,8 +784,10 @@ template <class T> void Tile<T>::record(int n) {
             const std::int64_t pts = so.cells();
             if (pts <= 0) continue;
             const std::int64_t nc = std::int64_t(dp.comps.size());
+            View<T> F[6];
+            detectorViews(d, false, F);
             for (std::int64_t c = 0; c < nc; ++c) {
-                View<T> f = field(dp.comps[c]);
+                View<T> f = F[dp.comps[c]];
                 float* out = d.snap.data() + (std::int64_t(s) * nc + c) * pts;
                 std::int64_t idx = 0;
                 for (int k = so.lo[2]; k < so.hi[2]; ++k)

@@ -110,6 +110,23 @@ public:
     /// Build a field set's faces and exchange groups (tags offset by `tagBase`).
     void buildExchanges(FieldSet& s, device::Category cat, int tagBase);
 
+    // ---- moving parts of the fields between the device and the host ----
+    /// One component over a tile-local box (may include halo positions).
+    struct Region {
+        int comp = 0;
+        Box box;
+    };
+    static std::int64_t regionCells(const std::vector<Region>& rs);
+    /// Copy the regions of `s` to `host` (each region x-fastest, regions in order). On GPUs the regions
+    /// are packed on the device into `stage` (at least regionCells elements) and copied back in one
+    /// transfer; on CPU devices they are read directly.
+    void download(FieldSet& s, const std::vector<Region>& rs, device::Buffer<T>& stage, std::vector<T>& host);
+    /// The reverse: write `host` (laid out as download() writes it) into the regions of `s`.
+    void upload(FieldSet& s, const std::vector<Region>& rs, device::Buffer<T>& stage, const std::vector<T>& host);
+    /// A view of region r's values inside a downloaded block starting at `base`, indexed by the
+    /// tile-local (i,j,k) of r.box.
+    static View<T> regionView(T* base, const Box& box);
+
     /// CPML slabs of this tile (for the adjoint).
     struct Slab {
         tiling::PmlSlab slab;
@@ -146,7 +163,12 @@ private:
     };
 
     void allocateDetectors();
-    void saveEnergyE();
+    void saveEnergyE(int n);
+    /// Regions of the fields detector d reads when it records (E-only for the energy detector's E^n).
+    std::vector<Region> detectorRegions(const TileDetector<T>& d, bool energyE) const;
+    /// Views of the six components as detector d reads them: the device fields on CPU devices, a
+    /// downloaded copy of its regions on GPUs.
+    void detectorViews(const TileDetector<T>& d, bool energyE, View<T>* F);
     /// Forward H (E) update of box b fused with the CPML corrections of its cells, row by row: per cell
     /// the plain update, then the x, y, z corrections, exactly as separate passes would, with the row
     /// still in cache.
@@ -168,6 +190,8 @@ private:
     std::vector<Box> restH_, restE_;
     std::vector<TileDetector<T>> dets_;
     device::Buffer<int> nonFinite_; ///< CUDA: the divergence guard's flag word
+    device::Buffer<T> detStage_;    ///< CUDA: packed detector regions on their way to the host
+    std::vector<T> detHost_;        ///< CUDA: their host copy
 };
 
 extern template class Tile<float>;
