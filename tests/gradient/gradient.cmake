@@ -1,1 +1,2 @@
 yee_add_test(NAME gradient SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_gradient.cpp LABELS gradient TIMEOUT 1200)
+yee_add_test(NAME gpu_paths SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_gpu_paths.cpp LABELS "gradient;decomp" TIMEOUT 900)

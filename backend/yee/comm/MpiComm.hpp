@@ -122,6 +122,9 @@ public:
 
     /// The duplicated communicator used for halo traffic (for diagnostics; do not send on it).
     MPI_Comm haloComm() const { return halo_; }
+    /// The duplicated communicator used for collectives. Other collectives may run on it (NcclMpi.cpp
+    /// broadcasts the NCCL id there) when every rank calls them in the same order; no point-to-point traffic.
+    MPI_Comm collectiveComm() const { return coll_; }
 
     /// Largest single MPI message used by gather() and broadcast(); larger payloads are split. Default and
     /// maximum INT_MAX. Tests lower it to exercise the split paths. Must be equal on all ranks.

@@ -44,6 +44,12 @@ public:
     void setDryRun(bool on) { dryRun_ = on; }
 
     bool isCuda() const { return kind_ == DeviceKind::Cuda; }
+    /// True when data leaves device memory only in packed blocks (GPUs): detectors download their
+    /// cells, captures gather point lists, CPML corrections run as separate passes. A CPU device can be
+    /// told to take these paths too (setStagedPaths), which is how the GPU's data paths are tested
+    /// bit for bit on machines without a GPU.
+    bool staged() const { return kind_ == DeviceKind::Cuda || stagedPaths_; }
+    void setStagedPaths(bool on) { stagedPaths_ = on; }
     /// CUDA: the device's stream (a cudaStream_t); null on CPU devices and in dry runs.
     void* stream() const { return stream_; }
     /// Make this device current on the calling thread (CUDA: cudaSetDevice). No-op on CPU.
@@ -69,6 +75,7 @@ private:
     int threads_;
     std::int64_t capacity_;
     bool dryRun_ = false;
+    bool stagedPaths_ = false;
     unsigned stagger_ = 0;
     void* stream_ = nullptr;
     std::int64_t driverBaseline_ = 0;

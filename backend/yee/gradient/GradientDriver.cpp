@@ -239,7 +239,7 @@ GradientDriver<T>::GradientDriver(solver::Tile<T>& tile, const GradientPlan& gp)
         for (int which = 0; which < 2; ++which)
             for (const Layer& L : which == 0 ? layersH_ : layersE_)
                 for (int c : L.comps) layerRegions_[which].push_back({c, L.box});
-        if (dev.isCuda()) layerStage_ = Buffer<T>(dev, recordLen_, Category::Staging);
+        if (dev.staged()) layerStage_ = Buffer<T>(dev, recordLen_, Category::Staging);
         keptIndex_.assign(std::size_t(std::max(N, 1)), -1);
         for (int n = 0; n < N; ++n) {
             const bool keep = n < gp_.startAfter || (n - gp_.startAfter) % gp_.everyK == 0 || n == N - 1;
@@ -336,7 +336,7 @@ template <class T> void GradientDriver<T>::buildPoints() {
 
 template <class T> void GradientDriver<T>::preparePoints(PointSet& ps) {
     device::Device& dev = tile_.device();
-    if (!dev.isCuda()) return;
+    if (!dev.staged()) return;
     const std::int64_t n = std::int64_t(ps.pts.size());
     ps.comp = Buffer<int>(dev, n, Category::Staging);
     ps.off = Buffer<std::int64_t>(dev, n, Category::Staging);
@@ -352,7 +352,7 @@ template <class T>
 void GradientDriver<T>::gather(PointSet& ps, typename solver::Tile<T>::FieldSet& s, std::int64_t count, std::vector<T>& out) {
     out.resize(std::max(out.size(), std::size_t(count)));
     device::Device& dev = tile_.device();
-    if (!dev.isCuda()) {
+    if (!dev.staged()) {
         for (std::int64_t q = 0; q < count; ++q) {
             const Point& p = ps.pts[std::size_t(q)];
             out[std::size_t(q)] = s.f[std::size_t(p.comp)][p.off];
@@ -370,7 +370,7 @@ template <class T>
 void GradientDriver<T>::scatter(PointSet& ps, typename solver::Tile<T>::FieldSet& s, const std::vector<T>& in) {
     const std::int64_t n = std::int64_t(ps.pts.size());
     device::Device& dev = tile_.device();
-    if (!dev.isCuda()) {
+    if (!dev.staged()) {
         for (std::int64_t q = 0; q < n; ++q) {
             const Point& p = ps.pts[std::size_t(q)];
             s.f[std::size_t(p.comp)][p.off] = in[std::size_t(q)];

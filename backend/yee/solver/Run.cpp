@@ -506,8 +506,10 @@ std::unique_ptr<device::Device> makeDevice(const RunOptions& o, int t, int devic
         }
         return std::make_unique<device::Device>(device::DeviceKind::Cuda, id, 1, cap, dryRun);
     }
-    return std::make_unique<device::Device>(device::DeviceKind::Cpu, t, dryRun ? 1 : threadsOf(o, devices),
-                                            capacityOf(o, devices), dryRun);
+    auto dev = std::make_unique<device::Device>(device::DeviceKind::Cpu, t, dryRun ? 1 : threadsOf(o, devices),
+                                                capacityOf(o, devices), dryRun);
+    dev->setStagedPaths(o.gpuDataPaths);
+    return dev;
 }
 
 template <class T> RunResult runTyped(std::shared_ptr<const Plan> plan, const RunOptions& o) {
@@ -556,6 +558,7 @@ template <class T> Estimate estimateTyped(std::shared_ptr<const Plan> plan, cons
         const int id = o.backend == Backend::Cuda ? o.gpus.at(std::size_t(t) % o.gpus.size()) : t;
         device::Device dev(o.backend == Backend::Cuda ? device::DeviceKind::Cuda : device::DeviceKind::Cpu, id, 1,
                            std::numeric_limits<std::int64_t>::max() / 4, true);
+        dev.setStagedPaths(o.gpuDataPaths);
         {
             Tile<T> tile(plan, t, dev);
             if (o.gradient) gradient::GradientDriver<T> g(tile, gradient::makeGradientPlan(*plan));

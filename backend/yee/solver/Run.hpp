@@ -38,6 +38,7 @@ struct RunOptions {
     bool nccl = true;                 ///< GPUs in one process exchange halos over NCCL (false: LocalComm
                                       ///< through host-coherent memory; for comparison and builds without NCCL)
     std::string deviceNotice;         ///< why a requested GPU run fell back to CPU devices (empty: it did not)
+    bool gpuDataPaths = false;        ///< testing: CPU devices take the GPU's data paths (Device::staged)
     int threadsPerDevice = 0;         ///< 0 = host threads / devices
     std::int64_t deviceCapacity = 0;  ///< bytes per device; 0 = host memory / devices
     bool overlap = true;              ///< overlap halo exchange with interior updates

@@ -97,7 +97,7 @@ Tile<T>::Tile(std::shared_ptr<const Plan> plan, int index, device::Device& dev)
 
     buildExchanges(fwd_, Category::Halo, 0);
     allocateDetectors();
-    if (dev.isCuda()) {
+    if (dev.staged()) {
         nonFinite_ = Buffer<int>(dev, 1, Category::Staging);
         std::int64_t stage = 0;
         for (const auto& d : dets_)
@@ -115,7 +115,7 @@ template <class T> std::int64_t Tile<T>::regionCells(const std::vector<Region>& 
 template <class T>
 void Tile<T>::download(FieldSet& s, const std::vector<Region>& rs, Buffer<T>& stage, std::vector<T>& host) {
     host.resize(std::size_t(regionCells(rs)));
-    if (!dev_.isCuda()) {
+    if (!dev_.staged()) {
         std::size_t q = 0;
         for (const Region& r : rs) {
             const View<T> f = view(s, r.comp);
@@ -136,7 +136,7 @@ void Tile<T>::download(FieldSet& s, const std::vector<Region>& rs, Buffer<T>& st
 
 template <class T>
 void Tile<T>::upload(FieldSet& s, const std::vector<Region>& rs, Buffer<T>& stage, const std::vector<T>& host) {
-    if (!dev_.isCuda()) {
+    if (!dev_.staged()) {
         std::size_t q = 0;
         for (const Region& r : rs) {
             const View<T> f = view(s, r.comp);
@@ -204,7 +204,7 @@ template <class T> std::vector<typename Tile<T>::Region> Tile<T>::detectorRegion
 
 template <class T> void Tile<T>::detectorViews(const TileDetector<T>& d, bool energyE, View<T>* F) {
     for (int c = 0; c < 6; ++c) F[c] = field(c);
-    if (!dev_.isCuda()) return;
+    if (!dev_.staged()) return;
     const auto rs = detectorRegions(d, energyE);
     download(fwd_, rs, detStage_, detHost_);
     std::int64_t off = 0;
@@ -501,7 +501,7 @@ template <class T> void Tile<T>::updateEWithPml(const Box& b) {
         else make(e2, std::integral_constant<int, 2>{}, *sl);
     }
     auto rows = [&](const auto& main) {
-        if (dev_.isCuda()) {
+        if (dev_.staged()) {
             launch(dev_, b, threads_, main);
             slabPasses(dev_, e0, b);
             slabPasses(dev_, e1, b);
@@ -542,7 +542,7 @@ template <class T> void Tile<T>::updateHWithPml(const Box& b) {
             else make(h2, std::integral_constant<int, 2>{}, *sl);
         }
         const kernels::UpdateH<T, M> main{f[3], f[4], f[5], f[0], f[1], f[2], db(0), db(1), db(2), dbScalar_};
-        if (dev_.isCuda()) {
+        if (dev_.staged()) {
             launch(dev_, b, threads_, main);
             slabPasses(dev_, h0, b);
             slabPasses(dev_, h1, b);
@@ -805,7 +805,7 @@ template <class T> void Tile<T>::record(int n) {
 
 template <class T> bool Tile<T>::finite() const {
     const Index3 n = box_.extents();
-    if (dev_.isCuda()) {
+    if (dev_.staged()) {
         // On the GPU: one flag word, set by any non-finite owned value; read back once.
         dev_.sync();
         nonFinite_[0] = 0;
