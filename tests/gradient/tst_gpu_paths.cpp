@@ -61,6 +61,8 @@ private slots:
     void forwardBitIdentical();
     void gradientBitIdentical_data();
     void gradientBitIdentical();
+    void recorderTiersBitIdentical_data();
+    void recorderTiersBitIdentical();
 };
 
 void tst_GpuPaths::forwardBitIdentical_data() {
@@ -126,6 +128,36 @@ void tst_GpuPaths::gradientBitIdentical() {
             for (double x : g.data) norm = std::max(norm, std::abs(x));
         QVERIFY(norm > 0);
     }
+}
+
+void tst_GpuPaths::recorderTiersBitIdentical_data() {
+    QTest::addColumn<QString>("tier");
+    QTest::newRow("device") << "device";
+    QTest::newRow("host") << "host";
+    QTest::newRow("disk") << "disk";
+}
+
+/// The recorder's storage tiers with device-side records (puts and gets are copies on GPUs).
+void tst_GpuPaths::recorderTiersBitIdentical() {
+    QFETCH(QString, tier);
+    GradSceneOptions go;
+    go.lossy = false;
+    go.steps = 60;
+    scene::Scene s = gradScene(go);
+    s.gradient.method = scene::GradientMethod::Reversible;
+    scene::RecorderModule k, b;
+    k.module = "LinearReconstructEveryK";
+    k.k = 2;
+    b.module = "DtypeConversion";
+    b.dtype = "bfloat16";
+    s.gradient.recorder = {k, b};
+    s.gradient.tier = tier.toStdString();
+    s.gradient.transferInterval = 4;
+    s.gradient.ringBuffers = 3;
+    const solver::RunResult direct = runWith(s, {2, 1, 1}, solver::Precision::Float32, false, true);
+    const solver::RunResult staged = runWith(s, {2, 1, 1}, solver::Precision::Float32, true, true);
+    const std::string gdiff = gradientDiff(direct, staged);
+    QVERIFY2(gdiff.empty(), gdiff.c_str());
 }
 
 QTEST_GUILESS_MAIN(tst_GpuPaths)

@@ -6,12 +6,15 @@
 #include <unistd.h>
 
 #include "yee/core/Error.hpp"
+#include "yee/cuda/Runtime.hpp"
 
 namespace yee::gradient {
 
 RecordStore::RecordStore(device::Device& dev, std::int64_t recordBytes, int records, const std::string& tier,
                          int transferInterval, int ringBuffers, const std::string& diskDir)
-    : recordBytes_(recordBytes), records_(records), scales_(std::size_t(std::max(records, 0)), 1.0) {
+    : recordBytes_(recordBytes), records_(records), scales_(std::size_t(std::max(records, 0)), 1.0), dev_(&dev),
+      copies_(dev.staged()) {
+    if (copies_) readBuf_.resize(std::size_t(std::max<std::int64_t>(recordBytes, 0)));
     if (tier == "device" || records == 0 || recordBytes == 0) {
         all_ = device::Buffer<unsigned char>(dev, recordBytes * records, device::Category::Recorder);
         return;
@@ -35,7 +38,15 @@ RecordStore::RecordStore(device::Device& dev, std::int64_t recordBytes, int reco
     } else {
         host_.resize(std::size_t(backingBytes_));
     }
+    if (dev.isCuda()) {
+        copyStream_ = cuda::createStream(dev.id());
+        if (!disk_ && backingBytes_ > 0) {
+            cuda::pinHost(host_.data(), backingBytes_);
+            pinned_ = true;
+        }
+    }
     worker_ = std::thread([this] {
+        if (copyStream_) cuda::setDevice(dev_->id());
         for (;;) {
             Job job{};
             {
@@ -72,6 +83,15 @@ RecordStore::~RecordStore() {
         worker_.join();
     }
     if (file_) std::fclose(file_);
+    if (pinned_) cuda::unpinHost(host_.data());
+    if (copyStream_) cuda::destroyStream(dev_->id(), copyStream_);
+}
+
+void RecordStore::moveBytes(void* dst, const void* src, std::int64_t n) {
+    // Worker thread: on a GPU a DMA copy on the worker's own stream (the compute stream keeps running);
+    // elsewhere a plain copy.
+    if (copyStream_) cuda::copy(dst, src, n, copyStream_);
+    else std::memcpy(dst, src, std::size_t(n));
 }
 
 void RecordStore::submit(const Job& job) {
@@ -102,7 +122,7 @@ void RecordStore::store(int group, const unsigned char* src) {
         if (std::fseek(file_, long(first * recordBytes_), SEEK_SET) != 0 || std::fwrite(src, 1, std::size_t(n), file_) != std::size_t(n))
             throw RunError("gradient.storage: writing the recorder file failed");
     } else {
-        std::memcpy(host_.data() + first * recordBytes_, src, std::size_t(n));
+        moveBytes(host_.data() + first * recordBytes_, src, n);
     }
 }
 
@@ -113,7 +133,7 @@ void RecordStore::load(int group, unsigned char* dst) {
         if (std::fseek(file_, long(first * recordBytes_), SEEK_SET) != 0 || std::fread(dst, 1, std::size_t(n), file_) != std::size_t(n))
             throw RunError("gradient.storage: reading the recorder file failed");
     } else {
-        std::memcpy(dst, host_.data() + first * recordBytes_, std::size_t(n));
+        moveBytes(dst, host_.data() + first * recordBytes_, n);
     }
 }
 
@@ -142,8 +162,12 @@ int RecordStore::slotFor(int group, bool forLoad) {
 
 void RecordStore::put(int r, const unsigned char* data, double scale) {
     scales_[std::size_t(r)] = scale;
+    auto write = [&](unsigned char* dst) {
+        if (copies_) dev_->copy(dst, data, recordBytes_);
+        else std::memcpy(dst, data, std::size_t(recordBytes_));
+    };
     if (!staged_) {
-        std::memcpy(all_.data() + std::int64_t(r) * recordBytes_, data, std::size_t(recordBytes_));
+        write(all_.data() + std::int64_t(r) * recordBytes_);
         return;
     }
     const int g = groupOf(r);
@@ -153,7 +177,7 @@ void RecordStore::put(int r, const unsigned char* data, double scale) {
         writing_ = slotFor(g, false);
     }
     Slot& s = slots_[std::size_t(writing_)];
-    std::memcpy(s.data.data() + std::int64_t(r - g * interval_) * recordBytes_, data, std::size_t(recordBytes_));
+    write(s.data.data() + std::int64_t(r - g * interval_) * recordBytes_);
 }
 
 void RecordStore::finishWrites() {
@@ -165,7 +189,12 @@ void RecordStore::finishWrites() {
 
 const unsigned char* RecordStore::get(int r, double& scale) {
     scale = scales_[std::size_t(r)];
-    if (!staged_) return all_.data() + std::int64_t(r) * recordBytes_;
+    auto read = [&](const unsigned char* src) -> const unsigned char* {
+        if (!copies_) return src;
+        dev_->copy(readBuf_.data(), src, recordBytes_);
+        return readBuf_.data();
+    };
+    if (!staged_) return read(all_.data() + std::int64_t(r) * recordBytes_);
     finishWrites();
     const int g = groupOf(r);
     const int q = slotFor(g, true);
@@ -190,7 +219,7 @@ const unsigned char* RecordStore::get(int r, double& scale) {
     }
     Slot& s = slots_[std::size_t(q)];
     waitIdle(s);
-    return s.data.data() + std::int64_t(r - g * interval_) * recordBytes_;
+    return read(s.data.data() + std::int64_t(r - g * interval_) * recordBytes_);
 }
 
 } // namespace yee::gradient
