@@ -2,8 +2,14 @@
 /// ../shared/bench/meep_box.py: N^3 cells including 10-cell PML, eps = 2.25, one Ez dipole).
 /// Prints Mcell-updates/s in float32 and float64, the bytes each cell update moves, a read-modify-write
 /// bandwidth measured in this same run, and the resulting fraction of the memory roofline. With
-/// --tiles it also runs decomposed grids on emulated devices and prints their throughput ratio to the
+/// --decomposed it also runs decomposed grids on emulated devices and prints their throughput ratio to the
 /// single-domain run.
+///
+/// With --gpus LIST (`0`, `0,1`, `all`) the same box runs on CUDA GPUs instead (a larger grid, --gpu-n):
+/// Gcell-updates/s in float32 and float64 on the first listed GPU, the same bytes-per-cell model, the
+/// GPU's peak HBM bandwidth and the fraction of that roofline; with two or more GPUs also the box cut in
+/// x over all of them (NCCL and LocalComm halos). With --gradient, value-and-grad time and per-GPU peak
+/// memory on the waveguide scene on 1 GPU and on 2 GPUs. Without a GPU it says why and exits 0.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -15,6 +21,7 @@
 #include <omp.h>
 
 #include "yee/core/Error.hpp"
+#include "yee/cuda/Runtime.hpp"
 #include "yee/device/Device.hpp"
 #include "yee/scene/Scene.hpp"
 #include "yee/scene/SceneJson.hpp"
@@ -23,6 +30,16 @@
 using namespace yee;
 
 namespace {
+
+/// Values moved per cell update by the two sweeps (lossless, non-magnetic kernels):
+/// H: read+write H (6) + read E (3); E: read+write E (6) + read H (3) + read Cb (3) = 21 values.
+constexpr double kValuesPerCell = 21;
+double bytesPerCell(solver::Precision p) {
+    return kValuesPerCell * (p == solver::Precision::Float32 ? 4 : 8);
+}
+const char* precisionName(solver::Precision p) {
+    return p == solver::Precision::Float32 ? "float32" : "float64";
+}
 
 scene::Scene benchScene(int n, int pml, int steps) {
     scene::Scene s;
@@ -59,12 +76,14 @@ double rmwBandwidth(int threads) {
     float* pa = a.data();
     const float* pb = b.data();
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (std::size_t i = 0; i < n; ++i) pa[i] = 1.0f;
+    for (std::size_t i = 0; i < n; ++i)
+        pa[i] = 1.0f;
     double best = 0;
     for (int rep = 0; rep < 6; ++rep) {
         auto t0 = std::chrono::steady_clock::now();
 #pragma omp parallel for num_threads(threads) schedule(static)
-        for (std::size_t i = 0; i < n; ++i) pa[i] += 0.5f * pb[i];
+        for (std::size_t i = 0; i < n; ++i)
+            pa[i] += 0.5f * pb[i];
         double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         best = std::max(best, 3.0 * sizeof(float) * double(n) / s / 1e9);
     }
@@ -136,7 +155,8 @@ scene::Scene waveguideScene(double lengthUm, double durationFs) {
     return s;
 }
 
-double runOnce(const scene::Scene& s, solver::Precision p, std::array<int, 3> tiles, int steps, bool overlap) {
+double runOnce(const scene::Scene& s, solver::Precision p, std::array<int, 3> tiles, int steps,
+               bool overlap) {
     solver::RunOptions o = solver::RunOptions::fromScene(s);
     o.precision = p;
     o.tiles = tiles;
@@ -162,11 +182,12 @@ solver::RunResult runGradCase(const scene::Scene& s, int n, bool gradient) {
 void gradientBenchmark(double lengthUm, double durationFs) {
     scene::Scene s = waveguideScene(lengthUm, durationFs);
     const auto cells = s.gridCells();
-    std::printf("gradient benchmark: waveguide %dx%dx%d cells, %d steps, reversible + LinearReconstructEveryK(5) + "
-                "bfloat16\n",
-                cells[0], cells[1], cells[2], s.steps());
-    std::printf("%-8s %-14s %-14s %-16s %-14s %-12s %-12s\n", "devices", "fwd_s", "vjp_s", "vjp/fwd", "peak/dev_MiB",
-                "peak_ratio", "recorder_MiB");
+    std::printf(
+        "gradient benchmark: waveguide %dx%dx%d cells, %d steps, reversible + LinearReconstructEveryK(5) + "
+        "bfloat16\n",
+        cells[0], cells[1], cells[2], s.steps());
+    std::printf("%-8s %-14s %-14s %-16s %-14s %-12s %-12s\n", "devices", "fwd_s", "vjp_s", "vjp/fwd",
+                "peak/dev_MiB", "peak_ratio", "recorder_MiB");
     double single = 0;
     for (int n : {1, 2, 4}) {
         const solver::RunResult f = runGradCase(s, n, false);
@@ -176,15 +197,18 @@ void gradientBenchmark(double lengthUm, double durationFs) {
             peak = std::max(peak, d.memory.peakTotal);
             rec = std::max(rec, d.memory.peak[int(device::Category::Recorder)]);
         }
-        if (n == 1) single = double(peak);
+        if (n == 1)
+            single = double(peak);
         const double vjp = g.forwardSeconds + g.backwardSeconds;
-        std::printf("%-8d %-14.3f %-14.3f %-16.3f %-14.2f %-12.3f %-12.2f\n", n, f.seconds, vjp, vjp / f.seconds,
-                    double(peak) / 1048576.0, double(peak) / (single / n), double(rec) / 1048576.0);
+        std::printf("%-8d %-14.3f %-14.3f %-16.3f %-14.2f %-12.3f %-12.2f\n", n, f.seconds, vjp,
+                    vjp / f.seconds, double(peak) / 1048576.0, double(peak) / (single / n),
+                    double(rec) / 1048576.0);
         for (const auto& d : g.devices) {
             std::printf("    %s peak %.2f MiB:", d.name.c_str(), double(d.memory.peakTotal) / 1048576.0);
             for (int c = 0; c < device::kCategoryCount; ++c)
                 if (d.memory.peak[c] > 0)
-                    std::printf(" %s=%.2f", device::categoryName(device::Category(c)), double(d.memory.peak[c]) / 1048576.0);
+                    std::printf(" %s=%.2f", device::categoryName(device::Category(c)),
+                                double(d.memory.peak[c]) / 1048576.0);
             std::printf("\n");
         }
     }
@@ -193,7 +217,8 @@ void gradientBenchmark(double lengthUm, double durationFs) {
         const solver::RunResult base = runGradCase(s, 1, true);
         const double b0 = base.backwardSeconds;
         const double r0 = double(base.devices[0].memory.peak[int(device::Category::Recorder)]);
-        std::printf("%-6s %-9s %-5s %-18s %-16s\n", "tier", "interval", "ring", "backward/device", "recorder_MiB");
+        std::printf("%-6s %-9s %-5s %-18s %-16s\n", "tier", "interval", "ring", "backward/device",
+                    "recorder_MiB");
         std::printf("%-6s %-9s %-5s %-18.3f %-16.3f\n", "device", "-", "-", 1.0, r0 / 1048576.0);
         for (const char* tier : {"host", "disk"})
             for (int interval : {1, 8, 32})
@@ -203,8 +228,9 @@ void gradientBenchmark(double lengthUm, double durationFs) {
                     t.gradient.transferInterval = interval;
                     t.gradient.ringBuffers = ring;
                     const solver::RunResult g = runGradCase(t, 1, true);
-                    std::printf("%-6s %-9d %-5d %-18.3f %-16.3f\n", tier, interval, ring, g.backwardSeconds / b0,
-                                double(g.devices[0].memory.peak[int(device::Category::Recorder)]) / 1048576.0);
+                    std::printf(
+                        "%-6s %-9d %-5d %-18.3f %-16.3f\n", tier, interval, ring, g.backwardSeconds / b0,
+                        double(g.devices[0].memory.peak[int(device::Category::Recorder)]) / 1048576.0);
                 }
     }
     s.gradient.method = scene::GradientMethod::Checkpointed;
@@ -214,8 +240,173 @@ void gradientBenchmark(double lengthUm, double durationFs) {
         const solver::RunResult f = runGradCase(s, 1, false);
         const solver::RunResult g = runGradCase(s, 1, true);
         const double recompute = double(g.steps + g.recomputedSteps) / double(g.steps);
-        std::printf("checkpointed num_checkpoints=%d: recompute_factor %.3f vjp/fwd %.3f peak %.2f MiB\n", c, recompute,
-                    (g.forwardSeconds + g.backwardSeconds) / f.seconds, double(g.devices[0].memory.peakTotal) / 1048576.0);
+        std::printf("checkpointed num_checkpoints=%d: recompute_factor %.3f vjp/fwd %.3f peak %.2f MiB\n", c,
+                    recompute, (g.forwardSeconds + g.backwardSeconds) / f.seconds,
+                    double(g.devices[0].memory.peakTotal) / 1048576.0);
+    }
+}
+
+// ---- GPUs
+// ---------------------------------------------------------------------------------------------------------
+
+#if defined(YEE_HAVE_NCCL) && YEE_HAVE_NCCL
+constexpr bool kHaveNccl = true;
+#else
+constexpr bool kHaveNccl = false;
+#endif
+
+/// Options for a run with tile t of an Nx1x1 grid on gpus[t].
+solver::RunOptions gpuOptions(const scene::Scene& s, solver::Precision p, const std::vector<int>& gpus,
+                              bool nccl, bool gradient, int steps = -1) {
+    solver::RunOptions o = solver::RunOptions::fromScene(s);
+    o.precision = p;
+    o.backend = solver::Backend::Cuda;
+    o.gpus = gpus;
+    o.devices = int(gpus.size());
+    o.tiles = {int(gpus.size()), 1, 1};
+    o.nccl = nccl;
+    o.deviceNotice.clear();
+    o.gradient = gradient;
+    o.maxSteps = steps;
+    o.guardInterval = 1000000;
+    return o;
+}
+
+std::string gpuList(const std::vector<int>& gpus) {
+    std::string l;
+    for (int g : gpus) {
+        if (!l.empty())
+            l += ',';
+        l += std::to_string(g);
+    }
+    return l;
+}
+
+std::int64_t peakPerDevice(const solver::RunResult& r) {
+    std::int64_t m = 0;
+    for (const auto& d : r.devices)
+        m = std::max(m, d.memory.peakTotal);
+    return m;
+}
+
+/// Best Gcell-updates/s of `reps` runs (and the per-GPU ledger peak of the last).
+double bestGcells(const scene::Scene& s, const solver::RunOptions& o, int reps, std::int64_t& peak) {
+    double best = 0;
+    for (int r = 0; r < reps; ++r) {
+        const solver::RunResult res = solver::run(s, o);
+        if (!res.completed)
+            throw RunError("GPU run did not complete: " + res.status);
+        best = std::max(best, double(res.cellUpdates) / res.seconds / 1e9);
+        peak = peakPerDevice(res);
+    }
+    return best;
+}
+
+/// Forward throughput on the first listed GPU (and on all of them, cut in x, when there are several),
+/// against the HBM roofline with the CPU benchmark's bytes-per-cell model.
+void gpuForwardBenchmark(const std::vector<int>& gpus, int n, int steps, int pml, int reps, bool onlyF32) {
+    const std::vector<cuda::DeviceInfo> info = cuda::devices();
+    auto bandwidth = [&](int id) {
+        for (const auto& d : info)
+            if (d.id == id)
+                return d.peakBandwidthGBs;
+        return 0.0;
+    };
+    const scene::Scene s = benchScene(n, pml, steps);
+    std::printf("yee-bench gpu: %d^3 cells (PML %d on all faces), %d steps, best of %d\n", n, pml, steps,
+                reps);
+    // Warm-up: context creation, module loading and first-touch costs stay out of the measurements.
+    {
+        const scene::Scene w = benchScene(32, 5, 10);
+        for (int g : gpus)
+            (void)solver::run(w, gpuOptions(w, solver::Precision::Float32, {g}, false, false));
+    }
+    const std::vector<int> first{gpus[0]};
+    const double bw1 = bandwidth(gpus[0]);
+    for (int pi = 0; pi < (onlyF32 ? 1 : 2); ++pi) {
+        const auto prec = pi == 0 ? solver::Precision::Float32 : solver::Precision::Float64;
+        const double bytes = bytesPerCell(prec);
+        std::int64_t peak = 0;
+        const double g = bestGcells(s, gpuOptions(s, prec, first, false, false, steps), reps, peak);
+        const double fraction = bw1 > 0 ? g * 1e9 * bytes / (bw1 * 1e9) : 0;
+        std::printf(
+            "gpu:%d %s Gcell_per_s %.2f bytes_per_cell %.0f hbm_peak_GBps %.0f roofline_Gcell_per_s %.2f "
+            "roofline_fraction %.3f peak_MiB %.1f\n",
+            gpus[0], precisionName(prec), g, bytes, bw1, bw1 > 0 ? bw1 / bytes : 0.0, fraction,
+            double(peak) / 1048576.0);
+    }
+    if (gpus.size() < 2)
+        return;
+    double bwAll = 0;
+    for (int g : gpus)
+        bwAll += bandwidth(g);
+    const auto prec = solver::Precision::Float32;
+    std::int64_t peak = 0;
+    const double single = bestGcells(s, gpuOptions(s, prec, first, false, false, steps), reps, peak);
+    for (bool nccl : {true, false}) {
+        if (nccl && !kHaveNccl) {
+            std::printf("gpus:%s nccl: this build has no NCCL\n", gpuList(gpus).c_str());
+            continue;
+        }
+        const double g = bestGcells(s, gpuOptions(s, prec, gpus, nccl, false, steps), reps, peak);
+        std::printf("gpus:%s %dx1x1 %s float32 Gcell_per_s %.2f ratio_to_single %.3f roofline_fraction %.3f "
+                    "peak_per_gpu_MiB %.1f\n",
+                    gpuList(gpus).c_str(), int(gpus.size()), nccl ? "nccl" : "local", g, g / single,
+                    bwAll > 0 ? g * 1e9 * bytesPerCell(prec) / (bwAll * 1e9) : 0.0, double(peak) / 1048576.0);
+    }
+}
+
+/// Value-and-grad on the waveguide scene on 1 GPU and (with two or more listed) on 2 GPUs: time, per-GPU
+/// peak memory and their ratios.
+void gpuGradientBenchmark(const std::vector<int>& gpus, double lengthUm, double durationFs) {
+    const scene::Scene s = waveguideScene(lengthUm, durationFs);
+    const auto cells = s.gridCells();
+    std::printf(
+        "gpu gradient benchmark: waveguide %dx%dx%d cells, %d steps, reversible + LinearReconstructEveryK(5) "
+        "+ bfloat16, float32, halos over %s\n",
+        cells[0], cells[1], cells[2], s.steps(), kHaveNccl ? "NCCL" : "LocalComm");
+    {
+        const scene::Scene w = benchScene(32, 5, 10); // warm-up
+        for (int g : gpus)
+            (void)solver::run(w, gpuOptions(w, solver::Precision::Float32, {g}, false, false));
+    }
+    std::printf("%-8s %-10s %-10s %-10s %-10s %-14s %-14s\n", "gpus", "fwd_s", "vjp_s", "vjp/fwd", "drift",
+                "peak/gpu_MiB", "recorder_MiB");
+    double t1 = 0, m1 = 0;
+    for (int n : {1, 2}) {
+        if (int(gpus.size()) < n) {
+            std::printf("%-8d skipped: only %d GPU%s listed\n", n, int(gpus.size()),
+                        gpus.size() == 1 ? "" : "s");
+            continue;
+        }
+        const std::vector<int> use(gpus.begin(), gpus.begin() + n);
+        const solver::RunResult f =
+            solver::run(s, gpuOptions(s, solver::Precision::Float32, use, kHaveNccl, false));
+        const solver::RunResult g =
+            solver::run(s, gpuOptions(s, solver::Precision::Float32, use, kHaveNccl, true));
+        if (!f.completed || !g.completed)
+            throw RunError("GPU run did not complete: " + f.status + " / " + g.status);
+        std::int64_t rec = 0;
+        for (const auto& d : g.devices)
+            rec = std::max(rec, d.memory.peak[int(device::Category::Recorder)]);
+        const double vjp = g.forwardSeconds + g.backwardSeconds;
+        const double peak = double(peakPerDevice(g));
+        std::printf("%-8d %-10.3f %-10.3f %-10.3f %-10.2e %-14.2f %-14.2f\n", n, f.seconds, vjp,
+                    vjp / f.seconds, g.reconstructionDrift, peak / 1048576.0, double(rec) / 1048576.0);
+        for (const auto& d : g.devices) {
+            std::printf("    %s peak %.2f MiB:", d.name.c_str(), double(d.memory.peakTotal) / 1048576.0);
+            for (int c = 0; c < device::kCategoryCount; ++c)
+                if (d.memory.peak[c] > 0)
+                    std::printf(" %s=%.2f", device::categoryName(device::Category(c)),
+                                double(d.memory.peak[c]) / 1048576.0);
+            std::printf("\n");
+        }
+        if (n == 1) {
+            t1 = vjp;
+            m1 = peak;
+        } else {
+            std::printf("gpu_gradient t(2)/t(1) %.3f mem(2)/mem(1) %.3f\n", vjp / t1, peak / m1);
+        }
     }
 }
 
@@ -226,23 +417,44 @@ int main(int argc, char** argv) {
     int n = 128, steps = 200, pml = 10, reps = 3;
     bool decomposed = false, onlyF32 = false, gradient = false, forward = true;
     double wgLength = 6.0, wgDuration = 120.0;
-    std::string writeScene;
+    int gpuN = 384, gpuSteps = 200;
+    std::string writeScene, gpus;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
-        if (a == "--n") n = next();
-        else if (a == "--steps") steps = next();
-        else if (a == "--pml") pml = next();
-        else if (a == "--reps") reps = next();
-        else if (a == "--decomposed") decomposed = true;
-        else if (a == "--float32-only") onlyF32 = true;
-        else if (a == "--gradient") gradient = true;
-        else if (a == "--write-scene" && i + 1 < argc) writeScene = argv[++i];
-        else if (a == "--no-forward") forward = false;
-        else if (a == "--wg-length") wgLength = i + 1 < argc ? std::atof(argv[++i]) : wgLength;
-        else if (a == "--wg-duration") wgDuration = i + 1 < argc ? std::atof(argv[++i]) : wgDuration;
+        if (a == "--n")
+            n = next();
+        else if (a == "--steps")
+            steps = next();
+        else if (a == "--pml")
+            pml = next();
+        else if (a == "--reps")
+            reps = next();
+        else if (a == "--decomposed")
+            decomposed = true;
+        else if (a == "--float32-only")
+            onlyF32 = true;
+        else if (a == "--gradient")
+            gradient = true;
+        else if (a == "--write-scene" && i + 1 < argc)
+            writeScene = argv[++i];
+        else if (a == "--no-forward")
+            forward = false;
+        else if (a == "--wg-length")
+            wgLength = i + 1 < argc ? std::atof(argv[++i]) : wgLength;
+        else if (a == "--wg-duration")
+            wgDuration = i + 1 < argc ? std::atof(argv[++i]) : wgDuration;
+        else if (a == "--gpus" && i + 1 < argc)
+            gpus = argv[++i];
+        else if (a == "--gpu-n")
+            gpuN = next();
+        else if (a == "--gpu-steps")
+            gpuSteps = next();
         else {
-            std::fprintf(stderr, "usage: yee-bench [--n N] [--steps S] [--pml P] [--reps R] [--decomposed] [--float32-only] [--gradient] [--no-forward] [--wg-length UM] [--wg-duration FS] [--write-scene FILE]\n");
+            std::fprintf(stderr,
+                         "usage: yee-bench [--n N] [--steps S] [--pml P] [--reps R] [--decomposed] "
+                         "[--float32-only] [--gradient] [--no-forward] [--wg-length UM] [--wg-duration FS] "
+                         "[--write-scene FILE] [--gpus all|ID[,ID...] [--gpu-n N] [--gpu-steps S]]\n");
             return 2;
         }
     }
@@ -252,35 +464,60 @@ int main(int argc, char** argv) {
             scene::saveScene(benchScene(n, pml, steps), writeScene);
             return 0;
         }
-        if (gradient) gradientBenchmark(wgLength, wgDuration);
-        if (!forward) return 0;
+        if (!gpus.empty()) {
+            // GPU measurements replace the CPU ones.
+            solver::RunOptions sel;
+            solver::selectDevices(gpus == "all" ? "cuda:all" : "cuda:" + gpus, "--gpus", 1, sel);
+            if (sel.backend != solver::Backend::Cuda || sel.gpus.empty()) {
+                const std::string why = cuda::unavailableReason();
+                std::printf("yee-bench: --gpus %s: nothing measured: %s\n", gpus.c_str(),
+                            why.empty() ? sel.deviceNotice.c_str() : why.c_str());
+                return 0;
+            }
+            for (const auto& d : cuda::devices())
+                if (std::find(sel.gpus.begin(), sel.gpus.end(), d.id) != sel.gpus.end())
+                    std::printf("cuda:%d %s sm_%d%d %d SMs %.1f GiB hbm_peak_GBps %.0f\n", d.id,
+                                d.name.c_str(), d.major, d.minor, d.multiprocessors,
+                                double(d.totalBytes) / 1073741824.0, d.peakBandwidthGBs);
+            if (forward)
+                gpuForwardBenchmark(sel.gpus, gpuN, gpuSteps, pml, reps, onlyF32);
+            if (gradient)
+                gpuGradientBenchmark(sel.gpus, wgLength, wgDuration);
+            return 0;
+        }
+        if (gradient)
+            gradientBenchmark(wgLength, wgDuration);
+        if (!forward)
+            return 0;
         const int threads = device::hostThreads();
         const scene::Scene s = benchScene(n, pml, steps);
-        std::printf("yee-bench: %d^3 cells (PML %d on all faces), %d steps, %d threads\n", n, pml, steps, threads);
+        std::printf("yee-bench: %d^3 cells (PML %d on all faces), %d steps, %d threads\n", n, pml, steps,
+                    threads);
         const double bw = rmwBandwidth(threads);
         std::printf("rmw_bandwidth_GBps %.2f\n", bw);
-        // Bytes moved per cell update by the two sweeps (lossless, non-magnetic kernels):
-        // H: read+write H (6) + read E (3); E: read+write E (6) + read H (3) + read Cb (3) = 21 values.
-        const double valuesPerCell = 21;
         for (int pi = 0; pi < (onlyF32 ? 1 : 2); ++pi) {
             const auto prec = pi == 0 ? solver::Precision::Float32 : solver::Precision::Float64;
-            const double bytes = valuesPerCell * (pi == 0 ? 4 : 8);
+            const double bytes = bytesPerCell(prec);
             double best = 0;
-            for (int r = 0; r < reps; ++r) best = std::max(best, runOnce(s, prec, {1, 1, 1}, steps, true));
+            for (int r = 0; r < reps; ++r)
+                best = std::max(best, runOnce(s, prec, {1, 1, 1}, steps, true));
             const double roof = bw * 1e9 / bytes / 1e6;
-            std::printf("%s Mcell_per_s %.1f bytes_per_cell %.0f roofline_Mcell_per_s %.1f roofline_fraction %.3f\n",
-                        pi == 0 ? "float32" : "float64", best, bytes, roof, best / roof);
+            std::printf(
+                "%s Mcell_per_s %.1f bytes_per_cell %.0f roofline_Mcell_per_s %.1f roofline_fraction %.3f\n",
+                pi == 0 ? "float32" : "float64", best, bytes, roof, best / roof);
         }
         if (decomposed) {
             double single = 0, two = 0, twoSerial = 0;
             for (int r = 0; r < reps; ++r) {
                 single = std::max(single, runOnce(s, solver::Precision::Float32, {1, 1, 1}, steps, true));
                 two = std::max(two, runOnce(s, solver::Precision::Float32, {2, 1, 1}, steps, true));
-                twoSerial = std::max(twoSerial, runOnce(s, solver::Precision::Float32, {2, 1, 1}, steps, false));
+                twoSerial =
+                    std::max(twoSerial, runOnce(s, solver::Precision::Float32, {2, 1, 1}, steps, false));
             }
             std::printf("local_1x1x1 Mcell_per_s %.1f\n", single);
             std::printf("local_2x1x1 Mcell_per_s %.1f ratio_to_single %.3f\n", two, two / single);
-            std::printf("local_2x1x1_no_overlap Mcell_per_s %.1f ratio_to_single %.3f\n", twoSerial, twoSerial / single);
+            std::printf("local_2x1x1_no_overlap Mcell_per_s %.1f ratio_to_single %.3f\n", twoSerial,
+                        twoSerial / single);
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "yee-bench: error: %s\n", e.what());

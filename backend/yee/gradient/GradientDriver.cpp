@@ -600,7 +600,7 @@ template <class T> void GradientDriver<T>::exchange(comm::Communicator& comm, in
     if (merged) tile_.pack(tile_.forward(), field);
     tile_.pack(adj_, field);
     comm::ExchangeGroup& g = merged ? (field == 0 ? mergedE_ : mergedH_) : (field == 0 ? adj_.groupE : adj_.groupH);
-    if (!comm.deviceMessages()) tile_.device().sync();
+    if (solver::Tile<T>::hostStaged(comm, g)) tile_.device().sync();
     comm.exchangeStart(g, phase);
     comm.exchangeFinish(g);
     if (merged) tile_.unpack(tile_.forward(), field);

@@ -611,7 +611,7 @@ template <class T> void Tile<T>::step(int n, comm::Communicator& comm, bool over
     inject(1, n * dt); // magnetic-side plane-source corrections, E^n time
     // H^{n+1/2} valid on owned cells; low H halo stale.
     pack(fwd_, 1);
-    if (!comm.deviceMessages()) dev_.sync(); // host communicators read the packed faces now
+    if (hostStaged(comm, fwd_.groupH)) dev_.sync(); // host communicators read the packed faces now
     comm.exchangeStart(fwd_.groupH, phase);
     saveEnergyE(n);
     // ---- E^n -> E^{n+1}: curl of H^{n+1/2}; the low H halo is needed on the low faces ----
@@ -629,7 +629,7 @@ template <class T> void Tile<T>::step(int n, comm::Communicator& comm, bool over
     inject(0, (n + 0.5) * dt); // electric currents J^{n+1/2}
     // E^{n+1} valid on owned cells; high E halo stale until the exchange completes.
     pack(fwd_, 0);
-    if (!comm.deviceMessages()) dev_.sync();
+    if (hostStaged(comm, fwd_.groupE)) dev_.sync();
     comm.exchangeStart(fwd_.groupE, phase);
     fwd_.pendingE = true;
     if (!overlap) finishPending(comm);

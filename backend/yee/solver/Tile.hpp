@@ -107,6 +107,11 @@ public:
     /// Pack / unpack the E-type (0) or H-type (1) faces of a field set.
     void pack(FieldSet& s, int fieldGroup);
     void unpack(FieldSet& s, int fieldGroup);
+    /// True when `comm` reads this group's buffers on the host (so the device must finish packing
+    /// first): host communicators with something to send or receive.
+    static bool hostStaged(const comm::Communicator& comm, const comm::ExchangeGroup& g) {
+        return !comm.deviceMessages() && !(g.sends.empty() && g.recvs.empty());
+    }
     /// Build a field set's faces and exchange groups (tags offset by `tagBase`).
     void buildExchanges(FieldSet& s, device::Category cat, int tagBase);
 

@@ -1,0 +1,11 @@
+# GPU tests (CUDA, NCCL). Each test below is registered on its own lines, guarded by what it needs; every
+# test function skips at run time (QSKIP with the reason) when the machine has no GPU, or too few.
+
+# ---- tst_nccl: NcclComm / NcclHub (one thread per visible GPU); needs a CUDA + NCCL build ----------------
+if(YEE_HAVE_NCCL)
+  yee_add_test(NAME nccl SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_nccl.cpp LABELS gpu comm TIMEOUT 300)
+  set_target_properties(tst_nccl PROPERTIES AUTOMOC ON)
+endif()
+
+# ---- tst_gpu: the solver on CUDA GPUs; skips (saying why) without a GPU, its no-GPU test runs everywhere ----
+yee_add_test(NAME gpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_gpu.cpp LABELS gpu TIMEOUT 300)

@@ -1,0 +1,817 @@
+/// The solver on CUDA GPUs: forward runs equal to the CPU's (float tolerance; bit-identical expected,
+/// since the kernels are compiled without FMA contraction), decomposition over GPUs bit-identical to one
+/// GPU (NCCL and LocalComm halos), collective counts identical to the CPU run with the same tile grid,
+/// gradients against finite differences and the CPU gradient, the memory ledger against the estimate and
+/// against the driver. Every GPU test skips, saying why, where there is no GPU (or too few); the no-GPU
+/// behaviour test runs everywhere.
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "decomp/DecompScene.hpp"
+#include "decomp/ResultCompare.hpp"
+#include "gradient/GradScene.hpp"
+#include "yee/core/Error.hpp"
+#include "yee/cuda/Runtime.hpp"
+#include "yee/device/Device.hpp"
+#include "yee/solver/Run.hpp"
+
+using namespace yee;
+using namespace yee::testing;
+using comm::Kind;
+using comm::Phase;
+
+namespace {
+
+constexpr int kSteps = 200; ///< forward steps of the GPU scenes (decompScene: 24 x 20 x 16 cells)
+
+/// Why this machine cannot run a test needing `n` GPUs; empty when it can.
+std::string needGpus(int n) {
+    const int count = cuda::deviceCount();
+    if (count == 0)
+        return "no GPU: " + cuda::unavailableReason();
+    if (count < n)
+        return "needs " + std::to_string(n) + " GPUs, " + std::to_string(count) + " visible";
+    return {};
+}
+
+/// Skip the current test (with the reason) unless `n` GPUs are visible.
+#define REQUIRE_GPUS(n)                                                                                      \
+    do {                                                                                                     \
+        const std::string why_ = needGpus(n);                                                                \
+        if (!why_.empty())                                                                                   \
+            QSKIP(why_.c_str());                                                                             \
+    } while (0)
+
+/// Skip the current test unless libyee was built with NCCL (when `nccl` is asked for).
+#define REQUIRE_NCCL_IF(nccl)                                                                                \
+    do {                                                                                                     \
+        if ((nccl) && !kHaveNccl)                                                                            \
+            QSKIP("this build has no NCCL");                                                                 \
+    } while (0)
+
+#if defined(YEE_HAVE_NCCL) && YEE_HAVE_NCCL
+constexpr bool kHaveNccl = true;
+#else
+constexpr bool kHaveNccl = false;
+#endif
+
+/// Runs `body`, turning an escaping exception into a test failure (Qt Test would abort the whole
+/// executable). QVERIFY/QSKIP inside `body` work as in the test function itself.
+template <class F> void guarded(F&& body) {
+    try {
+        body();
+    } catch (const std::exception& e) {
+        QTest::qFail(("exception: " + std::string(e.what())).c_str(), __FILE__, __LINE__);
+    }
+}
+
+int tileCount(std::array<int, 3> t) {
+    return t[0] * t[1] * t[2];
+}
+
+/// Options for a run on GPUs 0..N-1, tile t on GPU t.
+solver::RunOptions gpuOptions(const scene::Scene& s, std::array<int, 3> tiles, solver::Precision p,
+                              bool nccl = true, bool gradient = false) {
+    solver::RunOptions o = solver::RunOptions::fromScene(s);
+    const int n = tileCount(tiles);
+    o.precision = p;
+    o.tiles = tiles;
+    o.backend = solver::Backend::Cuda;
+    o.gpus.clear();
+    for (int g = 0; g < n; ++g)
+        o.gpus.push_back(g);
+    o.devices = n;
+    o.nccl = nccl;
+    o.deviceNotice.clear();
+    o.gradient = gradient;
+    o.guardInterval = 16;
+    return o;
+}
+
+/// The same run on N emulated CPU devices (one per tile).
+solver::RunOptions cpuOptions(const scene::Scene& s, std::array<int, 3> tiles, solver::Precision p,
+                              bool gradient = false) {
+    solver::RunOptions o = solver::RunOptions::fromScene(s);
+    o.precision = p;
+    o.tiles = tiles;
+    o.backend = solver::Backend::Cpu;
+    o.gpus.clear();
+    o.devices = tileCount(tiles);
+    o.deviceNotice.clear();
+    o.gradient = gradient;
+    o.guardInterval = 16;
+    return o;
+}
+
+/// Runs and insists on completion (throws otherwise, which guarded() reports).
+solver::RunResult mustRun(const scene::Scene& s, const solver::RunOptions& o) {
+    solver::RunResult r = solver::run(s, o);
+    if (!r.completed)
+        throw std::runtime_error("run did not complete: " + r.status);
+    return r;
+}
+
+/// Largest relative difference of two results: per array, max |a - b| over max |a| of that array;
+/// detectors and objective in `detectors`, field snapshots (float32) in `snapshots`.
+struct Difference {
+    double detectors = 0;
+    double snapshots = 0;
+    std::string worst; ///< where the largest detector difference is
+    std::string error; ///< structural mismatch (shapes, counts); empty if none
+};
+
+Difference relativeDifference(const solver::RunResult& a, const solver::RunResult& b) {
+    Difference d;
+    auto rel = [](double err, double scale) {
+        if (err == 0)
+            return 0.0;
+        return scale > 0 ? err / scale : std::numeric_limits<double>::infinity();
+    };
+    if (a.detectors.size() != b.detectors.size()) {
+        d.error = "detector count differs";
+        return d;
+    }
+    for (std::size_t i = 0; i < a.detectors.size(); ++i) {
+        const auto& x = a.detectors[i];
+        const auto& y = b.detectors[i];
+        if (x.arrays.size() != y.arrays.size()) {
+            d.error = x.name + ": array count differs";
+            return d;
+        }
+        for (std::size_t q = 0; q < x.arrays.size(); ++q) {
+            const auto& u = x.arrays[q];
+            const auto& v = y.arrays[q];
+            if (u.shape != v.shape || u.data.size() != v.data.size()) {
+                d.error = x.name + "/" + u.name + ": shape differs";
+                return d;
+            }
+            double scale = 0, err = 0;
+            for (std::size_t k = 0; k < u.data.size(); ++k) {
+                scale = std::max(scale, std::abs(u.data[k]));
+                err = std::max(err, std::abs(u.data[k] - v.data[k]));
+            }
+            const double r = rel(err, scale);
+            if (!(r <= d.detectors)) { // also catches NaN
+                d.detectors = std::isnan(r) ? std::numeric_limits<double>::infinity() : r;
+                d.worst = x.name + "/" + u.name;
+            }
+        }
+    }
+    if (a.objective.has_value() != b.objective.has_value()) {
+        d.error = "objective presence differs";
+        return d;
+    }
+    if (a.objective) {
+        const double r = rel(std::abs(*a.objective - *b.objective), std::abs(*a.objective));
+        if (!(r <= d.detectors)) {
+            d.detectors = std::isnan(r) ? std::numeric_limits<double>::infinity() : r;
+            d.worst = "objective";
+        }
+    }
+    if (a.snapshots.size() != b.snapshots.size()) {
+        d.error = "snapshot count differs";
+        return d;
+    }
+    for (std::size_t i = 0; i < a.snapshots.size(); ++i) {
+        const auto& u = a.snapshots[i].data;
+        const auto& v = b.snapshots[i].data;
+        if (u.size() != v.size()) {
+            d.error = "snapshot " + a.snapshots[i].component + ": size differs";
+            return d;
+        }
+        double scale = 0, err = 0;
+        for (std::size_t k = 0; k < u.size(); ++k) {
+            scale = std::max(scale, double(std::abs(u[k])));
+            err = std::max(err, double(std::abs(u[k] - v[k])));
+        }
+        const double r = rel(err, scale);
+        d.snapshots = std::isnan(r) ? std::numeric_limits<double>::infinity() : std::max(d.snapshots, r);
+    }
+    return d;
+}
+
+/// Largest relative difference of two gradient lists (per region, over the region's max |g|).
+double gradientDifference(const std::vector<solver::NamedArray>& a, const std::vector<solver::NamedArray>& b,
+                          bool& identical) {
+    identical = a.size() == b.size();
+    if (a.size() != b.size())
+        return std::numeric_limits<double>::infinity();
+    double worst = 0;
+    for (std::size_t d = 0; d < a.size(); ++d) {
+        const auto& u = a[d].data;
+        const auto& v = b[d].data;
+        if (u.size() != v.size()) {
+            identical = false;
+            return std::numeric_limits<double>::infinity();
+        }
+        if (!u.empty() && std::memcmp(u.data(), v.data(), u.size() * sizeof(double)) != 0)
+            identical = false;
+        double scale = 0, err = 0;
+        for (std::size_t k = 0; k < u.size(); ++k) {
+            scale = std::max(scale, std::abs(u[k]));
+            err = std::max(err, std::abs(u[k] - v[k]));
+        }
+        const double r = err == 0 ? 0.0 : (scale > 0 ? err / scale : std::numeric_limits<double>::infinity());
+        worst = std::isnan(r) ? std::numeric_limits<double>::infinity() : std::max(worst, r);
+    }
+    return worst;
+}
+
+/// The largest |field| over all snapshots: the comparison means something only if the run did something.
+double maxField(const solver::RunResult& r) {
+    double m = 0;
+    for (const auto& sn : r.snapshots)
+        for (float v : sn.data)
+            m = std::max(m, double(std::abs(v)));
+    return m;
+}
+
+QString gridName(std::array<int, 3> t) {
+    return QString("%1x%2x%3").arg(t[0]).arg(t[1]).arg(t[2]);
+}
+
+} // namespace
+
+class tst_Gpu : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void forwardMatchesCpu_data();
+    void forwardMatchesCpu();
+    void decompositionBitIdentical_data();
+    void decompositionBitIdentical();
+    void collectiveCountsMatchCpu_data();
+    void collectiveCountsMatchCpu();
+    void tilesSharingOneGpu_data();
+    void tilesSharingOneGpu();
+    void gradientMatchesFdAndCpu_data();
+    void gradientMatchesFdAndCpu();
+    void ledgerPeakEqualsEstimate_data();
+    void ledgerPeakEqualsEstimate();
+    void ledgerMatchesDriver();
+    void noGpuBehaviour();
+};
+
+void tst_Gpu::initTestCase() {
+    const int n = cuda::deviceCount();
+    qInfo("CUDA build: %s, NCCL: %s, GPUs visible: %d%s%s, YEE_CUDA_SYNC=%s", cuda::built() ? "yes" : "no",
+          kHaveNccl ? "yes" : "no", n, n == 0 ? " - " : "", n == 0 ? cuda::unavailableReason().c_str() : "",
+          cuda::syncEveryLaunch() ? "1" : "0");
+    for (const auto& d : cuda::devices())
+        qInfo("  cuda:%d %s sm_%d%d, %d SMs, %.1f GiB (%.1f GiB free), peak %.0f GB/s", d.id, d.name.c_str(),
+              d.major, d.minor, d.multiprocessors, double(d.totalBytes) / 1073741824.0,
+              double(d.freeBytes) / 1073741824.0, d.peakBandwidthGBs);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Forward: one GPU against the CPU.
+
+void tst_Gpu::forwardMatchesCpu_data() {
+    QTest::addColumn<bool>("f64");
+    QTest::addColumn<double>("tol");
+    QTest::newRow("float32") << false << 1e-5;
+    QTest::newRow("float64") << true << 1e-12;
+}
+
+void tst_Gpu::forwardMatchesCpu() {
+    QFETCH(bool, f64);
+    QFETCH(double, tol);
+    REQUIRE_GPUS(1);
+    guarded([&] {
+        const scene::Scene s = decompScene(kSteps);
+        const auto prec = f64 ? solver::Precision::Float64 : solver::Precision::Float32;
+        const solver::RunResult cpu = mustRun(s, cpuOptions(s, {1, 1, 1}, prec));
+        const solver::RunResult gpu = mustRun(s, gpuOptions(s, {1, 1, 1}, prec));
+        QCOMPARE(gpu.steps, kSteps);
+        QCOMPARE(gpu.cellUpdates, cpu.cellUpdates);
+        QCOMPARE(int(gpu.devices.size()), 1);
+        QVERIFY2(QString::fromStdString(gpu.devices[0].name).startsWith("cuda:"),
+                 gpu.devices[0].name.c_str());
+        QVERIFY(cpu.objective.has_value() && *cpu.objective != 0.0);
+        QVERIFY(maxField(cpu) > 1e-6);
+        const Difference d = relativeDifference(cpu, gpu);
+        QVERIFY2(d.error.empty(), d.error.c_str());
+        const std::string bits = bitDiff(cpu, gpu);
+        qInfo("%s: GPU vs CPU %s; largest relative difference: detectors %.3e (%s), fields %.3e; GPU %.3f s, "
+              "CPU %.3f s",
+              f64 ? "float64" : "float32",
+              bits.empty() ? "BIT-IDENTICAL" : ("not bit-identical (" + bits + ")").c_str(), d.detectors,
+              d.worst.empty() ? "-" : d.worst.c_str(), d.snapshots, gpu.seconds, cpu.seconds);
+        QVERIFY2(d.detectors <= tol, qPrintable(QString("detectors differ by %1 (> %2) at %3")
+                                                    .arg(d.detectors)
+                                                    .arg(tol)
+                                                    .arg(QString::fromStdString(d.worst))));
+        // Snapshots are stored as float32: allow the float rounding of a tiny double difference.
+        const double snapTol = std::max(tol, 2.4e-7);
+        QVERIFY2(d.snapshots <= snapTol,
+                 qPrintable(QString("fields differ by %1 (> %2)").arg(d.snapshots).arg(snapTol)));
+    });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Decomposition over GPUs: bit-identical to one GPU, with NCCL and with LocalComm halos.
+
+void tst_Gpu::decompositionBitIdentical_data() {
+    QTest::addColumn<int>("px");
+    QTest::addColumn<int>("py");
+    QTest::addColumn<int>("pz");
+    QTest::addColumn<bool>("f64");
+    QTest::addColumn<bool>("nccl");
+    QTest::addColumn<QString>("method"); ///< "" forward only, else a gradient method (gradScene)
+    const int grids[][3] = {{2, 1, 1}, {2, 2, 1}, {1, 2, 2}, {4, 1, 1}, {2, 2, 2}, {8, 1, 1}};
+    for (bool nccl : {true, false})
+        for (const auto& g : grids)
+            for (bool f64 : {false, true}) {
+                if (f64 && g[0] * g[1] * g[2] > 2)
+                    continue; // float64 on the smallest grid only
+                const QString name = QString("%1x%2x%3 %4 %5")
+                                         .arg(g[0])
+                                         .arg(g[1])
+                                         .arg(g[2])
+                                         .arg(f64 ? "f64" : "f32")
+                                         .arg(nccl ? "nccl" : "local");
+                QTest::newRow(qPrintable(name)) << g[0] << g[1] << g[2] << f64 << nccl << QString();
+            }
+    QTest::newRow("2x1x1 reversible f64 nccl") << 2 << 1 << 1 << true << true << "reversible";
+    QTest::newRow("2x1x1 checkpointed f32 local") << 2 << 1 << 1 << false << false << "checkpointed";
+    QTest::newRow("2x1x1 full f32 nccl") << 2 << 1 << 1 << false << true << "full";
+}
+
+void tst_Gpu::decompositionBitIdentical() {
+    QFETCH(int, px);
+    QFETCH(int, py);
+    QFETCH(int, pz);
+    QFETCH(bool, f64);
+    QFETCH(bool, nccl);
+    QFETCH(QString, method);
+    const std::array<int, 3> tiles{px, py, pz};
+    REQUIRE_GPUS(tileCount(tiles));
+    REQUIRE_NCCL_IF(nccl);
+    guarded([&] {
+        const auto prec = f64 ? solver::Precision::Float64 : solver::Precision::Float32;
+        const bool grad = !method.isEmpty();
+        scene::Scene s;
+        if (grad) {
+            GradSceneOptions go;
+            go.nx = 48;
+            go.lossy = method != "reversible";
+            go.steps = 40;
+            s = gradScene(go);
+            setGradientMethod(s, method.toStdString());
+        } else {
+            s = decompScene(kSteps);
+        }
+        const solver::RunResult one = mustRun(s, gpuOptions(s, {1, 1, 1}, prec, nccl, grad));
+        const solver::RunResult tiled = mustRun(s, gpuOptions(s, tiles, prec, nccl, grad));
+        QCOMPARE(int(tiled.devices.size()), tileCount(tiles));
+        for (std::size_t t = 0; t < tiled.devices.size(); ++t)
+            QCOMPARE(QString::fromStdString(tiled.devices[t].name), QString("cuda:%1").arg(t));
+        QVERIFY(one.objective.has_value() && *one.objective != 0.0);
+        if (!grad)
+            QVERIFY(maxField(one) > 1e-6);
+        const std::string diff = bitDiff(one, tiled);
+        QVERIFY2(diff.empty(), diff.c_str());
+        if (grad) {
+            bool identical = false;
+            const double rel = gradientDifference(one.gradients, tiled.gradients, identical);
+            QVERIFY(!one.gradients.empty());
+            QVERIFY2(
+                identical,
+                qPrintable(QString("gradients not bit-identical (largest relative difference %1)").arg(rel)));
+        }
+        qInfo("%s on %d GPUs (%s): bit-identical to 1 GPU; %.3f s vs %.3f s", qPrintable(gridName(tiles)),
+              tileCount(tiles), nccl ? "NCCL" : "LocalComm", tiled.seconds, one.seconds);
+    });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Collective counts: the GPU run talks exactly as often as the CPU run with the same tile grid.
+
+void tst_Gpu::collectiveCountsMatchCpu_data() {
+    QTest::addColumn<int>("px");
+    QTest::addColumn<int>("py");
+    QTest::addColumn<int>("pz");
+    QTest::addColumn<bool>("nccl");
+    QTest::addColumn<bool>("gradient");
+    const int grids[][3] = {{1, 1, 1}, {2, 1, 1}, {2, 2, 1}, {2, 2, 2}};
+    for (bool gradient : {false, true})
+        for (bool nccl : {true, false})
+            for (const auto& g : grids)
+                QTest::newRow(qPrintable(QString("%1x%2x%3 %4 %5")
+                                             .arg(g[0])
+                                             .arg(g[1])
+                                             .arg(g[2])
+                                             .arg(nccl ? "nccl" : "local")
+                                             .arg(gradient ? "reversible" : "forward")))
+                    << g[0] << g[1] << g[2] << nccl << gradient;
+}
+
+void tst_Gpu::collectiveCountsMatchCpu() {
+    QFETCH(int, px);
+    QFETCH(int, py);
+    QFETCH(int, pz);
+    QFETCH(bool, nccl);
+    QFETCH(bool, gradient);
+    const std::array<int, 3> tiles{px, py, pz};
+    REQUIRE_GPUS(tileCount(tiles));
+    REQUIRE_NCCL_IF(nccl);
+    guarded([&] {
+        scene::Scene s;
+        if (gradient) {
+            GradSceneOptions go;
+            go.nx = 48;
+            go.lossy = false;
+            go.steps = 40;
+            s = gradScene(go);
+            setGradientMethod(s, "reversible");
+        } else {
+            s = decompScene(48);
+        }
+        const auto prec = solver::Precision::Float32;
+        const solver::RunResult cpu = mustRun(s, cpuOptions(s, tiles, prec, gradient));
+        const solver::RunResult gpu = mustRun(s, gpuOptions(s, tiles, prec, nccl, gradient));
+        QCOMPARE(gpu.devices.size(), cpu.devices.size());
+        QCOMPARE(gpu.steps, cpu.steps);
+        QCOMPARE(gpu.recomputedSteps, cpu.recomputedSteps);
+        for (std::size_t d = 0; d < gpu.devices.size(); ++d) {
+            const comm::CommStats& g = gpu.devices[d].comm;
+            const comm::CommStats& c = cpu.devices[d].comm;
+            for (int p = 0; p < comm::kPhaseCount; ++p)
+                for (int k = 0; k < comm::kKindCount; ++k) {
+                    const auto ph = Phase(p);
+                    const auto kind = Kind(k);
+                    QVERIFY2(g.callsOf(ph, kind) == c.callsOf(ph, kind),
+                             qPrintable(QString("device %1 %2/%3: GPU %4 calls, CPU %5")
+                                            .arg(d)
+                                            .arg(comm::phaseName(ph))
+                                            .arg(comm::kindName(kind))
+                                            .arg(g.callsOf(ph, kind))
+                                            .arg(c.callsOf(ph, kind))));
+                }
+            // Halo payloads are fixed by the geometry: the same bytes whichever transport moves them.
+            for (int p = 0; p < comm::kPhaseCount; ++p)
+                QVERIFY2(g.bytesOf(Phase(p), Kind::HaloExchange) == c.bytesOf(Phase(p), Kind::HaloExchange),
+                         qPrintable(QString("device %1 %2 halo bytes: GPU %3, CPU %4")
+                                        .arg(d)
+                                        .arg(comm::phaseName(Phase(p)))
+                                        .arg(g.bytesOf(Phase(p), Kind::HaloExchange))
+                                        .arg(c.bytesOf(Phase(p), Kind::HaloExchange))));
+        }
+        if (!gradient) // pinned as in tst_decomposition: two grouped exchanges per forward step
+            for (const auto& d : gpu.devices)
+                QCOMPARE(d.comm.callsOf(Phase::Forward, Kind::HaloExchange), std::int64_t(2 * gpu.steps));
+    });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Several tiles on one GPU (gpus = {0, 0, ...}, LocalComm halos): the decomposition path on a machine with a
+// single GPU. Bit-identical to one tile, and the same collective counts as the CPU run with the same grid. If
+// the solver refuses a GPU listed twice (InputError), the test skips with its message.
+
+void tst_Gpu::tilesSharingOneGpu_data() {
+    QTest::addColumn<int>("px");
+    QTest::addColumn<int>("py");
+    QTest::addColumn<int>("pz");
+    QTest::addColumn<bool>("f64");
+    QTest::addColumn<QString>("method");
+    QTest::newRow("2x1x1 f32") << 2 << 1 << 1 << false << "";
+    QTest::newRow("2x1x1 f64") << 2 << 1 << 1 << true << "";
+    QTest::newRow("2x2x1 f32") << 2 << 2 << 1 << false << "";
+    QTest::newRow("1x2x2 f64") << 1 << 2 << 2 << true << "";
+    QTest::newRow("2x1x1 reversible f64") << 2 << 1 << 1 << true << "reversible";
+    QTest::newRow("2x1x1 checkpointed f32") << 2 << 1 << 1 << false << "checkpointed";
+}
+
+void tst_Gpu::tilesSharingOneGpu() {
+    QFETCH(int, px);
+    QFETCH(int, py);
+    QFETCH(int, pz);
+    QFETCH(bool, f64);
+    QFETCH(QString, method);
+    REQUIRE_GPUS(1);
+    guarded([&] {
+        const std::array<int, 3> tiles{px, py, pz};
+        const auto prec = f64 ? solver::Precision::Float64 : solver::Precision::Float32;
+        const bool grad = !method.isEmpty();
+        scene::Scene s;
+        if (grad) {
+            GradSceneOptions go;
+            go.nx = 48;
+            go.lossy = method != "reversible";
+            go.steps = 40;
+            s = gradScene(go);
+            setGradientMethod(s, method.toStdString());
+        } else {
+            s = decompScene(kSteps);
+        }
+        solver::RunOptions shared = gpuOptions(s, tiles, prec, false, grad);
+        shared.gpus.assign(std::size_t(tileCount(tiles)), 0);
+        solver::RunResult tiled;
+        try {
+            tiled = solver::run(s, shared);
+        } catch (const InputError& e) {
+            QSKIP(qPrintable(QString("tiles sharing a GPU refused: ") + e.what()));
+        }
+        QVERIFY2(tiled.completed, tiled.status.c_str());
+        const solver::RunResult one = mustRun(s, gpuOptions(s, {1, 1, 1}, prec, false, grad));
+        const solver::RunResult cpu = mustRun(s, cpuOptions(s, tiles, prec, grad));
+        QVERIFY(one.objective.has_value() && *one.objective != 0.0);
+        const std::string diff = bitDiff(one, tiled);
+        QVERIFY2(diff.empty(), diff.c_str());
+        if (grad) {
+            bool identical = false;
+            const double rel = gradientDifference(one.gradients, tiled.gradients, identical);
+            QVERIFY(!one.gradients.empty());
+            QVERIFY2(
+                identical,
+                qPrintable(QString("gradients not bit-identical (largest relative difference %1)").arg(rel)));
+        }
+        QCOMPARE(tiled.devices.size(), cpu.devices.size());
+        for (std::size_t d = 0; d < tiled.devices.size(); ++d)
+            for (int p = 0; p < comm::kPhaseCount; ++p)
+                for (int k = 0; k < comm::kKindCount; ++k)
+                    QVERIFY2(tiled.devices[d].comm.calls[std::size_t(p)][std::size_t(k)] ==
+                                 cpu.devices[d].comm.calls[std::size_t(p)][std::size_t(k)],
+                             qPrintable(QString("device %1 %2/%3: GPU %4 calls, CPU %5")
+                                            .arg(d)
+                                            .arg(comm::phaseName(Phase(p)))
+                                            .arg(comm::kindName(Kind(k)))
+                                            .arg(tiled.devices[d].comm.calls[std::size_t(p)][std::size_t(k)])
+                                            .arg(cpu.devices[d].comm.calls[std::size_t(p)][std::size_t(k)])));
+        qInfo("%s tiles on one GPU (LocalComm): bit-identical to one tile; counts equal to CPU",
+              qPrintable(gridName(tiles)));
+    });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Gradients on one GPU: against central finite differences (GPU forward runs) and the CPU gradient.
+
+void tst_Gpu::gradientMatchesFdAndCpu_data() {
+    QTest::addColumn<QString>("method");
+    QTest::addColumn<bool>("lossy");
+    QTest::addColumn<double>("fdTol");
+    // Tolerances as in tst_gradient (the reversible float64 recorder in a lossless scene).
+    QTest::newRow("full lossy") << "full" << true << 1e-6;
+    QTest::newRow("checkpointed lossy") << "checkpointed" << true << 1e-6;
+    QTest::newRow("reversible f64 lossless") << "reversible" << false << 1e-4;
+}
+
+void tst_Gpu::gradientMatchesFdAndCpu() {
+    QFETCH(QString, method);
+    QFETCH(bool, lossy);
+    QFETCH(double, fdTol);
+    REQUIRE_GPUS(1);
+    guarded([&] {
+        GradSceneOptions go;
+        go.lossy = lossy;
+        scene::Scene s = gradScene(go);
+        setGradientMethod(s, method.toStdString());
+        const auto f64 = solver::Precision::Float64;
+        const solver::RunResult gpu = mustRun(s, gpuOptions(s, {1, 1, 1}, f64, true, true));
+        const solver::RunResult cpu = mustRun(s, cpuOptions(s, {1, 1, 1}, f64, true));
+        QVERIFY(gpu.objective.has_value() && cpu.objective.has_value());
+        QCOMPARE(int(gpu.gradients.size()), 2);
+        QCOMPARE(gpu.recomputedSteps, cpu.recomputedSteps);
+
+        // Against the CPU gradient.
+        bool identical = false;
+        const double relCpu = gradientDifference(cpu.gradients, gpu.gradients, identical);
+        const double relObj = std::abs(*gpu.objective - *cpu.objective) / std::abs(*cpu.objective);
+        qInfo("%s: GPU gradient vs CPU %s, largest relative difference %.3e; objective %.3e; GPU %.3f+%.3f s",
+              qPrintable(method), identical ? "BIT-IDENTICAL" : "not bit-identical", relCpu, relObj,
+              gpu.forwardSeconds, gpu.backwardSeconds);
+        QVERIFY2(relCpu <= 1e-10, qPrintable(QString("GPU gradient differs from CPU by %1").arg(relCpu)));
+        QVERIFY2(relObj <= 1e-10, qPrintable(QString("GPU objective differs from CPU by %1").arg(relObj)));
+
+        // Against central finite differences of GPU forward runs, at the three largest entries per region.
+        auto objectiveAt = [&](int d, std::size_t v, double value) {
+            scene::Scene t = s;
+            t.designs[std::size_t(d)].latent[v] = value;
+            return *mustRun(t, gpuOptions(t, {1, 1, 1}, f64, true, false)).objective;
+        };
+        const double h = 1e-4;
+        double worst = 0;
+        int checked = 0;
+        for (int d = 0; d < 2; ++d) {
+            const auto& g = gpu.gradients[std::size_t(d)].data;
+            QCOMPARE(g.size(), s.designs[std::size_t(d)].latent.size());
+            std::vector<std::size_t> idx(g.size());
+            for (std::size_t q = 0; q < idx.size(); ++q)
+                idx[q] = q;
+            std::sort(idx.begin(), idx.end(),
+                      [&](std::size_t a, std::size_t b) { return std::abs(g[a]) > std::abs(g[b]); });
+            for (int q = 0; q < 3 && q < int(idx.size()); ++q) {
+                const std::size_t v = idx[std::size_t(q)];
+                const double x = s.designs[std::size_t(d)].latent[v];
+                const double fd = (objectiveAt(d, v, x + h) - objectiveAt(d, v, x - h)) / (2 * h);
+                QVERIFY(std::abs(fd) > 0);
+                const double rel = std::abs(g[v] - fd) / std::abs(fd);
+                qInfo("%s design %d voxel %zu: GPU adjoint %.12e  fd %.12e  rel %.2e", qPrintable(method), d,
+                      v, g[v], fd, rel);
+                worst = std::max(worst, rel);
+                ++checked;
+            }
+        }
+        QCOMPARE(checked, 6);
+        QVERIFY2(worst <= fdTol, qPrintable(QString("worst relative error %1 > %2").arg(worst).arg(fdTol)));
+    });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Memory: the per-device ledger's peak is the estimate's figure; the ledger agrees with the driver.
+
+void tst_Gpu::ledgerPeakEqualsEstimate_data() {
+    QTest::addColumn<int>("px");
+    QTest::addColumn<bool>("f64");
+    QTest::addColumn<QString>("method"); ///< "" forward (decompScene), else a gradient method (gradScene)
+    QTest::newRow("forward f32") << 1 << false << "";
+    QTest::newRow("forward f64") << 1 << true << "";
+    QTest::newRow("full f64") << 1 << true << "full";
+    QTest::newRow("checkpointed f32") << 1 << false << "checkpointed";
+    QTest::newRow("reversible f32") << 1 << false << "reversible";
+    QTest::newRow("forward f32 2 GPUs") << 2 << false << "";
+    QTest::newRow("reversible f64 2 GPUs") << 2 << true << "reversible";
+}
+
+void tst_Gpu::ledgerPeakEqualsEstimate() {
+    QFETCH(int, px);
+    QFETCH(bool, f64);
+    QFETCH(QString, method);
+    REQUIRE_GPUS(px);
+    guarded([&] {
+        const bool grad = !method.isEmpty();
+        scene::Scene s;
+        if (grad) {
+            GradSceneOptions go;
+            go.nx = 48;
+            go.lossy = method != "reversible";
+            go.steps = 40;
+            s = gradScene(go);
+            setGradientMethod(s, method.toStdString());
+        } else {
+            s = decompScene(16);
+        }
+        const auto prec = f64 ? solver::Precision::Float64 : solver::Precision::Float32;
+        const solver::RunOptions o = gpuOptions(s, {px, 1, 1}, prec, kHaveNccl, grad);
+        const solver::Estimate e = solver::estimate(s, o);
+        const solver::RunResult r = mustRun(s, o);
+        QCOMPARE(e.devices.size(), r.devices.size());
+        for (std::size_t d = 0; d < e.devices.size(); ++d) {
+            const auto& est = e.devices[d].memory;
+            const auto& got = r.devices[d].memory;
+            qInfo("device %zu (%s): estimate %lld B, ledger peak %lld B", d, r.devices[d].name.c_str(),
+                  (long long)est.peakTotal, (long long)got.peakTotal);
+            QVERIFY(got.peakTotal > 0);
+            QCOMPARE(got.peakTotal, est.peakTotal);
+            for (int c = 0; c < device::kCategoryCount; ++c)
+                QVERIFY2(got.peak[c] == est.peak[c],
+                         qPrintable(QString("device %1 %2: ledger %3 vs estimate %4")
+                                        .arg(d)
+                                        .arg(device::categoryName(device::Category(c)))
+                                        .arg(got.peak[c])
+                                        .arg(est.peak[c])));
+        }
+    });
+}
+
+void tst_Gpu::ledgerMatchesDriver() {
+    REQUIRE_GPUS(1);
+    guarded([&] {
+        device::Device dev(device::DeviceKind::Cuda, 0, 1, 0);
+        QVERIFY(dev.isCuda());
+        QVERIFY(dev.stream() != nullptr);
+        QVERIFY(dev.capacity() > 0);
+        constexpr std::int64_t MiB = std::int64_t(1) << 20;
+        std::vector<device::Buffer<char>> bufs;
+        // Odd sizes too: the driver rounds every allocation up to its page size (at most 2 MiB).
+        for (std::int64_t bytes :
+             {4 * MiB, 3 * MiB + 12345, 64 * MiB, std::int64_t(100), 256 * MiB, 17 * MiB + 1})
+            bufs.emplace_back(dev, bytes, device::Category::Staging);
+        dev.sync();
+        const std::int64_t n = std::int64_t(bufs.size());
+        const std::int64_t ledger = dev.ledger().currentTotal();
+        const std::int64_t driver = dev.driverUsedBytes();
+        qInfo("%lld allocations: ledger %lld B, driver %lld B, difference %lld B (allowed %lld B)",
+              (long long)n, (long long)ledger, (long long)driver, (long long)(driver - ledger),
+              (long long)(n * 2 * MiB));
+        QVERIFY(ledger > 0);
+        QVERIFY2(std::abs(driver - ledger) <= n * 2 * MiB,
+                 qPrintable(QString("driver %1 B vs ledger %2 B").arg(driver).arg(ledger)));
+        // Zeroed on allocation, and host-coherent after sync (the memory model of cuda/Runtime.hpp).
+        const auto& b = bufs[1];
+        bool zero = true;
+        for (std::int64_t i = 0; i < b.size(); i += 4093)
+            zero = zero && b[i] == 0;
+        QVERIFY2(zero && b[b.size() - 1] == 0, "a new GPU buffer is not zeroed");
+        for (std::int64_t i = 0; i < bufs[3].size(); ++i)
+            bufs[3][i] = char(i + 1);
+        dev.copy(bufs[0].data() + 5, bufs[3].data(), bufs[3].bytes());
+        dev.sync();
+        for (std::int64_t i = 0; i < bufs[3].size(); ++i)
+            QCOMPARE(int(bufs[0][i + 5]), int(char(i + 1)));
+        bufs.clear();
+        qInfo("after freeing: ledger %lld B, driver %lld B", (long long)dev.ledger().currentTotal(),
+              (long long)dev.driverUsedBytes());
+        QCOMPARE(dev.ledger().currentTotal(), std::int64_t(0));
+    });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Runs everywhere: what a GPU request does without a GPU (and, on a GPU machine, with one).
+
+void tst_Gpu::noGpuBehaviour() {
+    guarded([&] {
+        const int visible = cuda::deviceCount();
+        solver::RunOptions o;
+        solver::selectDevices("cuda:all", "run.devices", 2, o);
+        if (visible == 0) {
+            QVERIFY(!cuda::unavailableReason().empty());
+            QVERIFY(cuda::devices().empty());
+            QVERIFY(o.backend == solver::Backend::Cpu);
+            QVERIFY(o.gpus.empty());
+            QCOMPARE(o.devices, 2);
+            QVERIFY2(!o.deviceNotice.empty(), "no notice when falling back to CPU");
+            QVERIFY2(QString::fromStdString(o.deviceNotice).contains("run.devices"), o.deviceNotice.c_str());
+            qInfo("notice: %s", o.deviceNotice.c_str());
+            // A named GPU falls back the same way (there is none to check it against).
+            solver::RunOptions p;
+            solver::selectDevices("cuda:0,1", "--devices", 1, p);
+            QVERIFY(p.backend == solver::Backend::Cpu);
+            QVERIFY(!p.deviceNotice.empty());
+            // A scene asking for GPUs runs on the CPU and completes.
+            scene::Scene s = decompScene(8);
+            s.run.devices = "cuda:all";
+            const solver::RunOptions so = solver::RunOptions::fromScene(s);
+            QVERIFY(so.backend == solver::Backend::Cpu);
+            QVERIFY(!so.deviceNotice.empty());
+            const solver::RunResult r = solver::run(s, so);
+            QVERIFY2(r.completed, r.status.c_str());
+            QCOMPARE(QString::fromStdString(r.devices.at(0).name), QString("cpu:0"));
+            // Opening a GPU that is not there is an error, not a crash.
+            try {
+                device::Device dev(device::DeviceKind::Cuda, 0, 1, 0);
+                QFAIL("a CUDA device was opened on a machine without a GPU");
+            } catch (const RunError& e) {
+                qInfo("Device(Cuda, 0): %s", e.what());
+                QVERIFY(QString::fromStdString(e.what()).contains("cuda:0"));
+            }
+            // Asking the solver itself for a GPU is refused before anything runs (no silent CPU run).
+            solver::RunOptions c = solver::RunOptions::fromScene(s);
+            c.backend = solver::Backend::Cuda;
+            c.gpus = {0};
+            c.devices = 1;
+            try {
+                (void)solver::run(s, c);
+                QFAIL("a CUDA run without a GPU was accepted");
+            } catch (const InputError& e) {
+                qInfo("run(Backend::Cuda): %s", e.what());
+                QVERIFY2(QString::fromStdString(e.what()).startsWith("run.devices"), e.what());
+            }
+            // A dry-run CUDA device touches no GPU: estimates work anywhere.
+            device::Device dry(device::DeviceKind::Cuda, 0, 1, std::int64_t(1) << 30, true);
+            QVERIFY(dry.dryRun());
+            QCOMPARE(dry.driverUsedBytes(), std::int64_t(-1));
+        } else {
+            QVERIFY(cuda::unavailableReason().empty());
+            QVERIFY(o.backend == solver::Backend::Cuda);
+            QCOMPARE(int(o.gpus.size()), visible);
+            for (int g = 0; g < visible; ++g)
+                QCOMPARE(o.gpus[std::size_t(g)], g);
+            QVERIFY2(o.deviceNotice.empty(), o.deviceNotice.c_str());
+            // An id past the last GPU is an input error naming the field.
+            solver::RunOptions p;
+            try {
+                solver::selectDevices("cuda:" + std::to_string(visible), "run.devices", 1, p);
+                QFAIL("a GPU id that does not exist was accepted");
+            } catch (const InputError& e) {
+                QVERIFY2(QString::fromStdString(e.what()).startsWith("run.devices"), e.what());
+            }
+            scene::Scene s = decompScene(8);
+            solver::RunOptions c = solver::RunOptions::fromScene(s);
+            c.backend = solver::Backend::Cuda;
+            c.gpus = {visible};
+            c.devices = 1;
+            try {
+                (void)solver::run(s, c);
+                QFAIL("a run on a GPU that does not exist was accepted");
+            } catch (const InputError& e) {
+                QVERIFY2(QString::fromStdString(e.what()).startsWith("run.devices"), e.what());
+            }
+            try {
+                device::Device dev(device::DeviceKind::Cuda, visible, 1, 0);
+                QFAIL("a CUDA device past the last GPU was opened");
+            } catch (const RunError& e) {
+                qInfo("Device(Cuda, %d): %s", visible, e.what());
+            }
+        }
+    });
+}
+
+QTEST_APPLESS_MAIN(tst_Gpu)
+#include "tst_gpu.moc"
