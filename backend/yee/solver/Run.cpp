@@ -531,9 +531,13 @@ template <class T> RunResult runTyped(std::shared_ptr<const Plan> plan, const Ru
         tr();
     };
 #if YEE_HAVE_NCCL
-    if (o.backend == Backend::Cuda && o.nccl && N > 1) {
-        std::vector<int> ids;
-        for (auto& d : devs) ids.push_back(d->id());
+    std::vector<int> ids;
+    for (auto& d : devs) ids.push_back(d->id());
+    std::vector<int> distinct = ids;
+    std::sort(distinct.begin(), distinct.end());
+    // NCCL needs one GPU per rank; tiles sharing a GPU exchange through LocalComm.
+    if (o.backend == Backend::Cuda && o.nccl && N > 1 &&
+        std::adjacent_find(distinct.begin(), distinct.end()) == distinct.end()) {
         comm::NcclHub hub(ids);
         hub.run([&](comm::NcclComm& c) { body(c); });
         return std::move(perRank[0]);
