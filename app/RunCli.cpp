@@ -53,13 +53,11 @@ std::array<int, 3> parseTiles(const std::string& text) {
     return t;
 }
 
-int parseDevices(const std::string& text) {
-    const std::string prefix = "cpu:";
-    auto n =
-        text.rfind(prefix, 0) == 0 ? positiveInt(std::string_view(text).substr(prefix.size())) : std::nullopt;
-    if (!n)
-        throw InputError("--devices: expected cpu:N with N >= 1, got '" + text + "'");
-    return *n;
+std::string parseDevices(const std::string& text) {
+    // The solver's own parser, on scratch options: one syntax for run.devices and --devices.
+    solver::RunOptions scratch;
+    solver::selectDevices(text, "--devices", 1, scratch);
+    return text;
 }
 
 RunArgs parseRunArgs(const std::vector<std::string>& args) {
@@ -107,6 +105,8 @@ RunArgs parseRunArgs(const std::vector<std::string>& args) {
             flag(r.version);
         else if (name == "--help" || name == "-h")
             flag(r.help);
+        else if (name == "--list-devices")
+            flag(r.listDevices);
         else if (name == "--tiles")
             r.tiles = parseTiles(value());
         else if (name == "--devices")
@@ -152,7 +152,7 @@ RunArgs parseRunArgs(const std::vector<std::string>& args) {
         } else
             throw InputError("unknown option '" + name + "' (see yee-run --help)");
     }
-    if (r.help || r.version)
+    if (r.help || r.version || r.listDevices)
         return r;
     // Export options only with --export; restart options only with a run.
     if (r.exportDir.empty()) {
@@ -185,12 +185,17 @@ std::string defaultSnapshotsDir(const std::string& scenePath) {
 
 solver::RunOptions makeRunOptions(const scene::Scene& scene, const RunArgs& args) {
     solver::RunOptions o = solver::RunOptions::fromScene(scene);
-    if (args.tiles) {
+    // fromScene leaves a CPU choice without a notice only when the scene itself asks for CPU devices.
+    const bool sceneAsksForCpu = o.backend == solver::Backend::Cpu && o.deviceNotice.empty();
+    if (args.tiles)
         o.tiles = *args.tiles;
-        o.devices = args.tiles->at(0) * args.tiles->at(1) * args.tiles->at(2);
-    }
+    const int tiles = o.tiles[0] * o.tiles[1] * o.tiles[2];
     if (args.devices)
-        o.devices = *args.devices;
+        solver::selectDevices(*args.devices, "--devices", tiles, o);
+    else if (args.tiles && sceneAsksForCpu)
+        o.devices = tiles; // one emulated device per tile
+    else if (args.tiles)
+        solver::selectDevices(scene.run.devices, "run.devices", tiles, o); // GPU list, or fall back per tile
     if (args.precision)
         o.precision = *args.precision;
     if (args.noOverlap)
@@ -244,7 +249,15 @@ snapshots (VTKHDF, ParaView) atomically.
 Options:
   --check                 validate and print the memory estimate per device; run nothing, write nothing
   --tiles PXxPYxPZ        tile grid, e.g. 2x1x1 (default: the scene's run.tiles)
-  --devices cpu:N         emulated CPU devices, one tile each (default: number of tiles)
+  --devices LIST          where tiles run (default: the scene's run.devices; with --tiles alone, one
+                          emulated CPU device per tile):
+                            cpu:N          N emulated CPU devices, one tile each
+                            cuda, cuda:all every visible GPU, one tile each
+                            cuda:0,1       these GPUs (ids as --list-devices shows them)
+                          without a usable GPU (no GPU, no driver, or a build without CUDA) a GPU list
+                          runs on one emulated CPU device per tile, with a note on stderr
+  --list-devices          print the visible GPUs (memory, compute capability, bandwidth) or why there are
+                          none, and the host's threads and memory; run nothing
   --precision P           float32 or float64 (default: the scene's run.precision)
   --no-overlap            exchange halos after each update instead of overlapping them
   --grad                  also run the adjoint: write dJ/dlatent of every design to /gradient/<name>
@@ -263,7 +276,9 @@ Options:
   -h, --help              print this help and exit
 
 Under mpirun/srun with more than one rank, each rank runs one tile (MpiComm): the tile grid must have
-exactly as many tiles as ranks; only rank 0 prints and writes.
+exactly as many tiles as ranks; only rank 0 prints and writes. With a GPU device list each rank takes
+one GPU of the list, the (node-local rank modulo list length)-th, and the ranks exchange halos GPU to
+GPU over NCCL; a build without NCCL stages them through host memory over MPI (and says so).
 
 Exit codes:
   0  success

@@ -25,7 +25,7 @@ struct RunArgs {
     std::string scene;                          ///< SCENE.json (required unless help/version)
     bool check = false;                         ///< --check: validate and estimate only
     std::optional<std::array<int, 3>> tiles;    ///< --tiles PXxPYxPZ
-    std::optional<int> devices;                 ///< --devices cpu:N
+    std::optional<std::string> devices;         ///< --devices cpu:N | cuda | cuda:all | cuda:ID[,ID...]
     std::optional<solver::Precision> precision; ///< --precision float32|float64
     bool noOverlap = false;                     ///< --no-overlap
     bool gradient = false;                      ///< --grad: value and gradient (scene's "gradient" section)
@@ -35,6 +35,7 @@ struct RunArgs {
     bool quiet = false;                         ///< --quiet / -q
     bool version = false;                       ///< --version
     bool help = false;                          ///< --help / -h
+    bool listDevices = false;                   ///< --list-devices: print the GPUs and the host, run nothing
     // ---- restart files (forward runs) ----
     std::optional<int> checkpointEvery; ///< --checkpoint-every N: a restart file every N steps
     std::string checkpoint;             ///< --checkpoint FILE: restart file base (default <stem>.restart)
@@ -58,16 +59,21 @@ RunArgs parseRunArgs(const std::vector<std::string>& args);
 
 /// `PXxPYxPZ` with positive integers, e.g. "2x1x1". Throws InputError naming --tiles.
 std::array<int, 3> parseTiles(const std::string& text);
-/// `cpu:N` with N >= 1. Throws InputError naming --devices.
-int parseDevices(const std::string& text);
+/// A device list: `cpu:N` (N >= 1), `cuda`, `cuda:all` or `cuda:ID[,ID...]`; returns it unchanged.
+/// Checked with solver::selectDevices: a malformed list, a GPU listed twice, or (on a machine with GPUs)
+/// a GPU that does not exist throws InputError naming --devices. No GPU at all is not an error here (the
+/// run falls back to CPU devices, see makeRunOptions).
+std::string parseDevices(const std::string& text);
 
 /// `<scene stem>.results.h5` in the current directory.
 std::string defaultOutputPath(const std::string& scenePath);
 /// `<scene stem>.fields` in the current directory.
 std::string defaultSnapshotsDir(const std::string& scenePath);
 
-/// RunOptions::fromScene(scene) with the command-line overrides applied. --tiles without --devices
-/// sets one device per tile.
+/// RunOptions::fromScene(scene) with the command-line overrides applied. --devices goes through
+/// solver::selectDevices (field "--devices") once the tile grid is known, so a GPU list on a machine
+/// without a usable GPU falls back to one emulated CPU device per tile and sets deviceNotice. --tiles
+/// without --devices sets one CPU device per tile (a scene asking for GPUs keeps its GPU list).
 solver::RunOptions makeRunOptions(const scene::Scene& scene, const RunArgs& args);
 
 /// Number of ranks the launcher (mpirun, srun, hydra) started, from OMPI_COMM_WORLD_SIZE, PMI_SIZE or

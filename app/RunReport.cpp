@@ -125,6 +125,27 @@ std::string formatCommTable(const std::vector<solver::DeviceSummary>& devices) {
     return renderTable(header, rows, 2);
 }
 
+std::string formatDeviceList(const std::vector<cuda::DeviceInfo>& gpus, const std::string& unavailable,
+                             int hostThreads, std::int64_t hostMemoryBytes) {
+    auto gib = [](std::int64_t b) { return printf1("%.1f GiB", double(b) / (1024.0 * 1024.0 * 1024.0)); };
+    std::string out;
+    if (gpus.empty()) {
+        out = "GPUs: none; " + (unavailable.empty() ? std::string("no GPU") : unavailable) + "\n";
+    } else {
+        out = "GPUs: " + std::to_string(gpus.size()) + " (use with --devices cuda:ID[,ID...] or cuda:all)\n";
+        std::vector<std::vector<std::string>> rows;
+        for (const auto& g : gpus)
+            rows.push_back(
+                {"cuda:" + std::to_string(g.id), g.name, gib(g.totalBytes), gib(g.freeBytes),
+                 std::to_string(g.major) + "." + std::to_string(g.minor), std::to_string(g.multiprocessors),
+                 g.peakBandwidthGBs > 0 ? printf1("%.0f GB/s", g.peakBandwidthGBs) : std::string("-")});
+        out += renderTable({"device", "name", "memory", "free", "CC", "SMs", "bandwidth"}, rows, 2);
+    }
+    out += "Host: " + std::to_string(hostThreads) + " hardware thread" + (hostThreads == 1 ? "" : "s") +
+           ", " + gib(hostMemoryBytes) + " memory (emulated CPU devices: --devices cpu:N)\n";
+    return out;
+}
+
 std::string formatDuration(double seconds) {
     if (!std::isfinite(seconds) || seconds < 0)
         return "--";

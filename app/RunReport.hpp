@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "yee/cuda/Runtime.hpp"
 #include "yee/solver/Run.hpp"
 #include "yee/telemetry/Telemetry.hpp"
 
@@ -27,6 +28,12 @@ std::string formatMemoryTable(const std::vector<solver::DeviceSummary>& devices)
 /// Per-device collective counts: one row per device and phase in which any device communicated,
 /// columns halo_exchange, all_reduce, gather, broadcast, barrier and the bytes sent in that phase.
 std::string formatCommTable(const std::vector<solver::DeviceSummary>& devices);
+
+/// `yee-run --list-devices`: a table of the visible GPUs (`cuda:ID`, name, memory total and free in
+/// GiB, compute capability, multiprocessors, peak DRAM bandwidth), or one line with `unavailable` (why
+/// there are none) when `gpus` is empty; then one line for the host (threads, memory).
+std::string formatDeviceList(const std::vector<cuda::DeviceInfo>& gpus, const std::string& unavailable,
+                             int hostThreads, std::int64_t hostMemoryBytes);
 
 /// "1:02:03" / "2:03" / "--" for an unknown (non-finite or negative) duration in seconds.
 std::string formatDuration(double seconds);

@@ -1,7 +1,8 @@
 /// \file yee-run.cpp
 /// Headless runner: `yee-run [options] SCENE.json`. Validates the scene, prints the memory estimate,
-/// runs the forward simulation (LocalComm, or one tile per rank under mpirun/srun), and writes results
-/// and field snapshots atomically. Exit codes: see yee::cli::ExitCode.
+/// runs the forward simulation (LocalComm, or one tile per rank under mpirun/srun; emulated CPU devices
+/// or CUDA GPUs) and writes results and field snapshots atomically. `yee-run --list-devices` lists the
+/// GPUs and the host. Exit codes: see yee::cli::ExitCode.
 #include <algorithm>
 #include <atomic>
 #include <csignal>
@@ -12,12 +13,14 @@
 #include <memory>
 #include <string>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 #include "RunCli.hpp"
 #include "RunReport.hpp"
 #include "yee/bundle/Bundle.hpp"
 #include "yee/core/Error.hpp"
+#include "yee/cuda/Runtime.hpp"
 #include "yee/device/Device.hpp"
 #include "yee/io/ResultsWriter.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
@@ -26,6 +29,12 @@
 
 #ifdef YEE_HAVE_MPI
 #include "yee/comm/MpiComm.hpp"
+// One rank per GPU exchanging halos over NCCL needs the NCCL-over-MPI bootstrap (yee_mpi, CUDA + NCCL).
+#if defined(YEE_HAVE_CUDA) && defined(YEE_HAVE_NCCL) && __has_include("yee/comm/NcclMpi.hpp")
+#include "yee/comm/NcclComm.hpp"
+#include "yee/comm/NcclMpi.hpp"
+#define YEE_RUN_NCCL_MPI 1
+#endif
 #endif
 
 namespace fs = std::filesystem;
@@ -52,11 +61,20 @@ void installSignalHandlers() {
     sigaction(SIGTERM, &sa, nullptr);
 }
 
+std::string oneLine(std::string message) {
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    std::replace(message.begin(), message.end(), '\r', ' ');
+    return message;
+}
+
 void printError(const std::string& message) {
-    std::string oneLine = message;
-    std::replace(oneLine.begin(), oneLine.end(), '\n', ' ');
-    std::replace(oneLine.begin(), oneLine.end(), '\r', ' ');
-    std::fprintf(stderr, "yee-run: error: %s\n", oneLine.c_str());
+    std::fprintf(stderr, "yee-run: error: %s\n", oneLine(message).c_str());
+}
+
+/// Something the user should know that does not stop the run (e.g. a GPU request running on the CPU).
+void printNote(const std::string& message) {
+    std::fprintf(stderr, "yee-run: note: %s\n", oneLine(message).c_str());
+    std::fflush(stderr);
 }
 
 /// Refuses an output location that cannot be written, before hours of computing: the parent of
@@ -92,6 +110,7 @@ struct Launch {
     bool rank0 = true;
     comm::Communicator* communicator = nullptr; ///< MpiComm under mpirun/srun, else null (LocalComm)
     int ranksOnNode = 1;                        ///< MPI ranks sharing this host's cores and memory
+    int localRank = 0;                          ///< this rank among them (picks its GPU)
 };
 
 /// Everything decided before the run.
@@ -100,6 +119,8 @@ struct Plan {
     solver::RunOptions options;
     std::string output;
     std::string snapshotsDir;
+    std::vector<std::string> notes; ///< printed once (rank 0) on stderr before anything runs
+    int gpusListed = 0;             ///< MPI with GPUs: how many GPUs the device list names on this node
 };
 
 /// An exit code and, for failures, the one-line message to print.
@@ -136,12 +157,36 @@ Plan prepare(const cli::RunArgs& args, const Launch& launch) {
     p.scene = scene::loadScene(args.scene);
     p.options = cli::makeRunOptions(p.scene, args);
     p.options.communicator = launch.communicator;
+    if (!p.options.deviceNotice.empty())
+        p.notes.push_back(p.options.deviceNotice);
+    const bool gpus = p.options.backend == solver::Backend::Cuda;
+#ifndef YEE_HAVE_NCCL
+    if (gpus && !launch.communicator && p.options.gpus.size() > 1) {
+        p.options.nccl = false;
+        p.notes.push_back("this build has no NCCL: the GPUs exchange halos through host-coherent memory");
+    }
+#endif
+    if (launch.communicator && gpus) {
+        // One GPU per rank: the ranks of a node share the listed GPUs round-robin.
+        const std::vector<int> listed = p.options.gpus;
+        p.gpusListed = int(listed.size());
+        p.options.gpus = {listed[std::size_t(launch.localRank) % listed.size()]};
+        p.options.devices = 1;
+        if (launch.ranksOnNode > int(listed.size()))
+            p.notes.push_back(std::to_string(launch.ranksOnNode) + " ranks on this node share " +
+                              std::to_string(listed.size()) + " GPU" + (listed.size() == 1 ? "" : "s"));
+#ifndef YEE_RUN_NCCL_MPI
+        p.notes.push_back(
+            "this build has no NCCL: the ranks' GPUs exchange halos through host memory over MPI");
+#endif
+    }
     if (launch.communicator) {
         // Ranks on one host share its cores and memory: each rank's device gets its share, or the
         // ranks' threads fight over the cores (OpenMP spin-waits make that orders of magnitude slower).
+        // A GPU's capacity is its own memory (deviceCapacity 0: the GPU's free memory).
         if (p.options.threadsPerDevice <= 0)
             p.options.threadsPerDevice = std::max(1, device::hostThreads() / launch.ranksOnNode);
-        if (p.options.deviceCapacity <= 0)
+        if (p.options.deviceCapacity <= 0 && !gpus)
             p.options.deviceCapacity = device::hostMemoryBytes() / launch.ranksOnNode;
         const auto& t = p.options.tiles;
         const int tiles = t[0] * t[1] * t[2];
@@ -166,8 +211,12 @@ Plan prepare(const cli::RunArgs& args, const Launch& launch) {
     return p;
 }
 
-/// Prints the memory estimate (refusing a plan that does not fit) and, with --check, stops there.
+/// Prints the plan's notes (rank 0), the memory estimate (refusing a plan that does not fit) and, with
+/// --check, stops there.
 int estimate(const cli::RunArgs& args, const Launch& launch, const Plan& p) {
+    if (launch.rank0)
+        for (const auto& n : p.notes)
+            printNote(n);
     solver::Estimate e = solver::estimate(p.scene, p.options);
     if (launch.rank0 && (args.check || !args.quiet))
         std::printf("%s", cli::formatEstimate(e).c_str());
@@ -214,13 +263,15 @@ int execute(const cli::RunArgs& args, const Launch& launch, Plan& p) {
         if (result.objective)
             std::printf("objective: %.10g\n", *result.objective);
         if (!result.gradients.empty())
-            std::printf("gradient: %zu design region(s), reverse sweep %.2f s (value-and-grad / forward = %.2f)%s\n",
-                        result.gradients.size(), result.backwardSeconds,
-                        result.forwardSeconds > 0 ? (result.forwardSeconds + result.backwardSeconds) / result.forwardSeconds
-                                                  : 0.0,
-                        result.recomputedSteps > 0
-                            ? (", " + std::to_string(result.recomputedSteps) + " steps recomputed").c_str()
-                            : "");
+            std::printf(
+                "gradient: %zu design region(s), reverse sweep %.2f s (value-and-grad / forward = %.2f)%s\n",
+                result.gradients.size(), result.backwardSeconds,
+                result.forwardSeconds > 0
+                    ? (result.forwardSeconds + result.backwardSeconds) / result.forwardSeconds
+                    : 0.0,
+                result.recomputedSteps > 0
+                    ? (", " + std::to_string(result.recomputedSteps) + " steps recomputed").c_str()
+                    : "");
         if (!result.snapshots.empty())
             std::printf("snapshots: %s\n", p.snapshotsDir.c_str());
         std::fflush(stdout);
@@ -256,6 +307,16 @@ int exportOnly(const cli::RunArgs& args) {
     return o.code;
 }
 
+/// --list-devices: the visible GPUs (or why there are none) and the host.
+int listDevices() {
+    const std::vector<cuda::DeviceInfo> gpus = cuda::devices();
+    std::printf("%s", cli::formatDeviceList(gpus, gpus.empty() ? cuda::unavailableReason() : std::string(),
+                                            device::hostThreads(), device::hostMemoryBytes())
+                          .c_str());
+    std::fflush(stdout);
+    return cli::kExitOk;
+}
+
 /// The whole job in one process (LocalComm drives all tiles).
 int runLocal(const cli::RunArgs& args) {
     const Launch launch;
@@ -271,15 +332,17 @@ int runLocal(const cli::RunArgs& args) {
 }
 
 #ifdef YEE_HAVE_MPI
-/// Number of ranks on this host (MPI's shared-memory split of the world).
-int ranksOnThisNode() {
+/// This rank's place on its host: {rank among the host's ranks, number of them} (MPI's shared-memory
+/// split of the world).
+std::pair<int, int> placeOnThisNode() {
     MPI_Comm node = MPI_COMM_NULL;
-    int n = 1;
+    int r = 0, n = 1;
     if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_rank(node, &r);
         MPI_Comm_size(node, &n);
         MPI_Comm_free(&node);
     }
-    return std::max(1, n);
+    return {std::max(0, r), std::max(1, n)};
 }
 
 /// Makes every rank take the same decision after a local step: the worst exit code wins, and the
@@ -293,6 +356,29 @@ Outcome agree(const Outcome& mine, int rank, int size) {
     if (rank == firstFailing)
         report(mine);
     return {code, {}};
+}
+
+/// GPU ranks exchange halos over NCCL, which needs every rank on a GPU of its own; ranks that share GPUs
+/// (or a build without NCCL) stage them through host memory over MpiComm. Collective: every rank takes
+/// the same decision (`nccl`), and a job whose ranks disagree on having GPUs is refused on all of them.
+int chooseGpuExchange(const cli::RunArgs& args, const Launch& launch, Plan& plan, bool& nccl) {
+    const bool gpus = plan.options.backend == solver::Backend::Cuda;
+    int any[3] = {gpus ? 1 : 0, gpus ? 0 : 1, gpus && launch.ranksOnNode > plan.gpusListed ? 1 : 0};
+    MPI_Allreduce(MPI_IN_PLACE, any, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    const bool someGpu = any[0] != 0, someCpu = any[1] != 0, someShared = any[2] != 0;
+    if (someGpu && someCpu)
+        throw InputError(
+            std::string(args.devices ? "--devices" : "run.devices") +
+            ": some ranks see GPUs and others do not; run every rank on a GPU node, or ask for cpu:N");
+    nccl = false;
+#ifdef YEE_RUN_NCCL_MPI
+    nccl = gpus && !someShared;
+    if (gpus && someShared)
+        plan.notes.push_back("NCCL needs a GPU per rank: the ranks' halos go through host memory over MPI");
+#else
+    (void)someShared;
+#endif
+    return cli::kExitOk;
 }
 
 /// One tile per rank under mpirun/srun. Every rank validates; the ranks agree before anything that
@@ -314,16 +400,34 @@ int runMpi(int& argc, char**& argv, const cli::RunArgs& args) {
         mpi.reset();
         return runLocal(args);
     }
-    const Launch launch{rank == 0, mpi.get(), ranksOnThisNode()};
+    const auto [localRank, ranksOnNode] = placeOnThisNode();
+    const Launch launch{rank == 0, mpi.get(), ranksOnNode, localRank};
     Plan plan;
+    std::unique_ptr<comm::Communicator> gpuComm; // NcclComm of this rank's GPU; destroyed before `mpi`
     int code = agree(guarded([&] {
                          plan = prepare(args, launch);
                          return cli::kExitOk;
                      }),
                      rank, size)
                    .code;
+    bool nccl = false;
+    if (code == cli::kExitOk)
+        code = agree(guarded([&] { return chooseGpuExchange(args, launch, plan, nccl); }), rank, size).code;
     if (code == cli::kExitOk)
         code = agree(guarded([&] { return estimate(args, launch, plan); }), rank, size).code;
+#ifdef YEE_RUN_NCCL_MPI
+    if (code == cli::kExitOk && !args.check && nccl) {
+        // The run's halos go GPU to GPU over NCCL; MpiComm stays for what yee-run does itself.
+        // ncclFromMpi is collective and agrees on failure (every rank throws), so the ranks end together.
+        code = agree(guarded([&] {
+                         gpuComm = comm::ncclFromMpi(*mpi, plan.options.gpus.front());
+                         plan.options.communicator = gpuComm.get();
+                         return cli::kExitOk;
+                     }),
+                     rank, size)
+                   .code;
+    }
+#endif
     if (code == cli::kExitOk && !args.check) {
         Outcome o = guarded([&] { return execute(args, launch, plan); });
         // An exception inside the run may leave peers waiting in a collective: end the whole job.
@@ -332,6 +436,8 @@ int runMpi(int& argc, char**& argv, const cli::RunArgs& args) {
         report(o);
         code = o.code;
     }
+    plan.options.communicator = nullptr;
+    gpuComm.reset();
     mpi.reset();
     return code;
 }
@@ -358,6 +464,8 @@ int main(int argc, char** argv) {
         std::printf("yee-run %s\n", YEE_VERSION);
         return cli::kExitOk;
     }
+    if (args.listDevices)
+        return listDevices();
     if (!args.exportDir.empty())
         return exportOnly(args);
     if (cli::launcherRanks() <= 1)

@@ -31,6 +31,17 @@ using namespace yee;
 
 namespace {
 
+/// One line per device: peak memory and its categories (MiB).
+void printPeaks(const std::vector<solver::DeviceSummary>& devices) {
+    for (const auto& d : devices) {
+        std::printf("    %s peak %.2f MiB:", d.name.c_str(), double(d.memory.peakTotal) / 1048576.0);
+        for (int c = 0; c < device::kCategoryCount; ++c)
+            if (d.memory.peak[c] > 0)
+                std::printf(" %s=%.2f", device::categoryName(device::Category(c)), double(d.memory.peak[c]) / 1048576.0);
+        std::printf("\n");
+    }
+}
+
 /// Values moved per cell update by the two sweeps (lossless, non-magnetic kernels):
 /// H: read+write H (6) + read E (3); E: read+write E (6) + read H (3) + read Cb (3) = 21 values.
 constexpr double kValuesPerCell = 21;
@@ -203,14 +214,7 @@ void gradientBenchmark(double lengthUm, double durationFs) {
         std::printf("%-8d %-14.3f %-14.3f %-16.3f %-14.2f %-12.3f %-12.2f\n", n, f.seconds, vjp,
                     vjp / f.seconds, double(peak) / 1048576.0, double(peak) / (single / n),
                     double(rec) / 1048576.0);
-        for (const auto& d : g.devices) {
-            std::printf("    %s peak %.2f MiB:", d.name.c_str(), double(d.memory.peakTotal) / 1048576.0);
-            for (int c = 0; c < device::kCategoryCount; ++c)
-                if (d.memory.peak[c] > 0)
-                    std::printf(" %s=%.2f", device::categoryName(device::Category(c)),
-                                double(d.memory.peak[c]) / 1048576.0);
-            std::printf("\n");
-        }
+        printPeaks(g.devices);
     }
     // Storage tiers: backward time relative to the device tier and the recorder memory left on the device.
     {
@@ -393,14 +397,7 @@ void gpuGradientBenchmark(const std::vector<int>& gpus, double lengthUm, double 
         const double peak = double(peakPerDevice(g));
         std::printf("%-8d %-10.3f %-10.3f %-10.3f %-10.2e %-14.2f %-14.2f\n", n, f.seconds, vjp,
                     vjp / f.seconds, g.reconstructionDrift, peak / 1048576.0, double(rec) / 1048576.0);
-        for (const auto& d : g.devices) {
-            std::printf("    %s peak %.2f MiB:", d.name.c_str(), double(d.memory.peakTotal) / 1048576.0);
-            for (int c = 0; c < device::kCategoryCount; ++c)
-                if (d.memory.peak[c] > 0)
-                    std::printf(" %s=%.2f", device::categoryName(device::Category(c)),
-                                double(d.memory.peak[c]) / 1048576.0);
-            std::printf("\n");
-        }
+        printPeaks(g.devices);
         if (n == 1) {
             t1 = vjp;
             m1 = peak;

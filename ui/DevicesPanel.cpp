@@ -7,23 +7,27 @@
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QToolButton>
+#include <QTreeWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 #include "ui/Format.hpp"
 #include "ui/MemoryBars.hpp"
 #include "ui/SceneCommands.hpp"
 #include "ui/SceneDocument.hpp"
+#include "yee/cuda/Runtime.hpp"
 #include "yee/device/Device.hpp"
 
 namespace yee::ui {
 
 namespace {
-int cpuDevices(const std::string& d) {
-    if (d.rfind("cpu:", 0) != 0)
-        return -1;
-    bool ok = false;
-    const int n = QString::fromStdString(d.substr(4)).toInt(&ok);
-    return ok ? n : -1;
+enum GpuColumn { kGpuId, kGpuName, kGpuMemory, kGpuFree, kGpuCc, kGpuColumns };
+constexpr int kGpuIdRole = Qt::UserRole;
+
+int tileCount(const scene::RunConfig& run) {
+    return run.tiles[0] * run.tiles[1] * run.tiles[2];
 }
 } // namespace
 
@@ -35,17 +39,45 @@ DevicesPanel::DevicesPanel(SceneDocument* doc, QWidget* parent) : QWidget(parent
     auto* lf = new QFormLayout(local);
     host_ = new QLabel(local);
     host_->setWordWrap(true);
-    host_->setText(tr("Host: %1 hardware threads, %2 memory.\nCUDA: no GPU support in this build; "
-                      "tiles run on emulated CPU devices.")
+    host_->setText(tr("Host: %1 hardware threads, %2 memory.")
                        .arg(device::hostThreads())
                        .arg(bytesText(device::hostMemoryBytes())));
     lf->addRow(host_);
+    gpus_ = new QTreeWidget(local);
+    gpus_->setObjectName(QStringLiteral("gpuList"));
+    gpus_->setColumnCount(kGpuColumns);
+    gpus_->setHeaderLabels({tr("GPU"), tr("Name"), tr("Memory"), tr("Free"), tr("CC")});
+    gpus_->headerItem()->setToolTip(kGpuCc, tr("Compute capability"));
+    gpus_->setRootIsDecorated(false);
+    gpus_->setUniformRowHeights(true);
+    gpus_->setSelectionMode(QAbstractItemView::NoSelection);
+    gpus_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    gpus_->setToolTip(
+        tr("CUDA GPUs of this machine; check the ones to run on (run.devices = \"cuda:ID,...\"), "
+           "one tile each"));
+    lf->addRow(gpus_);
+    gpuUnavailable_ = new QLabel(local);
+    gpuUnavailable_->setObjectName(QStringLiteral("gpuUnavailable"));
+    gpuUnavailable_->setWordWrap(true);
+    gpuUnavailable_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    lf->addRow(gpuUnavailable_);
+    auto* refresh = new QToolButton(local);
+    refresh->setObjectName(QStringLiteral("refreshGpus"));
+    refresh->setText(tr("Refresh GPUs"));
+    refresh->setToolTip(tr("Query the GPUs' free memory again"));
+    lf->addRow(refresh);
+    connect(refresh, &QToolButton::clicked, this, &DevicesPanel::refreshGpus);
+    connect(gpus_, &QTreeWidget::itemChanged, this, [this](QTreeWidgetItem*, int column) {
+        if (column == kGpuId)
+            pushGpus();
+    });
     devices_ = new QSpinBox(local);
     devices_->setObjectName(QStringLiteral("emulatedDevices"));
     devices_->setRange(1, 256);
     devices_->setToolTip(tr("Emulated CPU devices (run.devices = \"cpu:N\"); each tile needs one"));
     lf->addRow(tr("Emulated CPU devices"), devices_);
     devicesNote_ = new QLabel(local);
+    devicesNote_->setObjectName(QStringLiteral("devicesNote"));
     devicesNote_->setWordWrap(true);
     devicesNote_->hide();
     lf->addRow(devicesNote_);
@@ -55,7 +87,8 @@ DevicesPanel::DevicesPanel(SceneDocument* doc, QWidget* parent) : QWidget(parent
     capacity_->setDecimals(4);
     capacity_->setSuffix(tr(" GiB"));
     capacity_->setSpecialValueText(tr("host memory / devices"));
-    capacity_->setToolTip(tr("Memory each emulated device may hold; 0 = an equal share of host memory"));
+    capacity_->setToolTip(tr("Memory each device may hold; 0 = an equal share of host memory (emulated "
+                             "devices) or the GPU's free memory"));
     lf->addRow(tr("Capacity per device"), capacity_);
     layout->addWidget(local);
 
@@ -97,11 +130,66 @@ DevicesPanel::DevicesPanel(SceneDocument* doc, QWidget* parent) : QWidget(parent
         emit settingsChanged(settings_);
     });
     connect(doc_, &SceneDocument::sceneChanged, this, &DevicesPanel::syncFromScene);
-    syncFromScene();
+    refreshGpus(); // also syncs from the scene
 }
 
 QString DevicesPanel::problem() const {
     return problemText_;
+}
+
+QString DevicesPanel::gpuUnavailableText() const {
+    return gpuUnavailable_->isHidden() ? QString() : gpuUnavailable_->text();
+}
+
+QString DevicesPanel::devicesNote() const {
+    return devicesNote_->isHidden() ? QString() : devicesNote_->text();
+}
+
+void DevicesPanel::refreshGpus() {
+    const std::vector<cuda::DeviceInfo> list = cuda::devices();
+    {
+        const QSignalBlocker block(gpus_);
+        gpus_->clear();
+        for (const auto& g : list) {
+            auto* item = new QTreeWidgetItem(gpus_);
+            item->setText(kGpuId, QStringLiteral("cuda:%1").arg(g.id));
+            item->setData(kGpuId, kGpuIdRole, g.id);
+            item->setFlags((item->flags() | Qt::ItemIsUserCheckable) & ~Qt::ItemIsSelectable);
+            item->setCheckState(kGpuId, Qt::Unchecked);
+            item->setText(kGpuName, QString::fromStdString(g.name));
+            item->setText(kGpuMemory, bytesText(g.totalBytes));
+            item->setText(kGpuFree, bytesText(g.freeBytes));
+            item->setText(kGpuCc, QStringLiteral("%1.%2").arg(g.major).arg(g.minor));
+            for (int c : {kGpuMemory, kGpuFree, kGpuCc})
+                item->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
+            const QString tip =
+                g.peakBandwidthGBs > 0
+                    ? tr("%1: %2 multiprocessors, %3 GB/s peak memory bandwidth")
+                          .arg(QString::fromStdString(g.name))
+                          .arg(g.multiprocessors)
+                          .arg(g.peakBandwidthGBs, 0, 'f', 0)
+                    : tr("%1: %2 multiprocessors").arg(QString::fromStdString(g.name)).arg(g.multiprocessors);
+            for (int c = 0; c < kGpuColumns; ++c)
+                item->setToolTip(c, tip);
+        }
+        for (int c = 0; c < kGpuColumns; ++c)
+            gpus_->resizeColumnToContents(c);
+    }
+    gpus_->setVisible(!list.empty());
+    if (auto* refresh = findChild<QToolButton*>(QStringLiteral("refreshGpus")))
+        refresh->setVisible(!list.empty());
+    if (list.empty()) {
+        std::string reason = cuda::unavailableReason();
+        if (reason.empty())
+            reason = "no GPU";
+        gpuUnavailable_->setText(
+            tr("No GPU: %1. Tiles run on emulated CPU devices.").arg(QString::fromStdString(reason)));
+        gpuUnavailable_->show();
+    } else {
+        gpuUnavailable_->clear();
+        gpuUnavailable_->hide();
+    }
+    syncFromScene();
 }
 
 void DevicesPanel::syncFromScene() {
@@ -110,17 +198,44 @@ void DevicesPanel::syncFromScene() {
         const QSignalBlocker block(tiles_[a]);
         tiles_[a]->setValue(run.tiles[a]);
     }
-    const int n = cpuDevices(run.devices);
-    const QSignalBlocker block(devices_);
-    devices_->setEnabled(n > 0);
-    if (n > 0) {
-        devices_->setValue(n);
-        devicesNote_->hide();
-    } else {
-        devicesNote_->setText(tr("The scene asks for \"%1\"; set run.devices to \"cpu:N\" to run here.")
-                                  .arg(QString::fromStdString(run.devices)));
-        devicesNote_->show();
+    // Where run.devices runs here, decided by the solver's own parser exactly as a run would.
+    solver::RunOptions o;
+    QString note;
+    bool valid = true;
+    try {
+        solver::selectDevices(run.devices, "run.devices", tileCount(run), o);
+        if (!o.deviceNotice.empty()) {
+            note = QString::fromStdString(o.deviceNotice);
+        } else if (o.backend == solver::Backend::Cuda) {
+            QStringList ids;
+            for (int id : o.gpus)
+                ids << QStringLiteral("cuda:%1").arg(id);
+            note = tr("Tiles run on %n GPU(s): %1.", nullptr, int(o.gpus.size()))
+                       .arg(ids.join(QStringLiteral(", ")));
+        }
+    } catch (const std::exception& e) {
+        valid = false;
+        note = QString::fromUtf8(e.what());
     }
+    const bool cpu = valid && o.backend == solver::Backend::Cpu && o.deviceNotice.empty();
+    {
+        const QSignalBlocker block(devices_);
+        devices_->setEnabled(cpu);
+        if (valid && o.backend == solver::Backend::Cpu)
+            devices_->setValue(o.devices); // a GPU request falling back: the devices it runs on, read-only
+    }
+    {
+        const QSignalBlocker block(gpus_);
+        for (int i = 0; i < gpus_->topLevelItemCount(); ++i) {
+            QTreeWidgetItem* item = gpus_->topLevelItem(i);
+            const int id = item->data(kGpuId, kGpuIdRole).toInt();
+            const bool used = valid && o.backend == solver::Backend::Cuda &&
+                              std::find(o.gpus.begin(), o.gpus.end(), id) != o.gpus.end();
+            item->setCheckState(kGpuId, used ? Qt::Checked : Qt::Unchecked);
+        }
+    }
+    devicesNote_->setText(note);
+    devicesNote_->setVisible(!note.isEmpty());
 }
 
 void DevicesPanel::pushTiles() {
@@ -138,6 +253,24 @@ void DevicesPanel::pushDevices() {
     doc_->undoStack()->push(new SetPropertyCommand(doc_, {ItemKind::Run, -1}, QStringLiteral("devices"),
                                                    QStringLiteral("cpu:%1").arg(devices_->value()),
                                                    devicesKey_));
+}
+
+void DevicesPanel::pushGpus() {
+    QStringList ids;
+    for (int i = 0; i < gpus_->topLevelItemCount(); ++i) {
+        const QTreeWidgetItem* item = gpus_->topLevelItem(i);
+        if (item->checkState(kGpuId) == Qt::Checked)
+            ids << QString::number(item->data(kGpuId, kGpuIdRole).toInt());
+    }
+    // Every GPU: "cuda:all" (the scene then runs on any machine's GPUs); none: one CPU device per tile.
+    const QString devices = ids.isEmpty() ? QStringLiteral("cpu:%1").arg(tileCount(doc_->scene().run))
+                            : ids.size() == gpus_->topLevelItemCount()
+                                ? QStringLiteral("cuda:all")
+                                : QStringLiteral("cuda:") + ids.join(QLatin1Char(','));
+    if (devices.toStdString() == doc_->scene().run.devices)
+        return;
+    doc_->undoStack()->push(
+        new SetPropertyCommand(doc_, {ItemKind::Run, -1}, QStringLiteral("devices"), devices));
 }
 
 void DevicesPanel::showEstimate(const EstimateOutcome& out) {

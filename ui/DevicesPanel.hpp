@@ -1,7 +1,8 @@
 #pragma once
 /// \file DevicesPanel.hpp
-/// The devices dock: local devices, the tile grid, the capacity per device, and the estimated peak
-/// memory of every device against its capacity; impossible choices are explained before running.
+/// The devices dock: local devices (the host, and the CUDA GPUs with their memory or why there are
+/// none), the tile grid, the capacity per device, and the estimated peak memory of every device against
+/// its capacity; impossible choices are explained before running.
 #include <QWidget>
 
 #include "ui/Estimator.hpp"
@@ -9,14 +10,17 @@
 class QDoubleSpinBox;
 class QLabel;
 class QSpinBox;
+class QTreeWidget;
 
 namespace yee::ui {
 
 class MemoryBars;
 class SceneDocument;
 
-/// Edits the scene's "run" section (tiles, emulated devices) through undo commands, and the UI-only
-/// RunSettings (capacity per device).
+/// Edits the scene's "run" section (tiles, emulated devices, the GPUs to run on) through undo commands,
+/// and the UI-only RunSettings (capacity per device). Checking GPUs in the list sets run.devices to
+/// "cuda:ID,..." ("cuda:all" when every GPU is checked); unchecking the last one goes back to one
+/// emulated CPU device per tile.
 class DevicesPanel : public QWidget {
     Q_OBJECT
 public:
@@ -27,10 +31,19 @@ public:
     /// The text explaining why the current choice cannot run (empty when it can).
     QString problem() const;
     MemoryBars* bars() const { return bars_; }
+    /// The GPU list (one row per visible GPU: id, name, memory, free, compute capability).
+    QTreeWidget* gpuList() const { return gpus_; }
+    /// Why no GPU can be used (empty when there are GPUs).
+    QString gpuUnavailableText() const;
+    /// Where the scene's run.devices runs here: the GPUs, the emulated devices, or why a GPU request
+    /// falls back to emulated CPU devices.
+    QString devicesNote() const;
 
 public slots:
     /// Show an estimate (or its problem).
     void showEstimate(const yee::ui::EstimateOutcome& outcome);
+    /// Query the GPUs again (free memory changes as other programs run).
+    void refreshGpus();
 
 signals:
     /// The UI-only settings changed (the scene's changes come through the document).
@@ -40,6 +53,7 @@ private:
     void syncFromScene();
     void pushTiles();
     void pushDevices();
+    void pushGpus();
 
     SceneDocument* doc_;
     RunSettings settings_;
@@ -47,6 +61,8 @@ private:
     QLabel* host_;
     QSpinBox* devices_;
     QLabel* devicesNote_;
+    QTreeWidget* gpus_;
+    QLabel* gpuUnavailable_;
     QSpinBox* tiles_[3];
     QDoubleSpinBox* capacity_;
     QLabel* summary_;

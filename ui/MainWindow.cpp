@@ -20,6 +20,7 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QTreeView>
+#include <QTreeWidget>
 
 #include "ui/DevicesPanel.hpp"
 #include "ui/Format.hpp"
@@ -85,6 +86,8 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(results_, &ResultsView::problemReported, log_, &LogPanel::warning);
 
+    // A GPU request that runs on emulated CPU devices here: say so, and run.
+    connect(runner_, &Runner::notice, log_, &LogPanel::warning);
     connect(runner_, &Runner::runStarted, monitor_, &RunMonitor::runStarted);
     connect(runner_, &Runner::telemetryReceived, monitor_, &RunMonitor::showReport);
     connect(runner_, &Runner::runFinished, monitor_, &RunMonitor::runFinished);
@@ -102,6 +105,10 @@ MainWindow::MainWindow(QWidget* parent)
     updateTitle();
     requestEstimate();
     log_->info(tr("Yee Studio %1 ready.").arg(QStringLiteral(YEE_VERSION)));
+    const QString gpus = devices_->gpuUnavailableText();
+    log_->info(gpus.isEmpty() ? tr("%n CUDA GPU(s) available (see the Devices panel).", nullptr,
+                                   devices_->gpuList()->topLevelItemCount())
+                              : gpus);
 }
 
 MainWindow::~MainWindow() = default;
@@ -425,6 +432,7 @@ bool MainWindow::startRun(bool gradient, QString* why) {
     req.scene = doc_->scene();
     req.options = settings.optionsFor(req.scene);
     req.resultPath = resultPathForRun();
+    const QString deviceNotice = QString::fromStdString(req.options.deviceNotice);
     runScene_ = req.scene;
     log_->info(tr("Running %1 (%2 steps) on %3 device(s); results go to %4")
                    .arg(gradient ? tr("value and gradient") : tr("forward"))
@@ -439,7 +447,8 @@ bool MainWindow::startRun(bool gradient, QString* why) {
         return false;
     if (auto* dock = findChild<QDockWidget*>(QStringLiteral("runMonitorDock")))
         dock->raise();
-    statusBar()->showMessage(tr("Running\u2026"));
+    statusBar()->showMessage(deviceNotice.isEmpty() ? tr("Running\u2026")
+                                                    : tr("Running\u2026 (%1)").arg(deviceNotice));
     emit stateChanged();
     return true;
 }

@@ -80,9 +80,12 @@ bool Runner::start(RunRequest request) {
         return false;
     cancel_ = false;
     running_ = true;
+    const QString deviceNotice = QString::fromStdString(request.options.deviceNotice);
     auto req = std::make_shared<const RunRequest>(std::move(request));
     QMetaObject::invokeMethod(
         worker_, [w = worker_, req] { w->execute(req); }, Qt::QueuedConnection);
+    if (!deviceNotice.isEmpty())
+        emit notice(deviceNotice);
     emit runStarted();
     return true;
 }

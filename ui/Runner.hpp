@@ -62,6 +62,9 @@ public:
 
 signals:
     void runStarted();
+    /// Emitted by start(), before runStarted(), when the run's options carry a device notice (a GPU
+    /// request running on emulated CPU devices, see RunOptions::deviceNotice): the run goes ahead.
+    void notice(const QString& message);
     /// A throttled telemetry report (queued from the worker).
     void telemetryReceived(const yee::telemetry::Report& report);
     /// The run ended, completed or not (result->completed, result->status); results written to

@@ -11,7 +11,8 @@ target_compile_definitions(tst_cli_yee_run PRIVATE YEE_RUN_EXE="$<TARGET_FILE:ye
 # The MPI cases of the same executable: yee-run under mpirun with one rank per tile.
 if(TARGET yee_mpi AND MPIEXEC_EXECUTABLE)
   target_compile_definitions(tst_cli_yee_run PRIVATE YEE_MPIEXEC="${MPIEXEC_EXECUTABLE}")
-  add_test(NAME cli_yee_run_mpi COMMAND tst_cli_yee_run mpiRanksMatchLocalRun mpiTileCountMustMatchRanks)
+  add_test(NAME cli_yee_run_mpi COMMAND tst_cli_yee_run mpiRanksMatchLocalRun mpiGpuRequestWithoutGpu
+                                       mpiTileCountMustMatchRanks)
   set(_env "YEE_TEST_MPI=1;QT_QPA_PLATFORM=offscreen;OMPI_MCA_btl_vader_single_copy_mechanism=none;OMPI_MCA_rmaps_base_oversubscribe=1")
   if(YEE_SANITIZE)
     # OpenMPI keeps allocations past MPI_Finalize; see the suppression file.

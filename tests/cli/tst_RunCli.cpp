@@ -6,6 +6,7 @@
 
 #include "RunCli.hpp"
 #include "yee/core/Error.hpp"
+#include "yee/cuda/Runtime.hpp"
 
 using namespace yee;
 
@@ -13,6 +14,10 @@ namespace {
 
 std::string opt(const std::optional<int>& v) {
     return v ? std::to_string(*v) : "-";
+}
+
+std::string opt(const std::optional<std::string>& v) {
+    return v ? *v : "-";
 }
 
 /// A compact, comparable text of every parsed field.
@@ -33,6 +38,8 @@ QString describe(const cli::RunArgs& a) {
     s += " quiet=" + std::to_string(a.quiet);
     s += " version=" + std::to_string(a.version);
     s += " help=" + std::to_string(a.help);
+    if (a.listDevices)
+        s += " listDevices=1";
     return QString::fromStdString(s);
 }
 
@@ -63,7 +70,7 @@ private slots:
             << QStringList{"--tiles",  "2x2x1",           "--devices",   "cpu:8",   "--precision",
                            "float64",  "--no-overlap",    "--max-steps", "100",     "--output",
                            "out/r.h5", "--snapshots-dir", "f",           "--quiet", "box.json"}
-            << "scene=box.json check=0 tiles=2x2x1 devices=8 precision=f64 noOverlap=1 maxSteps=100 "
+            << "scene=box.json check=0 tiles=2x2x1 devices=cpu:8 precision=f64 noOverlap=1 maxSteps=100 "
                "output=out/r.h5 snapshots=f quiet=1 version=0 help=0";
         QTest::newRow("equals form and options after scene")
             << QStringList{"box.json", "--tiles=4x1x1", "--precision=float32", "-o", "x.h5", "-q"}
@@ -81,6 +88,23 @@ private slots:
             << "scene= check=0 tiles=- devices=- precision=- noOverlap=0 "
                "maxSteps=- output=scene.results.h5 snapshots=scene.fields quiet=0 "
                "version=0 help=1";
+        QTest::newRow("devices cuda") << QStringList{"--devices", "cuda", "box.json"}
+                                      << "scene=box.json check=0 tiles=- devices=cuda" + defaults.mid(10);
+        QTest::newRow("devices cuda:all")
+            << QStringList{"--devices=cuda:all", "box.json"}
+            << "scene=box.json check=0 tiles=- devices=cuda:all" + defaults.mid(10);
+        // A list of two GPUs is fine without GPUs (CPU fallback) and with two or more; one GPU refuses id 1.
+        if (cuda::deviceCount() != 1)
+            QTest::newRow("devices cuda:0,1")
+                << QStringList{"box.json", "--devices", "cuda:0,1"}
+                << "scene=box.json check=0 tiles=- devices=cuda:0,1" + defaults.mid(10);
+        QTest::newRow("devices cpu") << QStringList{"--devices", "cpu:3", "box.json"}
+                                     << "scene=box.json check=0 tiles=- devices=cpu:3" + defaults.mid(10);
+        QTest::newRow("list devices needs no scene")
+            << QStringList{"--list-devices"}
+            << "scene= check=0 tiles=- devices=- precision=- noOverlap=0 "
+               "maxSteps=- output=scene.results.h5 snapshots=scene.fields "
+               "quiet=0 version=0 help=0 listDevices=1";
         QTest::newRow("version needs no scene")
             << QStringList{"--version"}
             << "scene= check=0 tiles=- devices=- precision=- noOverlap=0 "
@@ -119,12 +143,26 @@ private slots:
             << QStringList{"--tiles", "-2x1x1", "a.json"}
             << "--tiles: expected PXxPYxPZ with positive integers (e.g. 2x1x1), got "
                "'-2x1x1'";
-        QTest::newRow("devices bare")
-            << QStringList{"--devices", "4", "a.json"} << "--devices: expected cpu:N with N >= 1, got '4'";
-        QTest::newRow("devices zero") << QStringList{"--devices", "cpu:0", "a.json"}
-                                      << "--devices: expected cpu:N with N >= 1, got 'cpu:0'";
-        QTest::newRow("devices cuda") << QStringList{"--devices=cuda:0", "a.json"}
-                                      << "--devices: expected cpu:N with N >= 1, got 'cuda:0'";
+        const QString expected = "--devices: expected cpu:N, cuda:all or cuda:ID[,ID...], got ";
+        QTest::newRow("devices bare") << QStringList{"--devices", "4", "a.json"} << expected + "'4'";
+        QTest::newRow("devices zero") << QStringList{"--devices", "cpu:0", "a.json"} << expected + "'cpu:0'";
+        QTest::newRow("devices cuda junk")
+            << QStringList{"--devices=cuda:x", "a.json"} << expected + "'cuda:x'";
+        QTest::newRow("devices cuda empty")
+            << QStringList{"--devices=cuda:", "a.json"} << expected + "'cuda:'";
+        QTest::newRow("devices cuda trailing comma")
+            << QStringList{"--devices=cuda:0,", "a.json"} << expected + "'cuda:0,'";
+        QTest::newRow("devices gpu") << QStringList{"--devices", "gpu:0", "a.json"} << expected + "'gpu:0'";
+        QTest::newRow("devices cuda twice")
+            << QStringList{"--devices", "cuda:0,0", "a.json"} << "--devices: GPU 0 is listed twice";
+        if (cuda::deviceCount() > 0)
+            QTest::newRow("devices cuda missing")
+                << QStringList{"--devices", "cuda:" + QString::number(cuda::deviceCount()), "a.json"}
+                << "--devices: GPU " + QString::number(cuda::deviceCount()) + " does not exist (" +
+                       QString::number(cuda::deviceCount()) + " visible: 0.." +
+                       QString::number(cuda::deviceCount() - 1) + ")";
+        QTest::newRow("list devices flag with value")
+            << QStringList{"--list-devices=1"} << "--list-devices: takes no value";
         QTest::newRow("precision") << QStringList{"--precision", "half", "a.json"}
                                    << "--precision: expected float32 or float64, got 'half'";
         QTest::newRow("max steps zero") << QStringList{"--max-steps", "0", "a.json"}
@@ -145,6 +183,60 @@ private slots:
             QCOMPARE(QString(e.what()), error);
             QVERIFY(!QString(e.what()).contains('\n'));
         }
+    }
+
+    /// --devices goes through the solver's selectDevices once the tile grid is known: CPU lists as
+    /// given, GPU lists on the GPUs or (without one) on one emulated CPU device per tile with a notice.
+    void runOptionsFromDevices() {
+        scene::Scene s; // run.devices "cpu:1", tiles 1x1x1
+        auto options = [&](const QStringList& args) {
+            return cli::makeRunOptions(s, cli::parseRunArgs(toStd(args)));
+        };
+        solver::RunOptions o = options({"a.json"});
+        QCOMPARE(int(o.backend), int(solver::Backend::Cpu));
+        QCOMPARE(o.devices, 1);
+        QVERIFY(o.deviceNotice.empty());
+        o = options({"a.json", "--tiles", "2x1x1"}); // one CPU device per tile
+        QCOMPARE(o.devices, 2);
+        QVERIFY(o.deviceNotice.empty());
+        o = options({"a.json", "--tiles", "2x1x1", "--devices", "cpu:4"});
+        QCOMPARE(o.devices, 4);
+        QCOMPARE(int(o.backend), int(solver::Backend::Cpu));
+
+        const int gpus = cuda::deviceCount();
+        o = options({"a.json", "--devices", "cuda:all", "--tiles", "3x1x1"});
+        if (gpus == 0) {
+            QCOMPARE(int(o.backend), int(solver::Backend::Cpu));
+            QCOMPARE(o.devices, 3); // one emulated device per tile
+            QVERIFY(o.gpus.empty());
+            const QString notice = QString::fromStdString(o.deviceNotice);
+            QVERIFY2(notice.startsWith("--devices asks for GPUs (cuda:all) but ") &&
+                         notice.contains(QString::fromStdString(cuda::unavailableReason())) &&
+                         notice.endsWith("running on 3 emulated CPU devices") && !notice.contains('\n'),
+                     qPrintable(notice));
+        } else {
+            QCOMPARE(int(o.backend), int(solver::Backend::Cuda));
+            QCOMPARE(int(o.gpus.size()), gpus);
+            QVERIFY(o.deviceNotice.empty());
+        }
+
+        // A scene asking for GPUs keeps asking with --tiles alone; without GPUs it gets one CPU device
+        // per tile and a notice naming run.devices.
+        s.run.devices = "cuda:all";
+        o = options({"a.json", "--tiles", "2x1x1"});
+        if (gpus == 0) {
+            QCOMPARE(int(o.backend), int(solver::Backend::Cpu));
+            QCOMPARE(o.devices, 2);
+            QVERIFY2(
+                QString::fromStdString(o.deviceNotice).startsWith("run.devices asks for GPUs (cuda:all)"),
+                o.deviceNotice.c_str());
+        } else {
+            QCOMPARE(int(o.backend), int(solver::Backend::Cuda));
+        }
+        o = options({"a.json", "--devices", "cpu:2", "--tiles", "2x1x1"}); // --devices wins over the scene
+        QCOMPARE(int(o.backend), int(solver::Backend::Cpu));
+        QCOMPARE(o.devices, 2);
+        QVERIFY(o.deviceNotice.empty());
     }
 
     void defaultsLiveInTheCurrentDirectory() {
@@ -183,7 +275,8 @@ private slots:
     void usageMentionsEveryOption() {
         const QString usage = QString::fromStdString(cli::usageText());
         for (const char* o : {"--check", "--tiles", "--devices", "--precision", "--no-overlap", "--max-steps",
-                              "--output", "--snapshots-dir", "--quiet", "--version", "--help"})
+                              "--output", "--snapshots-dir", "--quiet", "--version", "--help",
+                              "--list-devices", "cuda:all", "cuda:0,1", "NCCL"})
             QVERIFY2(usage.contains(o), o);
     }
 };

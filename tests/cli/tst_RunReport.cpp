@@ -50,6 +50,59 @@ private slots:
         QVERIFY2(t[3].startsWith("cpu:1") && t[3].contains("%"), qPrintable(t[3]));
     }
 
+    /// GPU rows (names "cuda:N" from the backend, capacities of a large GPU) line up with the others.
+    void memoryTableWithGpus() {
+        solver::DeviceSummary g0 = summary(0), g1 = summary(1);
+        g0.name = "cuda:0";
+        g1.name = "cuda:1";
+        g0.capacity = g1.capacity = std::int64_t(141) << 30;
+        const auto t = lines(cli::formatMemoryTable({g0, g1}));
+        QCOMPARE(t.size(), 4);
+        QVERIFY2(t[2].startsWith("cuda:0  ") && t[2].contains("141.00 GiB"), qPrintable(t[2]));
+        QVERIFY2(t[3].startsWith("cuda:1  ") && t[3].endsWith("%"), qPrintable(t[3]));
+        for (const auto& l : t)
+            QCOMPARE(l.size(), t[1].size()); // every row as wide as the rule
+    }
+
+    void deviceListShowsGpusOrWhyNone() {
+        cuda::DeviceInfo a;
+        a.id = 0;
+        a.name = "NVIDIA H200";
+        a.totalBytes = std::int64_t(140) << 30;
+        a.freeBytes = std::int64_t(139) << 30;
+        a.major = 9;
+        a.minor = 0;
+        a.multiprocessors = 132;
+        a.peakBandwidthGBs = 4800;
+        cuda::DeviceInfo b = a;
+        b.id = 1;
+        b.name = "Tiny GPU";
+        b.totalBytes = std::int64_t(8) << 30;
+        b.freeBytes = std::int64_t(3) << 29;
+        b.peakBandwidthGBs = 0;
+        const auto t = lines(cli::formatDeviceList({a, b}, "", 16, std::int64_t(128) << 30));
+        QCOMPARE(t.size(), 6); // title, header, rule, 2 GPUs, host
+        QVERIFY2(t[0].startsWith("GPUs: 2"), qPrintable(t[0]));
+        for (const char* h : {"device", "name", "memory", "free", "CC", "SMs", "bandwidth"})
+            QVERIFY2(t[1].contains(h), h);
+        QVERIFY2(t[3].startsWith("cuda:0  NVIDIA H200") && t[3].contains("140.0 GiB") &&
+                     t[3].contains("139.0 GiB") && t[3].contains("9.0") && t[3].contains("132") &&
+                     t[3].endsWith("4800 GB/s"),
+                 qPrintable(t[3]));
+        QVERIFY2(t[4].startsWith("cuda:1  Tiny GPU") && t[4].contains("8.0 GiB") &&
+                     t[4].contains("1.5 GiB") && t[4].endsWith("-"),
+                 qPrintable(t[4]));
+        QCOMPARE(
+            t[5],
+            QString("Host: 16 hardware threads, 128.0 GiB memory (emulated CPU devices: --devices cpu:N)"));
+
+        const auto none = lines(cli::formatDeviceList({}, "no GPU visible", 1, std::int64_t(1) << 30));
+        QCOMPARE(none.size(), 2);
+        QCOMPARE(none[0], QString("GPUs: none; no GPU visible"));
+        QCOMPARE(none[1],
+                 QString("Host: 1 hardware thread, 1.0 GiB memory (emulated CPU devices: --devices cpu:N)"));
+    }
+
     void commTableHasOneRowPerDeviceAndActivePhase() {
         const auto t = lines(cli::formatCommTable({summary(0), summary(1)}));
         QCOMPARE(t.size(), 2 + 2 * 2); // header, rule, {forward, output} x 2 devices

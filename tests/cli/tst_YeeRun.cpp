@@ -8,6 +8,7 @@
 
 #include <csignal>
 
+#include "yee/cuda/Runtime.hpp"
 #include "yee/io/ResultsWriter.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
 #include "yee/scene/SceneJson.hpp"
@@ -199,6 +200,67 @@ private slots:
         compareSnapshots(dir.filePath("one"), dir.filePath("two"));
     }
 
+    /// No GPU here: a GPU list runs on one emulated CPU device per tile, says so in one note on stderr,
+    /// and gives the same detector bits as the same tiles on CPU devices asked for directly.
+    void gpuRequestWithoutGpuRunsOnCpu() {
+        if (cuda::deviceCount() > 0)
+            QSKIP("this machine has a GPU (see the gpu tests)");
+        QTemporaryDir dir;
+        Result cpu = yeeRun({"-q", "--tiles", "2x1x1", "--devices", "cpu:2", "-o", "cpu.h5",
+                             "--snapshots-dir", "cpu", kQuickBox},
+                            dir.path());
+        QVERIFY2(cpu.code == 0, qPrintable(explain(cpu)));
+        QCOMPARE(cpu.err, QString());
+        for (const char* devices : {"cuda:all", "cuda", "cuda:0,1"}) {
+            const QString name = QString(devices).replace(':', '_').replace(',', '_');
+            Result gpu = yeeRun({"-q", "--tiles", "2x1x1", "--devices", devices, "-o", name + ".h5",
+                                 "--snapshots-dir", name, kQuickBox},
+                                dir.path());
+            QVERIFY2(gpu.code == 0, qPrintable(explain(gpu)));
+            QCOMPARE(gpu.out, QString());
+            QVERIFY2(gpu.err.startsWith("yee-run: note: --devices asks for GPUs (" + QString(devices) +
+                                        ") but ") &&
+                         gpu.err.contains(QString::fromStdString(cuda::unavailableReason())) &&
+                         gpu.err.endsWith("running on 2 emulated CPU devices\n") && gpu.err.count('\n') == 1,
+                     qPrintable(explain(gpu)));
+            const auto a = io::readResults(dir.filePath("cpu.h5").toStdString());
+            const auto b = io::readResults(dir.filePath(name + ".h5").toStdString());
+            QVERIFY(b.complete);
+            QCOMPARE(b.devices.size(), std::size_t(2));
+            QCOMPARE(b.devices[0].name, a.devices[0].name);
+            compareDetectors(a, b);
+            // And one probe value, for the record.
+            const auto* pa = a.detector("probe");
+            const auto* pb = b.detector("probe");
+            QVERIFY(pa && pb && !pa->arrays.empty() && !pa->arrays[0].data.empty());
+            QCOMPARE(pb->arrays[0].data.back(), pa->arrays[0].data.back());
+        }
+        // Not quiet: the note comes before the estimate and the run, which go on as usual.
+        Result talk = yeeRun({"--devices", "cuda:all", "--check", kQuickBox}, dir.path());
+        QVERIFY2(talk.code == 0, qPrintable(explain(talk)));
+        QVERIFY2(talk.err.startsWith("yee-run: note: --devices asks for GPUs (cuda:all)"),
+                 qPrintable(explain(talk)));
+        QVERIFY2(talk.out.contains("Memory estimate") && talk.out.contains("cpu:0"),
+                 qPrintable(explain(talk)));
+    }
+
+    void listDevices() {
+        QTemporaryDir dir;
+        Result r = yeeRun({"--list-devices"}, dir.path());
+        QVERIFY2(r.code == 0, qPrintable(explain(r)));
+        QCOMPARE(r.err, QString());
+        const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+        QVERIFY2(lines.size() >= 2 && lines.last().startsWith("Host: "), qPrintable(explain(r)));
+        if (cuda::deviceCount() == 0) {
+            QCOMPARE(lines.size(), 2);
+            QCOMPARE(lines[0], "GPUs: none; " + QString::fromStdString(cuda::unavailableReason()));
+        } else {
+            QVERIFY2(lines[0].startsWith("GPUs: " + QString::number(cuda::deviceCount())), qPrintable(r.out));
+            QVERIFY2(r.out.contains("cuda:0") && r.out.contains("GiB"), qPrintable(r.out));
+        }
+        QCOMPARE(entries(dir.path()), QStringList());
+    }
+
     void maxSteps() {
         QTemporaryDir dir;
         Result r = yeeRun({"-q", "--max-steps", "7", "--precision", "float64", kQuickBox}, dir.path());
@@ -214,6 +276,12 @@ private slots:
         QTest::newRow("bad option") << QStringList{"--tiles", "0x1x1", kQuickBox} << "--tiles";
         QTest::newRow("output dir missing") << QStringList{"-o", "no/such/dir/r.h5", kQuickBox} << "--output";
         QTest::newRow("too many tiles") << QStringList{"--tiles", "1000x1x1", kQuickBox} << "";
+        QTest::newRow("gpu listed twice")
+            << QStringList{"--devices", "cuda:0,0", kQuickBox} << "--devices: GPU 0 is listed twice";
+        QTest::newRow("gpu id not a number")
+            << QStringList{"--devices", "cuda:x", kQuickBox}
+            << "--devices: expected cpu:N, cuda:all or cuda:ID[,ID...], got 'cuda:x'";
+        QTest::newRow("devices not cpu or cuda") << QStringList{"--devices=tpu:1", kQuickBox} << "--devices";
         // The bad-scene corpus: <file>\t<substring the message must contain> (see its expected.txt).
         QFile expected(kBadScenes + "/expected.txt");
         QVERIFY(expected.open(QIODevice::ReadOnly | QIODevice::Text));
@@ -314,6 +382,34 @@ private slots:
         QCOMPARE(b.devices.size(), std::size_t(ranks.toInt()));
         compareDetectors(a, b);
         compareSnapshots(dir.filePath("local"), dir.filePath("mpi")); // assembled on rank 0
+#endif
+    }
+
+    /// Under mpirun without a GPU, a GPU list runs one tile per rank on the CPU: one note (rank 0), the
+    /// same detector bits as a local run.
+    void mpiGpuRequestWithoutGpu() {
+#if !defined(YEE_MPIEXEC)
+        QSKIP("yee-run was built without MPI");
+#else
+        if (qEnvironmentVariableIsEmpty("YEE_TEST_MPI"))
+            QSKIP("run by the cli_yee_run_mpi test");
+        if (cuda::deviceCount() > 0)
+            QSKIP("this machine has a GPU");
+        QTemporaryDir dir;
+        Result local = yeeRun({"-q", "-o", "local.h5", "--snapshots-dir", "local", kQuickBox}, dir.path());
+        QVERIFY2(local.code == 0, qPrintable(explain(local)));
+        QProcess p;
+        start(p, YEE_MPIEXEC,
+              {"--allow-run-as-root", "--oversubscribe", "-np", "2", YEE_RUN_EXE, "-q", "--tiles", "2x1x1",
+               "--devices", "cuda:all", "-o", "mpi.h5", "--snapshots-dir", "mpi", kQuickBox},
+              dir.path());
+        Result mpi = finish(p);
+        QVERIFY2(mpi.code == 0, qPrintable(explain(mpi)));
+        QCOMPARE(mpi.err.count("yee-run: note: --devices asks for GPUs (cuda:all)"), 1);
+        const auto a = io::readResults(dir.filePath("local.h5").toStdString());
+        const auto b = io::readResults(dir.filePath("mpi.h5").toStdString());
+        QCOMPARE(b.devices.size(), std::size_t(2));
+        compareDetectors(a, b);
 #endif
     }
 

@@ -356,17 +356,7 @@ void tst_Gpu::decompositionBitIdentical() {
     guarded([&] {
         const auto prec = f64 ? solver::Precision::Float64 : solver::Precision::Float32;
         const bool grad = !method.isEmpty();
-        scene::Scene s;
-        if (grad) {
-            GradSceneOptions go;
-            go.nx = 48;
-            go.lossy = method != "reversible";
-            go.steps = 40;
-            s = gradScene(go);
-            setGradientMethod(s, method.toStdString());
-        } else {
-            s = decompScene(kSteps);
-        }
+        const scene::Scene s = grad ? decomposableGradScene(method.toStdString()) : decompScene(kSteps);
         const solver::RunResult one = mustRun(s, gpuOptions(s, {1, 1, 1}, prec, nccl, grad));
         const solver::RunResult tiled = mustRun(s, gpuOptions(s, tiles, prec, nccl, grad));
         QCOMPARE(int(tiled.devices.size()), tileCount(tiles));
@@ -422,17 +412,7 @@ void tst_Gpu::collectiveCountsMatchCpu() {
     REQUIRE_GPUS(tileCount(tiles));
     REQUIRE_NCCL_IF(nccl);
     guarded([&] {
-        scene::Scene s;
-        if (gradient) {
-            GradSceneOptions go;
-            go.nx = 48;
-            go.lossy = false;
-            go.steps = 40;
-            s = gradScene(go);
-            setGradientMethod(s, "reversible");
-        } else {
-            s = decompScene(48);
-        }
+        const scene::Scene s = gradient ? decomposableGradScene("reversible") : decompScene(48);
         const auto prec = solver::Precision::Float32;
         const solver::RunResult cpu = mustRun(s, cpuOptions(s, tiles, prec, gradient));
         const solver::RunResult gpu = mustRun(s, gpuOptions(s, tiles, prec, nccl, gradient));
@@ -499,17 +479,7 @@ void tst_Gpu::tilesSharingOneGpu() {
         const std::array<int, 3> tiles{px, py, pz};
         const auto prec = f64 ? solver::Precision::Float64 : solver::Precision::Float32;
         const bool grad = !method.isEmpty();
-        scene::Scene s;
-        if (grad) {
-            GradSceneOptions go;
-            go.nx = 48;
-            go.lossy = method != "reversible";
-            go.steps = 40;
-            s = gradScene(go);
-            setGradientMethod(s, method.toStdString());
-        } else {
-            s = decompScene(kSteps);
-        }
+        const scene::Scene s = grad ? decomposableGradScene(method.toStdString()) : decompScene(kSteps);
         solver::RunOptions shared = gpuOptions(s, tiles, prec, false, grad);
         shared.gpus.assign(std::size_t(tileCount(tiles)), 0);
         solver::RunResult tiled;
@@ -646,17 +616,7 @@ void tst_Gpu::ledgerPeakEqualsEstimate() {
     REQUIRE_GPUS(px);
     guarded([&] {
         const bool grad = !method.isEmpty();
-        scene::Scene s;
-        if (grad) {
-            GradSceneOptions go;
-            go.nx = 48;
-            go.lossy = method != "reversible";
-            go.steps = 40;
-            s = gradScene(go);
-            setGradientMethod(s, method.toStdString());
-        } else {
-            s = decompScene(16);
-        }
+        const scene::Scene s = grad ? decomposableGradScene(method.toStdString()) : decompScene(16);
         const auto prec = f64 ? solver::Precision::Float64 : solver::Precision::Float32;
         const solver::RunOptions o = gpuOptions(s, {px, 1, 1}, prec, kHaveNccl, grad);
         const solver::Estimate e = solver::estimate(s, o);

@@ -109,4 +109,27 @@ inline void setGradientMethod(scene::Scene& s, const std::string& method) {
     }
 }
 
+/// The scene the decomposition tests of every gradient method share: 48 cells along x (room for
+/// 8 tiles), 40 steps, lossless for `reversible` (the interior runs backward), lossy otherwise.
+inline scene::Scene decomposableGradScene(const std::string& method) {
+    GradSceneOptions go;
+    go.nx = 48;
+    go.lossy = method != "reversible";
+    go.steps = 40;
+    scene::Scene s = gradScene(go);
+    setGradientMethod(s, method);
+    return s;
+}
+
+/// A LinearReconstructEveryK(k) + DtypeConversion(dtype) recorder for the reversible method.
+inline void setLossyRecorder(scene::Scene& s, int k, const std::string& dtype) {
+    s.gradient.method = scene::GradientMethod::Reversible;
+    scene::RecorderModule every, conv;
+    every.module = "LinearReconstructEveryK";
+    every.k = k;
+    conv.module = "DtypeConversion";
+    conv.dtype = dtype;
+    s.gradient.recorder = {every, conv};
+}
+
 } // namespace yee::testing

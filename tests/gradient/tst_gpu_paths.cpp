@@ -110,12 +110,7 @@ void tst_GpuPaths::gradientBitIdentical_data() {
 void tst_GpuPaths::gradientBitIdentical() {
     QFETCH(QString, method);
     QFETCH(int, px);
-    GradSceneOptions go;
-    go.nx = 48;
-    go.lossy = method != "reversible";
-    go.steps = 40;
-    scene::Scene s = gradScene(go);
-    setGradientMethod(s, method.toStdString());
+    const scene::Scene s = decomposableGradScene(method.toStdString());
     for (auto p : {solver::Precision::Float32, solver::Precision::Float64}) {
         const solver::RunResult direct = runWith(s, {px, 1, 1}, p, false, true);
         const solver::RunResult staged = runWith(s, {px, 1, 1}, p, true, true);
@@ -144,13 +139,7 @@ void tst_GpuPaths::recorderTiersBitIdentical() {
     go.lossy = false;
     go.steps = 60;
     scene::Scene s = gradScene(go);
-    s.gradient.method = scene::GradientMethod::Reversible;
-    scene::RecorderModule k, b;
-    k.module = "LinearReconstructEveryK";
-    k.k = 2;
-    b.module = "DtypeConversion";
-    b.dtype = "bfloat16";
-    s.gradient.recorder = {k, b};
+    setLossyRecorder(s, 2, "bfloat16");
     s.gradient.tier = tier.toStdString();
     s.gradient.transferInterval = 4;
     s.gradient.ringBuffers = 3;

@@ -118,12 +118,7 @@ void tst_Gradient::decomposedBitIdentical() {
     QFETCH(int, px);
     QFETCH(int, py);
     QFETCH(int, pz);
-    GradSceneOptions go;
-    go.nx = 48;
-    go.lossy = method != "reversible";
-    go.steps = 40;
-    scene::Scene s = gradScene(go);
-    setGradientMethod(s, method.toStdString());
+    const scene::Scene s = decomposableGradScene(method.toStdString());
     for (auto prec : {solver::Precision::Float32, solver::Precision::Float64}) {
         const solver::RunResult a = runGrad(s, {1, 1, 1}, prec), b = runGrad(s, {px, py, pz}, prec);
         const std::string diff = bitDiff(a, b);
@@ -323,13 +318,7 @@ void tst_Gradient::stagedTiers() {
     go.lossy = false;
     go.steps = 120;
     scene::Scene s = gradScene(go);
-    s.gradient.method = scene::GradientMethod::Reversible;
-    scene::RecorderModule k, b;
-    k.module = "LinearReconstructEveryK";
-    k.k = 2;
-    b.module = "DtypeConversion";
-    b.dtype = "bfloat16";
-    s.gradient.recorder = {k, b};
+    setLossyRecorder(s, 2, "bfloat16");
     const solver::RunResult dev = runGrad(s, {2, 1, 1}, solver::Precision::Float32);
     s.gradient.tier = tier.toStdString();
     s.gradient.transferInterval = interval;

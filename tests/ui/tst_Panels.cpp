@@ -1,7 +1,9 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QLabel>
 #include <QListWidget>
 #include <QSpinBox>
+#include <QTreeWidget>
 #include <QtTest>
 
 #include "UiTestScenes.hpp"
@@ -10,6 +12,7 @@
 #include "ui/MemoryBars.hpp"
 #include "ui/SceneCommands.hpp"
 #include "ui/SceneDocument.hpp"
+#include "yee/cuda/Runtime.hpp"
 
 using namespace yee;
 using namespace yee::ui;
@@ -39,6 +42,75 @@ private slots:
         auto* devices = panel.findChild<QSpinBox*>("emulatedDevices");
         devices->setValue(4);
         QCOMPARE(doc.scene().run.devices, std::string("cpu:4"));
+    }
+
+    /// The local GPUs with their memory, or, without any, why not in one line; a scene asking for GPUs
+    /// is explained (and still estimated: it runs on one emulated device per tile here).
+    void gpuListOrWhyNone() {
+        SceneDocument doc;
+        doc.resetScene(test::smallScene(), {});
+        DevicesPanel panel(&doc);
+        auto* reason = panel.findChild<QLabel*>("gpuUnavailable");
+        QVERIFY(reason);
+        QVERIFY(panel.gpuList());
+        const int gpus = cuda::deviceCount();
+        QCOMPARE(panel.gpuList()->topLevelItemCount(), gpus);
+        if (gpus == 0) {
+            QVERIFY(panel.gpuList()->isHidden());
+            QVERIFY(!reason->isHidden());
+            const QString text = panel.gpuUnavailableText();
+            QCOMPARE(text, reason->text());
+            QVERIFY2(text.startsWith("No GPU: ") &&
+                         text.contains(QString::fromStdString(cuda::unavailableReason())) &&
+                         !text.contains('\n'),
+                     qPrintable(text));
+        } else {
+            QVERIFY(!panel.gpuList()->isHidden());
+            QVERIFY(reason->isHidden());
+            QVERIFY(panel.gpuUnavailableText().isEmpty());
+            const auto info = cuda::devices();
+            QCOMPARE(panel.gpuList()->topLevelItem(0)->text(0), QString("cuda:0"));
+            QCOMPARE(panel.gpuList()->topLevelItem(0)->text(1), QString::fromStdString(info[0].name));
+            QVERIFY(panel.gpuList()->topLevelItem(0)->text(2).endsWith("GiB"));
+        }
+        auto* emulated = panel.findChild<QSpinBox*>("emulatedDevices");
+        QVERIFY(emulated->isEnabled());
+        QVERIFY(panel.devicesNote().isEmpty());
+
+        // The scene asks for every GPU.
+        doc.undoStack()->push(
+            new SetPropertyCommand(&doc, {ItemKind::Run, -1}, "tiles", QVariantList{2, 1, 1}));
+        doc.undoStack()->push(
+            new SetPropertyCommand(&doc, {ItemKind::Run, -1}, "devices", QString("cuda:all")));
+        QVERIFY(!emulated->isEnabled());
+        const EstimateOutcome out = Estimator::compute(doc.scene(), panel.settings());
+        panel.showEstimate(out);
+        if (gpus == 0) {
+            QVERIFY2(panel.devicesNote().startsWith("run.devices asks for GPUs (cuda:all) but ") &&
+                         panel.devicesNote().endsWith("running on 2 emulated CPU devices"),
+                     qPrintable(panel.devicesNote()));
+            QVERIFY2(out.problem.isEmpty(), qPrintable(out.problem));
+            QCOMPARE(panel.bars()->devices().size(), 2);
+        } else {
+            QVERIFY2(panel.devicesNote().startsWith("Tiles run on"), qPrintable(panel.devicesNote()));
+            for (int i = 0; i < gpus; ++i)
+                QCOMPARE(panel.gpuList()->topLevelItem(i)->checkState(0), Qt::Checked);
+            // Unchecking every GPU goes back to one emulated device per tile.
+            for (int i = 0; i < gpus; ++i)
+                panel.gpuList()->topLevelItem(i)->setCheckState(0, Qt::Unchecked);
+            QCOMPARE(doc.scene().run.devices, std::string("cpu:2"));
+            panel.gpuList()->topLevelItem(0)->setCheckState(0, Qt::Checked);
+            QCOMPARE(doc.scene().run.devices, std::string(gpus == 1 ? "cuda:all" : "cuda:0"));
+        }
+        // Malformed lists are explained, not run.
+        doc.undoStack()->push(
+            new SetPropertyCommand(&doc, {ItemKind::Run, -1}, "devices", QString("cuda:0,0")));
+        QVERIFY2(panel.devicesNote().contains("listed twice"), qPrintable(panel.devicesNote()));
+        QVERIFY(!emulated->isEnabled());
+        doc.undoStack()->push(new SetPropertyCommand(&doc, {ItemKind::Run, -1}, "devices", QString("cpu:2")));
+        QVERIFY(emulated->isEnabled());
+        QCOMPARE(emulated->value(), 2);
+        QVERIFY(panel.devicesNote().isEmpty());
     }
 
     void estimatesFollowTheChoices() {

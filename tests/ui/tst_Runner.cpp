@@ -3,6 +3,7 @@
 #include "UiTestScenes.hpp"
 #include "ui/Estimator.hpp"
 #include "ui/Runner.hpp"
+#include "yee/cuda/Runtime.hpp"
 #include "yee/io/ResultsWriter.hpp"
 
 using namespace yee;
@@ -113,6 +114,47 @@ private slots:
         QVERIFY2(QString::fromStdString(file.status).startsWith("incomplete"), file.status.c_str());
         qInfo("cancelled after %d of %d steps, %lld ms after the request", result->steps, result->totalSteps,
               static_cast<long long>(clock.elapsed()));
+    }
+
+    /// A scene asking for GPUs on a machine without one runs on emulated CPU devices (one per tile):
+    /// the runner says so once (notice) and the run completes, it does not fail.
+    void gpuRequestWithoutGpuRunsOnCpuWithNotice() {
+        if (cuda::deviceCount() > 0)
+            QSKIP("this machine has a GPU");
+        Runner runner;
+        QSignalSpy notice(&runner, &Runner::notice);
+        QSignalSpy started(&runner, &Runner::runStarted);
+        QSignalSpy finished(&runner, &Runner::runFinished);
+        QSignalSpy failed(&runner, &Runner::runFailed);
+        RunRequest req;
+        req.scene = test::smallScene();
+        req.scene.run.tiles = {2, 1, 1};
+        req.scene.run.devices = "cuda:all";
+        req.options = RunSettings{}.optionsFor(req.scene); // RunOptions::fromScene: falls back to CPU
+        QCOMPARE(int(req.options.backend), int(solver::Backend::Cpu));
+        QCOMPARE(req.options.devices, 2);
+        QVERIFY(runner.start(req));
+        QCOMPARE(notice.count(), 1);
+        QCOMPARE(started.count(), 1);
+        const QString text = notice.first().first().toString();
+        QVERIFY2(text.startsWith("run.devices asks for GPUs (cuda:all) but ") &&
+                     text.contains(QString::fromStdString(cuda::unavailableReason())),
+                 qPrintable(text));
+        QVERIFY2(finished.wait(120000),
+                 failed.isEmpty() ? "no result" : qPrintable(failed.first().first().toString()));
+        const auto result = finished.first().first().value<RunResultPtr>();
+        QVERIFY2(result->completed, result->status.c_str());
+        QCOMPARE(int(result->devices.size()), 2);
+        QCOMPARE(result->devices[0].name, std::string("cpu:0"));
+
+        // A CPU scene: no notice.
+        QSignalSpy quiet(&runner, &Runner::notice);
+        RunRequest cpu;
+        cpu.scene = test::smallScene();
+        cpu.options = RunSettings{}.optionsFor(cpu.scene);
+        QVERIFY(runner.start(cpu));
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(quiet.count(), 0);
     }
 
     void badConfigurationFails() {

@@ -37,15 +37,6 @@ struct Slot {
     std::vector<char> data;
 };
 
-std::string describe(const std::exception_ptr& ep) {
-    try {
-        std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-        return e.what();
-    } catch (...) {
-        return "unknown exception";
-    }
-}
 
 } // namespace
 

@@ -16,6 +16,8 @@ namespace {
 /// Tag of the chunked gather fallback on the collective communicator (no user traffic there).
 constexpr int kGatherTag = 1;
 
+} // namespace
+
 std::string mpiErrorString(int err) {
     char buf[MPI_MAX_ERROR_STRING];
     int len = 0;
@@ -23,8 +25,6 @@ std::string mpiErrorString(int err) {
         return "MPI error " + std::to_string(err);
     return std::string(buf, std::size_t(len));
 }
-
-} // namespace
 
 // ---------------------------------------------------------------------------------------------------
 // MpiSession

@@ -72,6 +72,9 @@ private:
 ///
 /// Collectives must be called by every rank in the same order with matching arguments (as in MPI). Unlike
 /// LocalComm, MpiComm does not check that element counts match: mismatched counts are erroneous MPI use.
+/// The text of an MPI error code.
+std::string mpiErrorString(int err);
+
 class MpiComm final : public Communicator {
 public:
     /// Wraps (duplicates) `comm`. Throws yee::RunError if MPI is not active or the duplication fails.

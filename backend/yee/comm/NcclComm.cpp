@@ -48,19 +48,18 @@ constexpr std::size_t kAlign = 256;
 /// Staging allocated up front (grown on demand, never shrunk).
 constexpr std::size_t kMinStaging = 64 * 1024;
 
+/// Rank r's n values in an all-gathered table (rank-major).
+std::vector<const double*> rankParts(const double* table, std::size_t n, int size) {
+    std::vector<const double*> parts(static_cast<std::size_t>(size));
+    for (std::size_t r = 0; r < parts.size(); ++r)
+        parts[r] = table + r * n;
+    return parts;
+}
+
 std::size_t alignUp(std::size_t n) {
     return (n + kAlign - 1) / kAlign * kAlign;
 }
 
-std::string describe(const std::exception_ptr& ep) {
-    try {
-        std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-        return e.what();
-    } catch (...) {
-        return "unknown exception";
-    }
-}
 
 /// Polling pause: yield at first (collectives take microseconds), then sleep briefly.
 class Backoff {
@@ -548,12 +547,7 @@ void NcclComm::allReduceSum(std::span<double> inout, Phase phase) {
     if (inout.empty())
         return;
     DeviceScope ds(device_, rank_);
-    const double* table = I.allGatherDoubles(inout, size_, "allReduceSum");
-    const std::size_t n = inout.size();
-    std::vector<const double*> parts(static_cast<std::size_t>(size_));
-    for (std::size_t r = 0; r < parts.size(); ++r)
-        parts[r] = table + r * n;
-    reduce::sumInRankOrder(parts, inout);
+    reduce::sumInRankOrder(rankParts(I.allGatherDoubles(inout, size_, "allReduceSum"), inout.size(), size_), inout);
 }
 
 void NcclComm::allReduceSumInt(std::span<std::int64_t> inout, Phase phase) {
@@ -583,12 +577,7 @@ void NcclComm::allReduceMax(std::span<double> inout, Phase phase) {
     DeviceScope ds(device_, rank_);
     // All-gather + rank-order max rather than ncclMax: the same bits as LocalComm and MpiComm (NaN
     // propagates, the first of -0.0 / +0.0 in rank order is kept).
-    const double* table = I.allGatherDoubles(inout, size_, "allReduceMax");
-    const std::size_t n = inout.size();
-    std::vector<const double*> parts(static_cast<std::size_t>(size_));
-    for (std::size_t r = 0; r < parts.size(); ++r)
-        parts[r] = table + r * n;
-    reduce::maxInRankOrder(parts, inout);
+    reduce::maxInRankOrder(rankParts(I.allGatherDoubles(inout, size_, "allReduceMax"), inout.size(), size_), inout);
 }
 
 void NcclComm::gather(const std::vector<char>& mine, std::vector<std::vector<char>>& out, int root,

@@ -17,13 +17,6 @@ namespace yee::comm {
 
 namespace {
 
-std::string mpiErrorString(int err) {
-    char buf[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(err, buf, &len) != MPI_SUCCESS)
-        return "MPI error " + std::to_string(err);
-    return std::string(buf, std::size_t(len));
-}
 
 void checkMpi(int err, int rank, const char* what) {
     if (err != MPI_SUCCESS)

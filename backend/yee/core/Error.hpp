@@ -2,6 +2,7 @@
 /// \file Error.hpp
 /// Error types. Messages name the offending field so a user can act on them
 /// (e.g. `sources[2].profile.wavelength_um: must be > 0`).
+#include <exception>
 #include <stdexcept>
 #include <string>
 
@@ -30,5 +31,16 @@ class Cancelled : public std::runtime_error {
 public:
     Cancelled() : std::runtime_error("run cancelled") {}
 };
+
+/// The message of a captured exception ("unknown exception" for non-standard ones).
+inline std::string describe(const std::exception_ptr& ep) {
+    try {
+        std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+        return e.what();
+    } catch (...) {
+        return "unknown exception";
+    }
+}
 
 } // namespace yee

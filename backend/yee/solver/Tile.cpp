@@ -113,16 +113,22 @@ template <class T> std::int64_t Tile<T>::regionCells(const std::vector<Region>& 
 }
 
 template <class T>
+template <class Fn>
+void Tile<T>::forRegionCells(FieldSet& s, const std::vector<Region>& rs, Fn&& fn) {
+    for (const Region& r : rs) {
+        const View<T> f = view(s, r.comp);
+        for (int k = r.box.lo[2]; k < r.box.hi[2]; ++k)
+            for (int j = r.box.lo[1]; j < r.box.hi[1]; ++j)
+                for (int i = r.box.lo[0]; i < r.box.hi[0]; ++i) fn(f(i, j, k));
+    }
+}
+
+template <class T>
 void Tile<T>::download(FieldSet& s, const std::vector<Region>& rs, Buffer<T>& stage, std::vector<T>& host) {
     host.resize(std::size_t(regionCells(rs)));
     if (!dev_.staged()) {
         std::size_t q = 0;
-        for (const Region& r : rs) {
-            const View<T> f = view(s, r.comp);
-            for (int k = r.box.lo[2]; k < r.box.hi[2]; ++k)
-                for (int j = r.box.lo[1]; j < r.box.hi[1]; ++j)
-                    for (int i = r.box.lo[0]; i < r.box.hi[0]; ++i) host[q++] = f(i, j, k);
-        }
+        forRegionCells(s, rs, [&](T& v) { host[q++] = v; });
         return;
     }
     std::int64_t off = 0;
@@ -138,12 +144,7 @@ template <class T>
 void Tile<T>::upload(FieldSet& s, const std::vector<Region>& rs, Buffer<T>& stage, const std::vector<T>& host) {
     if (!dev_.staged()) {
         std::size_t q = 0;
-        for (const Region& r : rs) {
-            const View<T> f = view(s, r.comp);
-            for (int k = r.box.lo[2]; k < r.box.hi[2]; ++k)
-                for (int j = r.box.lo[1]; j < r.box.hi[1]; ++j)
-                    for (int i = r.box.lo[0]; i < r.box.hi[0]; ++i) f(i, j, k) = host[q++];
-        }
+        forRegionCells(s, rs, [&](T& v) { v = host[q++]; });
         return;
     }
     const std::int64_t total = regionCells(rs);

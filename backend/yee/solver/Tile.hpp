@@ -169,6 +169,8 @@ private:
 
     void allocateDetectors();
     void saveEnergyE(int n);
+    /// fn(value&) for every cell of the regions, in download order (CPU devices).
+    template <class Fn> void forRegionCells(FieldSet& s, const std::vector<Region>& rs, Fn&& fn);
     /// Regions of the fields detector d reads when it records (E-only for the energy detector's E^n).
     std::vector<Region> detectorRegions(const TileDetector<T>& d, bool energyE) const;
     /// Views of the six components as detector d reads them: the device fields on CPU devices, a
