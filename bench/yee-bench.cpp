@@ -37,7 +37,8 @@ void printPeaks(const std::vector<solver::DeviceSummary>& devices) {
         std::printf("    %s peak %.2f MiB:", d.name.c_str(), double(d.memory.peakTotal) / 1048576.0);
         for (int c = 0; c < device::kCategoryCount; ++c)
             if (d.memory.peak[c] > 0)
-                std::printf(" %s=%.2f", device::categoryName(device::Category(c)), double(d.memory.peak[c]) / 1048576.0);
+                std::printf(" %s=%.2f", device::categoryName(device::Category(c)),
+                            double(d.memory.peak[c]) / 1048576.0);
         std::printf("\n");
     }
 }

@@ -9,7 +9,8 @@ namespace yee::testing {
 inline scene::Scene decompScene(int steps = 48) {
     using scene::BoundaryType;
     const double cell = 0.05;
-    scene::Scene s = boxScene(24, 20, 16, cell, BoundaryType::Pml, BoundaryType::Pml, BoundaryType::Periodic, 5);
+    scene::Scene s =
+        boxScene(24, 20, 16, cell, BoundaryType::Pml, BoundaryType::Pml, BoundaryType::Periodic, 5);
     s.materials.push_back(material("glass", 2.25));
     s.materials.push_back(material("lossy", 3.0, 1.0, 2.0e4));
     s.materials.push_back(material("ferrite", 1.5, 1.8));
@@ -37,8 +38,8 @@ inline scene::Scene decompScene(int steps = 48) {
     rod.material = "ferrite";
     s.objects.push_back(rod);
     s.sources.push_back(dipole("dip", {-0.1, -0.15, 0.05}, {0.3, 0.2, 1.0}, 0.6, 0.3));
-    s.sources.push_back(planeSource("beam", scene::SourceType::GaussianPlane, {-0.3, 0, 0}, {0, 0.4, 0.8}, 0, +1,
-                                    {0, 0, 1}, 0.7, 0.3));
+    s.sources.push_back(planeSource("beam", scene::SourceType::GaussianPlane, {-0.3, 0, 0}, {0, 0.4, 0.8}, 0,
+                                    +1, {0, 0, 1}, 0.7, 0.3));
     s.sources.back().waist = 0.2;
     s.detectors.push_back(flux("flux", {0.3, 0.0, 0.0}, {0, 0.4, 0.8}, 0, +1, {0.6, 0.7}));
     s.detectors.push_back(detector("energy", scene::DetectorType::Energy, {0, 0, 0}, {0.8, 0.6, 0.8}));

@@ -57,7 +57,8 @@ void tst_Decomposition::bitIdentical_data() {
     const int grids[][3] = {{2, 1, 1}, {3, 1, 1}, {4, 1, 1}, {8, 1, 1}, {2, 2, 1}, {1, 2, 2}, {2, 2, 2}};
     for (bool f64 : {false, true})
         for (const auto& g : grids) {
-            const QString name = QString("%1x%2x%3 %4").arg(g[0]).arg(g[1]).arg(g[2]).arg(f64 ? "f64" : "f32");
+            const QString name =
+                QString("%1x%2x%3 %4").arg(g[0]).arg(g[1]).arg(g[2]).arg(f64 ? "f64" : "f32");
             QTest::newRow(qPrintable(name)) << g[0] << g[1] << g[2] << f64 << true;
         }
     QTest::newRow("2x2x1 f32 no-overlap") << 2 << 2 << 1 << false << false;
@@ -81,7 +82,8 @@ void tst_Decomposition::bitIdentical() {
     // The run must have produced something non-trivial for the comparison to mean anything.
     double maxField = 0;
     for (const auto& sn : single.snapshots)
-        for (float v : sn.data) maxField = std::max(maxField, double(std::abs(v)));
+        for (float v : sn.data)
+            maxField = std::max(maxField, double(std::abs(v)));
     QVERIFY(maxField > 1e-6);
     const std::string diff = bitDiff(single, tiled);
     QVERIFY2(diff.empty(), diff.c_str());
@@ -122,13 +124,15 @@ void tst_Decomposition::collectiveCountsPinned() {
         QCOMPARE(d.comm.callsOf(Phase::Setup, Kind::HaloExchange), std::int64_t(0));
     }
     // Halo bytes: every cut face moves 2 components of one cell layer, twice per step.
-    if (px * py * pz > 1) QVERIFY(r.devices[0].comm.bytesOf(Phase::Forward, Kind::HaloExchange) > 0);
+    if (px * py * pz > 1)
+        QVERIFY(r.devices[0].comm.bytesOf(Phase::Forward, Kind::HaloExchange) > 0);
 }
 
 void tst_Decomposition::memoryShardedNotReplicated() {
     // A domain long in x (periodic x and z, PML on y so every tile carries the same PML share).
     using scene::BoundaryType;
-    scene::Scene s = boxScene(160, 24, 20, 0.05, BoundaryType::Periodic, BoundaryType::Pml, BoundaryType::Periodic, 6);
+    scene::Scene s =
+        boxScene(160, 24, 20, 0.05, BoundaryType::Periodic, BoundaryType::Pml, BoundaryType::Periodic, 6);
     s.sources.push_back(dipole("d", {0, 0, 0}, {0, 0, 1}, 0.8, 0.3));
     s.detectors.push_back(detector("e", scene::DetectorType::Energy, {0, 0, 0}, {6.0, 0.6, 0.6}));
     s.durationFs = 7.5 * s.dtFs();
@@ -145,11 +149,14 @@ void tst_Decomposition::memoryShardedNotReplicated() {
                 largestHalo = haloPeak(d);
             }
         }
-        qInfo("N=%d: single %lld B, sum %lld B (%.3f x single, halo %lld B), largest %lld B (%.3f x single/N)", n,
-              (long long)one, (long long)sum, double(sum) / double(one), (long long)halo, (long long)largest,
-              double(largest) / (double(one) / n));
-        QVERIFY2(double(sum) <= 1.10 * double(one) + double(halo), "gradient-free state replicated across devices");
-        QVERIFY2(double(largest) <= 1.15 * double(one) / n + double(largestHalo), "largest device above 1/N share");
+        qInfo(
+            "N=%d: single %lld B, sum %lld B (%.3f x single, halo %lld B), largest %lld B (%.3f x single/N)",
+            n, (long long)one, (long long)sum, double(sum) / double(one), (long long)halo, (long long)largest,
+            double(largest) / (double(one) / n));
+        QVERIFY2(double(sum) <= 1.10 * double(one) + double(halo),
+                 "gradient-free state replicated across devices");
+        QVERIFY2(double(largest) <= 1.15 * double(one) / n + double(largestHalo),
+                 "largest device above 1/N share");
     }
 }
 
@@ -178,8 +185,8 @@ void tst_Decomposition::estimateMatchesLedger() {
     for (std::size_t d = 0; d < e.devices.size(); ++d) {
         const double est = double(e.devices[d].memory.peakTotal), got = double(r.devices[d].memory.peakTotal);
         QVERIFY(got > 0);
-        QVERIFY2(std::abs(est - got) <= 0.02 * got, qPrintable(QString("device %1: estimate %2 vs measured %3")
-                                                                   .arg(d).arg(est).arg(got)));
+        QVERIFY2(std::abs(est - got) <= 0.02 * got,
+                 qPrintable(QString("device %1: estimate %2 vs measured %3").arg(d).arg(est).arg(got)));
         for (int c = 0; c < device::kCategoryCount; ++c)
             QCOMPARE(e.devices[d].memory.peak[c], r.devices[d].memory.peak[c]);
     }
@@ -262,7 +269,8 @@ void tst_Decomposition::cancelStopsWithinGuard() {
     o.onTelemetry = [&](const telemetry::Report& rep) {
         ++reports;
         QCOMPARE(int(rep.devices.size()), 4);
-        if (rep.step >= 12) cancel = true;
+        if (rep.step >= 12)
+            cancel = true;
     };
     const solver::RunResult r = solver::run(s, o);
     QVERIFY(!r.completed);

@@ -10,7 +10,7 @@ namespace yee::testing {
 
 struct GradSceneOptions {
     int nx = 24;
-    bool lossy = true;        ///< a lossy box in the interior
+    bool lossy = true; ///< a lossy box in the interior
     bool energyTerm = true;
     bool phasorTerm = true;
     int steps = 60;
@@ -20,11 +20,13 @@ struct GradSceneOptions {
 inline scene::Scene gradScene(const GradSceneOptions& go = {}) {
     using scene::BoundaryType;
     const double cell = 0.05;
-    scene::Scene s = boxScene(go.nx, 20, 16, cell, BoundaryType::Pml, BoundaryType::Pml, BoundaryType::Periodic, 5);
+    scene::Scene s =
+        boxScene(go.nx, 20, 16, cell, BoundaryType::Pml, BoundaryType::Pml, BoundaryType::Periodic, 5);
     s.materials.push_back(material("clad", 1.0));
     s.materials.push_back(material("core", 4.0));
     s.materials.push_back(material("glass", 2.25));
-    if (go.lossy) s.materials.push_back(material("lossy", 2.0, 1.0, 1.5e4));
+    if (go.lossy)
+        s.materials.push_back(material("lossy", 2.0, 1.0, 1.5e4));
     const double x0 = -0.5 * go.nx * cell; // domain low x
     scene::Object rod;
     rod.name = "rod";
@@ -42,8 +44,8 @@ inline scene::Scene gradScene(const GradSceneOptions& go = {}) {
         l.material = "lossy";
         s.objects.push_back(l);
     }
-    s.sources.push_back(planeSource("beam", scene::SourceType::GaussianPlane, {x0 + 0.35, 0, 0}, {0, 0.4, 0.8}, 0, +1,
-                                    {0, 1, 0}, go.wavelength, 0.5 * go.wavelength));
+    s.sources.push_back(planeSource("beam", scene::SourceType::GaussianPlane, {x0 + 0.35, 0, 0},
+                                    {0, 0.4, 0.8}, 0, +1, {0, 1, 0}, go.wavelength, 0.5 * go.wavelength));
     s.sources.back().waist = 0.2;
     s.sources.push_back(dipole("dip", {x0 + 0.4, -0.12, 0.1}, {0, 0, 1}, go.wavelength, 0.5 * go.wavelength));
     for (int d = 0; d < 2; ++d) {
@@ -87,7 +89,8 @@ inline scene::Scene gradScene(const GradSceneOptions& go = {}) {
     std::uniform_real_distribution<double> u(0.2, 0.8);
     for (int d = 0; d < 2; ++d) {
         s.designs[std::size_t(d)].latent.resize(r.designMap(d).size());
-        for (double& v : s.designs[std::size_t(d)].latent) v = u(rng);
+        for (double& v : s.designs[std::size_t(d)].latent)
+            v = u(rng);
     }
     return s;
 }
@@ -96,7 +99,8 @@ inline scene::Scene gradScene(const GradSceneOptions& go = {}) {
 /// recorder, exact).
 inline void setGradientMethod(scene::Scene& s, const std::string& method) {
     s.gradient.recorder.clear();
-    if (method == "full") s.gradient.method = scene::GradientMethod::Full;
+    if (method == "full")
+        s.gradient.method = scene::GradientMethod::Full;
     else if (method == "checkpointed") {
         s.gradient.method = scene::GradientMethod::Checkpointed;
         s.gradient.numCheckpoints = 3;

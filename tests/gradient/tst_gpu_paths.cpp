@@ -31,24 +31,30 @@ solver::RunResult runWith(const scene::Scene& s, std::array<int, 3> tiles, solve
     o.overlap = overlap;
     o.gpuDataPaths = staged;
     solver::RunResult r = solver::run(s, o);
-    if (!r.completed) throw std::runtime_error(r.status);
+    if (!r.completed)
+        throw std::runtime_error(r.status);
     // The staged paths allocate staging buffers through the ledger: the dry run must see them too.
     const solver::Estimate e = solver::estimate(s, o);
-    if (e.devices.size() != r.devices.size()) throw std::runtime_error("estimate device count differs");
+    if (e.devices.size() != r.devices.size())
+        throw std::runtime_error("estimate device count differs");
     for (std::size_t d = 0; d < r.devices.size(); ++d)
         if (e.devices[d].memory.peakTotal != r.devices[d].memory.peakTotal)
-            throw std::runtime_error("estimate " + std::to_string(e.devices[d].memory.peakTotal) + " != peak " +
-                                     std::to_string(r.devices[d].memory.peakTotal) + " on device " + std::to_string(d));
+            throw std::runtime_error("estimate " + std::to_string(e.devices[d].memory.peakTotal) +
+                                     " != peak " + std::to_string(r.devices[d].memory.peakTotal) +
+                                     " on device " + std::to_string(d));
     return r;
 }
 
 std::string gradientDiff(const solver::RunResult& a, const solver::RunResult& b) {
-    if (a.gradients.size() != b.gradients.size()) return "gradient count differs";
+    if (a.gradients.size() != b.gradients.size())
+        return "gradient count differs";
     for (std::size_t d = 0; d < a.gradients.size(); ++d) {
         const auto& u = a.gradients[d].data;
         const auto& v = b.gradients[d].data;
-        if (u.size() != v.size()) return "gradient size differs";
-        if (std::memcmp(u.data(), v.data(), u.size() * sizeof(double)) != 0) return a.gradients[d].name + " differs";
+        if (u.size() != v.size())
+            return "gradient size differs";
+        if (std::memcmp(u.data(), v.data(), u.size() * sizeof(double)) != 0)
+            return a.gradients[d].name + " differs";
     }
     return {};
 }
@@ -94,7 +100,8 @@ void tst_GpuPaths::forwardBitIdentical() {
         const auto& a = direct.devices[d].memory;
         const auto& b = staged.devices[d].memory;
         for (int c = 0; c < device::kCategoryCount; ++c)
-            if (c != int(device::Category::Staging)) QCOMPARE(b.peak[std::size_t(c)], a.peak[std::size_t(c)]);
+            if (c != int(device::Category::Staging))
+                QCOMPARE(b.peak[std::size_t(c)], a.peak[std::size_t(c)]);
         QVERIFY(b.peak[int(device::Category::Staging)] > 0);
     }
 }
@@ -120,7 +127,8 @@ void tst_GpuPaths::gradientBitIdentical() {
         QVERIFY2(gdiff.empty(), gdiff.c_str());
         double norm = 0;
         for (const auto& g : direct.gradients)
-            for (double x : g.data) norm = std::max(norm, std::abs(x));
+            for (double x : g.data)
+                norm = std::max(norm, std::abs(x));
         QVERIFY(norm > 0);
     }
 }

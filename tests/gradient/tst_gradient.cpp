@@ -26,7 +26,8 @@ solver::RunResult runGrad(const scene::Scene& s, std::array<int, 3> tiles = {1, 
     o.threadsPerDevice = 1;
     o.guardInterval = 1000;
     solver::RunResult r = solver::run(s, o);
-    if (!r.completed) throw std::runtime_error(r.status);
+    if (!r.completed)
+        throw std::runtime_error(r.status);
     return r;
 }
 
@@ -84,14 +85,17 @@ void tst_Gradient::finiteDifferences() {
         QCOMPARE(g.size(), s.designs[std::size_t(d)].latent.size());
         // The three largest-magnitude entries of each region, where a relative error is meaningful.
         std::vector<std::size_t> idx(g.size());
-        for (std::size_t q = 0; q < idx.size(); ++q) idx[q] = q;
-        std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return std::abs(g[a]) > std::abs(g[b]); });
+        for (std::size_t q = 0; q < idx.size(); ++q)
+            idx[q] = q;
+        std::sort(idx.begin(), idx.end(),
+                  [&](std::size_t a, std::size_t b) { return std::abs(g[a]) > std::abs(g[b]); });
         for (int q = 0; q < 3 && q < int(idx.size()); ++q) {
             const std::size_t v = idx[std::size_t(q)];
             const double x = s.designs[std::size_t(d)].latent[v];
             const double fd = (objectiveOf(s, d, v, x + h) - objectiveOf(s, d, v, x - h)) / (2 * h);
             const double rel = std::abs(g[v] - fd) / std::abs(fd);
-            qInfo("%s design %d voxel %zu: adjoint %.12e  fd %.12e  rel %.2e", qPrintable(method), d, v, g[v], fd, rel);
+            qInfo("%s design %d voxel %zu: adjoint %.12e  fd %.12e  rel %.2e", qPrintable(method), d, v, g[v],
+                  fd, rel);
             QVERIFY(std::abs(fd) > 0);
             worst = std::max(worst, rel);
             ++checked;
@@ -129,7 +133,8 @@ void tst_Gradient::decomposedBitIdentical() {
             const auto& u = a.gradients[d].data;
             const auto& v = b.gradients[d].data;
             QCOMPARE(u.size(), v.size());
-            for (double x : u) norm = std::max(norm, std::abs(x));
+            for (double x : u)
+                norm = std::max(norm, std::abs(x));
             QVERIFY2(std::memcmp(u.data(), v.data(), u.size() * sizeof(double)) == 0, "gradient differs");
         }
         QVERIFY(norm > 0);
@@ -138,7 +143,8 @@ void tst_Gradient::decomposedBitIdentical() {
 
 void tst_Gradient::adjointCountsPinned_data() {
     QTest::addColumn<QString>("method");
-    for (const char* m : {"full", "checkpointed", "reversible"}) QTest::newRow(m) << QString(m);
+    for (const char* m : {"full", "checkpointed", "reversible"})
+        QTest::newRow(m) << QString(m);
 }
 
 void tst_Gradient::adjointCountsPinned() {
@@ -152,25 +158,30 @@ void tst_Gradient::adjointCountsPinned() {
     std::int64_t recomputed1 = -1;
     for (std::array<int, 3> t : {std::array<int, 3>{1, 1, 1}, {2, 1, 1}, {4, 1, 1}, {8, 1, 1}, {2, 2, 2}}) {
         const solver::RunResult r = runGrad(s, t, solver::Precision::Float32);
-        if (recomputed1 < 0) recomputed1 = r.recomputedSteps;
+        if (recomputed1 < 0)
+            recomputed1 = r.recomputedSteps;
         QCOMPARE(r.recomputedSteps, recomputed1);
         for (const auto& d : r.devices) {
             // Two grouped exchanges per reverse step (reconstruction and adjoint halos share them).
             QCOMPARE(d.comm.callsOf(Phase::Adjoint, Kind::HaloExchange), std::int64_t(2 * go.steps));
             QCOMPARE(d.comm.callsOf(Phase::Adjoint, Kind::AllReduce), std::int64_t(0));
             QCOMPARE(d.comm.callsOf(Phase::Adjoint, Kind::Gather), std::int64_t(0));
-            QCOMPARE(d.comm.callsOf(Phase::Reconstruct, Kind::HaloExchange), std::int64_t(2 * r.recomputedSteps));
+            QCOMPARE(d.comm.callsOf(Phase::Reconstruct, Kind::HaloExchange),
+                     std::int64_t(2 * r.recomputedSteps));
             QCOMPARE(d.comm.callsOf(Phase::Forward, Kind::HaloExchange), std::int64_t(2 * go.steps));
             QCOMPARE(d.comm.callsOf(Phase::Output, Kind::Gather), std::int64_t(1));
         }
     }
-    if (method == "checkpointed") QVERIFY(recomputed1 > go.steps);
-    else QCOMPARE(recomputed1, std::int64_t(0));
+    if (method == "checkpointed")
+        QVERIFY(recomputed1 > go.steps);
+    else
+        QCOMPARE(recomputed1, std::int64_t(0));
 }
 
 void tst_Gradient::memorySharded_data() {
     QTest::addColumn<QString>("method");
-    for (const char* m : {"full", "checkpointed", "reversible"}) QTest::newRow(m) << QString(m);
+    for (const char* m : {"full", "checkpointed", "reversible"})
+        QTest::newRow(m) << QString(m);
 }
 
 /// Nothing replicated, from the ledger: a waveguide long in x, cut along x. The sum over devices stays
@@ -190,8 +201,8 @@ void tst_Gradient::memorySharded() {
     strip.size = {10.0, 0.3, 0.2};
     strip.material = "core";
     s.objects.push_back(strip);
-    s.sources.push_back(planeSource("in", scene::SourceType::GaussianPlane, {-4.2, 0, 0}, {0, 0.5, 0.5}, 0, +1, {0, 1, 0},
-                                    1.55, 0.3));
+    s.sources.push_back(planeSource("in", scene::SourceType::GaussianPlane, {-4.2, 0, 0}, {0, 0.5, 0.5}, 0,
+                                    +1, {0, 1, 0}, 1.55, 0.3));
     s.detectors.push_back(flux("out", {4.2, 0, 0}, {0, 0.5, 0.5}, 0, +1, {1.55}));
     scene::Design d;
     d.name = "taper";
@@ -204,12 +215,13 @@ void tst_Gradient::memorySharded() {
     s.objective.terms.push_back(t);
     setGradientMethod(s, method.toStdString());
     s.durationFs = 39.5 * s.dtFs();
-    auto largestAndSum = [&](const solver::RunResult& r, std::int64_t& sum, std::int64_t& halo, std::int64_t& largest,
-                             std::int64_t& largestExtra) {
+    auto largestAndSum = [&](const solver::RunResult& r, std::int64_t& sum, std::int64_t& halo,
+                             std::int64_t& largest, std::int64_t& largestExtra) {
         sum = halo = largest = largestExtra = 0;
         std::int64_t minPml = -1;
-        for (const auto& d : r.devices) minPml = minPml < 0 ? d.memory.peak[int(device::Category::Pml)]
-                                                           : std::min(minPml, d.memory.peak[int(device::Category::Pml)]);
+        for (const auto& d : r.devices)
+            minPml = minPml < 0 ? d.memory.peak[int(device::Category::Pml)]
+                                : std::min(minPml, d.memory.peak[int(device::Category::Pml)]);
         for (const auto& d : r.devices) {
             sum += d.memory.peakTotal;
             const std::int64_t h = d.memory.peak[int(device::Category::Halo)];
@@ -228,7 +240,8 @@ void tst_Gradient::memorySharded() {
         largestAndSum(r, sum, halo, largest, extra);
         // The adjoint keeps its own halo buffers (counted under adjoint), as many bytes as the forward's.
         const std::int64_t adjHalo = 2 * halo;
-        qInfo("%s N=%d: single %.2f MiB, sum %.3f x single, largest %.3f x single/N (halo+extra PML %.1f%% of single/N)",
+        qInfo("%s N=%d: single %.2f MiB, sum %.3f x single, largest %.3f x single/N (halo+extra PML %.1f%% "
+              "of single/N)",
               qPrintable(method), n, single / 1048576, double(sum) / single, double(largest) / (single / n),
               100.0 * double(extra) / (single / n));
         QVERIFY2(double(sum) <= 1.10 * single + double(adjHalo), "gradient state replicated across devices");
@@ -264,7 +277,8 @@ void tst_Gradient::lossyRecorderErrorBounded() {
                 den += std::pow(exact.gradients[d].data[v], 2);
             }
         const double e = std::sqrt(num / den);
-        qInfo("reversible, LinearReconstructEveryK(%d) + %s: relative gradient error %.3e (L2, vs full)", k, dtype, e);
+        qInfo("reversible, LinearReconstructEveryK(%d) + %s: relative gradient error %.3e (L2, vs full)", k,
+              dtype, e);
         return e;
     };
     const double f32 = relError(1, "float32"), bf16 = relError(1, "bfloat16"), k5 = relError(5, "float32"),
@@ -330,8 +344,8 @@ void tst_Gradient::stagedTiers() {
     for (std::size_t q = 0; q < dev.devices.size(); ++q) {
         const auto rd = dev.devices[q].memory.peak[int(device::Category::Recorder)];
         const auto rs = staged.devices[q].memory.peak[int(device::Category::Recorder)];
-        qInfo("%s interval %d ring %d, device %zu: recorder on device %lld B (device tier %lld B)", qPrintable(tier),
-              interval, ring, q, (long long)rs, (long long)rd);
+        qInfo("%s interval %d ring %d, device %zu: recorder on device %lld B (device tier %lld B)",
+              qPrintable(tier), interval, ring, q, (long long)rs, (long long)rd);
         QVERIFY(rs < rd);
     }
 }
@@ -364,8 +378,12 @@ void tst_Gradient::unsupportedConfigsRefused() {
         s.gradient.method = scene::GradientMethod::Reversible;
         s.gradient.recorder = {m};
         break;
-    case 2: tiles = {8, 1, 1}; break;
-    case 3: s.objective.terms.clear(); break;
+    case 2:
+        tiles = {8, 1, 1};
+        break;
+    case 3:
+        s.objective.terms.clear();
+        break;
     case 4:
         s.gradient.method = scene::GradientMethod::Reversible;
         s.gradient.tier = "host";

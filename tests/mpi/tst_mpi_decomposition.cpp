@@ -3,7 +3,8 @@
 // gradients bit-identical; collective counts pinned per rank and equal to LocalComm's for the same tile grid.
 //
 // Every case has the same shape on every rank:
-//   1. collective work: a fresh MpiComm, solver::run() with RunOptions::communicator, one broadcast of rank 0's
+//   1. collective work: a fresh MpiComm, solver::run() with RunOptions::communicator, one broadcast of rank
+//   0's
 //      recomputed-step count — entered by every rank in the same order, whatever happens;
 //   2. local work: rank 0 runs the references in-process (LocalComm: 1x1x1 on one device, and the same tile
 //      grid on emulated devices); every rank checks what it has and collects failure strings (never QVERIFY);
@@ -39,7 +40,7 @@ namespace {
 constexpr int kForwardSteps = 48;
 constexpr int kForwardGuard = 16; // 3 guard all-reduces per forward run
 constexpr int kGradSteps = 40;
-constexpr int kGradGuard = 8;     // 5 guard all-reduces per forward sweep
+constexpr int kGradGuard = 8; // 5 guard all-reduces per forward sweep
 
 int worldRank() {
     int r = 0;
@@ -57,14 +58,21 @@ int worldSize() {
 /// 24x20x16 cells, PML 5 on x and y, periodic z; gradScene nx = 48: cuts >= PML + 1 cells from the edges and
 /// off the objective's flux plane at x = 17).
 std::vector<Grid> gridsForRanks(int n) {
-    if (n == 2) return {{2, 1, 1}, {1, 2, 1}};
-    if (n == 4) return {{4, 1, 1}, {2, 2, 1}, {1, 2, 2}};
-    if (n == 8) return {{2, 2, 2}};
+    if (n == 2)
+        return {{2, 1, 1}, {1, 2, 1}};
+    if (n == 4)
+        return {{4, 1, 1}, {2, 2, 1}, {1, 2, 2}};
+    if (n == 8)
+        return {{2, 2, 2}};
     return {{n, 1, 1}};
 }
 
-QString gridName(const Grid& g) { return QStringLiteral("%1x%2x%3").arg(g[0]).arg(g[1]).arg(g[2]); }
-std::string gridStr(const Grid& g) { return gridName(g).toStdString(); }
+QString gridName(const Grid& g) {
+    return QStringLiteral("%1x%2x%3").arg(g[0]).arg(g[1]).arg(g[2]);
+}
+std::string gridStr(const Grid& g) {
+    return gridName(g).toStdString();
+}
 
 /// Agrees over all ranks whether `local` (this rank's failures) is empty everywhere. `msg` gets this rank's
 /// failures (prefixed with the rank), or a note that other ranks failed.
@@ -73,24 +81,27 @@ bool agree(const std::vector<std::string>& local, QString& msg) {
     int total = 0;
     MPI_Allreduce(&bad, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     QStringList lines;
-    for (const auto& s : local) lines << QStringLiteral("rank %1: %2").arg(worldRank()).arg(QString::fromStdString(s));
-    if (total > 0 && local.empty()) lines << QStringLiteral("%1 other rank(s) failed").arg(total);
+    for (const auto& s : local)
+        lines << QStringLiteral("rank %1: %2").arg(worldRank()).arg(QString::fromStdString(s));
+    if (total > 0 && local.empty())
+        lines << QStringLiteral("%1 other rank(s) failed").arg(total);
     msg = lines.join('\n');
     return total == 0;
 }
 
-#define VERIFY_ALL_RANKS(failures)                                                                                 \
-    do {                                                                                                           \
-        QString m_;                                                                                                \
-        const bool ok_ = agree(failures, m_);                                                                      \
-        QVERIFY2(ok_, qPrintable(m_));                                                                             \
+#define VERIFY_ALL_RANKS(failures)                                                                           \
+    do {                                                                                                     \
+        QString m_;                                                                                          \
+        const bool ok_ = agree(failures, m_);                                                                \
+        QVERIFY2(ok_, qPrintable(m_));                                                                       \
     } while (0)
 
 /// Collects failures of one case without leaving the function (no QVERIFY before the verdict is agreed).
 struct Checks {
     std::vector<std::string> fails;
     bool operator()(bool ok, const std::string& what) {
-        if (!ok) fails.push_back(what);
+        if (!ok)
+            fails.push_back(what);
         return ok;
     }
     void eq(std::int64_t got, std::int64_t want, const std::string& what) {
@@ -98,8 +109,8 @@ struct Checks {
     }
 };
 
-solver::RunOptions options(const scene::Scene& s, const Grid& tiles, solver::Precision p, bool gradient, int guard,
-                           bool overlap = true) {
+solver::RunOptions options(const scene::Scene& s, const Grid& tiles, solver::Precision p, bool gradient,
+                           int guard, bool overlap = true) {
     solver::RunOptions o = solver::RunOptions::fromScene(s);
     o.precision = p;
     o.tiles = tiles;
@@ -126,11 +137,12 @@ std::optional<solver::RunResult> runMpi(const scene::Scene& s, solver::RunOption
 }
 
 /// In-process run without a communicator (LocalComm on o.devices emulated devices). Rank 0 only.
-std::optional<solver::RunResult> runLocal(const scene::Scene& s, const solver::RunOptions& o, const std::string& what,
-                                          Checks& c) {
+std::optional<solver::RunResult> runLocal(const scene::Scene& s, const solver::RunOptions& o,
+                                          const std::string& what, Checks& c) {
     try {
         solver::RunResult r = solver::run(s, o);
-        if (!c(r.completed, what + " run did not complete: " + r.status)) return std::nullopt;
+        if (!c(r.completed, what + " run did not complete: " + r.status))
+            return std::nullopt;
         return r;
     } catch (const std::exception& e) {
         c(false, what + " run threw: " + e.what());
@@ -142,17 +154,20 @@ std::optional<solver::RunResult> runLocal(const scene::Scene& s, const solver::R
 const solver::RunResult* singleReference(const std::string& key, const scene::Scene& s, solver::RunOptions o,
                                          Checks& c) {
     static std::map<std::string, solver::RunResult> cache;
-    if (auto it = cache.find(key); it != cache.end()) return &it->second;
+    if (auto it = cache.find(key); it != cache.end())
+        return &it->second;
     o.tiles = {1, 1, 1};
     o.devices = 1;
     o.overlap = true;
     o.communicator = nullptr;
     auto r = runLocal(s, o, "single-domain " + key, c);
-    if (!r) return nullptr;
+    if (!r)
+        return nullptr;
     return &cache.emplace(key, std::move(*r)).first->second;
 }
 
-/// Call counts every rank must show. `recomputed`: forward steps replayed in the reverse sweep (checkpointed).
+/// Call counts every rank must show. `recomputed`: forward steps replayed in the reverse sweep
+/// (checkpointed).
 struct Expected {
     int steps = 0;
     int guard = 1;
@@ -169,18 +184,19 @@ void checkCounts(const comm::CommStats& st, const Expected& e, const std::string
     c.eq(st.callsOf(Phase::Forward, Kind::Gather), 0, who + " forward gather");
     c.eq(st.callsOf(Phase::Forward, Kind::Broadcast), 0, who + " forward broadcast");
     c.eq(st.callsOf(Phase::Forward, Kind::Barrier), 0, who + " forward barrier");
-    // Output: one integer all-reduce (exact detector sums) and one gather (per-cell data, summaries, gradient).
+    // Output: one integer all-reduce (exact detector sums) and one gather (per-cell data, summaries,
+    // gradient).
     c.eq(st.callsOf(Phase::Output, Kind::AllReduce), 1, who + " output all_reduce");
     c.eq(st.callsOf(Phase::Output, Kind::Gather), 1, who + " output gather");
     c.eq(st.callsOf(Phase::Output, Kind::HaloExchange), 0, who + " output halo_exchange");
     c.eq(st.callsOf(Phase::Output, Kind::Broadcast), 0, who + " output broadcast");
     c.eq(st.callsOf(Phase::Output, Kind::Barrier), 0, who + " output barrier");
     for (int k = 0; k < comm::kKindCount; ++k)
-        c.eq(st.calls[int(Phase::Setup)][std::size_t(k)], 0,
-             who + " setup " + comm::kindName(Kind(k)));
+        c.eq(st.calls[int(Phase::Setup)][std::size_t(k)], 0, who + " setup " + comm::kindName(Kind(k)));
     // Reverse sweep: two grouped exchanges per reverse step (reconstruction and adjoint halos share them),
     // two per replayed forward step, no other collective: the gradient stays with its tile.
-    c.eq(st.callsOf(Phase::Adjoint, Kind::HaloExchange), e.gradient ? 2 * steps : 0, who + " adjoint halo_exchange");
+    c.eq(st.callsOf(Phase::Adjoint, Kind::HaloExchange), e.gradient ? 2 * steps : 0,
+         who + " adjoint halo_exchange");
     c.eq(st.callsOf(Phase::Reconstruct, Kind::HaloExchange), e.gradient ? 2 * e.recomputed : 0,
          who + " reconstruct halo_exchange");
     for (Phase ph : {Phase::Adjoint, Phase::Reconstruct})
@@ -191,9 +207,9 @@ void checkCounts(const comm::CommStats& st, const Expected& e, const std::string
 /// Rank 0: device summaries of the MPI run against those of the LocalComm run on the same grid: tile boxes,
 /// every collective's calls and bytes, the ledger's peak per category. Also: call tables equal on all ranks.
 void compareDevices(const solver::RunResult& mpi, const solver::RunResult& local, Checks& c) {
-    if (!c(mpi.devices.size() == local.devices.size(),
-           "device count " + std::to_string(mpi.devices.size()) + " vs LocalComm " +
-               std::to_string(local.devices.size())))
+    if (!c(mpi.devices.size() == local.devices.size(), "device count " + std::to_string(mpi.devices.size()) +
+                                                           " vs LocalComm " +
+                                                           std::to_string(local.devices.size())))
         return;
     for (std::size_t d = 0; d < mpi.devices.size(); ++d) {
         const auto& m = mpi.devices[d];
@@ -202,11 +218,12 @@ void compareDevices(const solver::RunResult& mpi, const solver::RunResult& local
         c(m.tile == l.tile, who + ": tile box differs from LocalComm's");
         for (int ph = 0; ph < comm::kPhaseCount; ++ph)
             for (int k = 0; k < comm::kKindCount; ++k) {
-                const std::string what = who + " " + comm::phaseName(Phase(ph)) + " " + comm::kindName(Kind(k));
-                c.eq(m.comm.calls[std::size_t(ph)][std::size_t(k)], l.comm.calls[std::size_t(ph)][std::size_t(k)],
-                     what + " calls vs LocalComm");
-                c.eq(m.comm.bytes[std::size_t(ph)][std::size_t(k)], l.comm.bytes[std::size_t(ph)][std::size_t(k)],
-                     what + " bytes vs LocalComm");
+                const std::string what =
+                    who + " " + comm::phaseName(Phase(ph)) + " " + comm::kindName(Kind(k));
+                c.eq(m.comm.calls[std::size_t(ph)][std::size_t(k)],
+                     l.comm.calls[std::size_t(ph)][std::size_t(k)], what + " calls vs LocalComm");
+                c.eq(m.comm.bytes[std::size_t(ph)][std::size_t(k)],
+                     l.comm.bytes[std::size_t(ph)][std::size_t(k)], what + " bytes vs LocalComm");
                 c.eq(m.comm.calls[std::size_t(ph)][std::size_t(k)],
                      mpi.devices[0].comm.calls[std::size_t(ph)][std::size_t(k)], what + " calls vs rank 0");
             }
@@ -219,18 +236,20 @@ void compareDevices(const solver::RunResult& mpi, const solver::RunResult& local
 /// Bitwise comparison of gradient arrays; "" when identical. `norm` gets max |g| of `a`.
 std::string gradientDiff(const solver::RunResult& a, const solver::RunResult& b, double& norm) {
     norm = 0;
-    if (a.gradients.size() != b.gradients.size()) return "gradient region count differs";
+    if (a.gradients.size() != b.gradients.size())
+        return "gradient region count differs";
     for (std::size_t d = 0; d < a.gradients.size(); ++d) {
         const auto& u = a.gradients[d];
         const auto& v = b.gradients[d];
         if (u.name != v.name || u.shape != v.shape || u.data.size() != v.data.size())
             return "gradient " + u.name + ": name or shape differs";
-        for (double x : u.data) norm = std::max(norm, std::abs(x));
+        for (double x : u.data)
+            norm = std::max(norm, std::abs(x));
         for (std::size_t i = 0; i < u.data.size(); ++i)
             if (std::memcmp(&u.data[i], &v.data[i], sizeof(double)) != 0) {
                 char buf[160];
-                std::snprintf(buf, sizeof buf, "gradient %s[%zu]: %.17g vs %.17g", u.name.c_str(), i, u.data[i],
-                              v.data[i]);
+                std::snprintf(buf, sizeof buf, "gradient %s[%zu]: %.17g vs %.17g", u.name.c_str(), i,
+                              u.data[i], v.data[i]);
                 return buf;
             }
     }
@@ -249,7 +268,8 @@ scene::Scene gradSceneFor(const QString& method) {
 
 /// One MPI run and its checks, shared by the forward and gradient cases. Returns this rank's failures.
 std::vector<std::string> runCase(const scene::Scene& s, const std::string& key, const Grid& grid,
-                                 solver::Precision prec, bool gradient, bool overlap, const Expected& expectIn) {
+                                 solver::Precision prec, bool gradient, bool overlap,
+                                 const Expected& expectIn) {
     Checks c;
     const int rank = worldRank();
     const int N = worldSize();
@@ -260,14 +280,16 @@ std::vector<std::string> runCase(const scene::Scene& s, const std::string& key, 
     std::optional<solver::RunResult> mpi = runMpi(s, o, c);
     std::int64_t recomputed = (rank == 0 && mpi) ? mpi->recomputedSteps : -1;
     MPI_Bcast(&recomputed, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
-    if (!mpi) return c.fails;
+    if (!mpi)
+        return c.fails;
 
     // ---- 2. local work and checks ----
     Expected e = expectIn;
     e.recomputed = recomputed;
     if (rank != 0) {
         // Other ranks hold only their own summary, taken after the output gather.
-        if (c(mpi->devices.size() == 1, "non-root rank holds " + std::to_string(mpi->devices.size()) + " summaries"))
+        if (c(mpi->devices.size() == 1,
+              "non-root rank holds " + std::to_string(mpi->devices.size()) + " summaries"))
             checkCounts(mpi->devices[0].comm, e, "own", c);
         return c.fails;
     }
@@ -279,11 +301,14 @@ std::vector<std::string> runCase(const scene::Scene& s, const std::string& key, 
 
     const solver::RunResult* single = singleReference(key, s, o, c);
     if (single) {
-        c(single->objective.has_value() && *single->objective != 0.0, "single-domain objective is zero or missing");
+        c(single->objective.has_value() && *single->objective != 0.0,
+          "single-domain objective is zero or missing");
         double maxField = 0;
         for (const auto& sn : single->snapshots)
-            for (float v : sn.data) maxField = std::max(maxField, double(std::abs(v)));
-        c(gradient || maxField > 1e-6, "single-domain fields are all zero: the comparison would mean nothing");
+            for (float v : sn.data)
+                maxField = std::max(maxField, double(std::abs(v)));
+        c(gradient || maxField > 1e-6,
+          "single-domain fields are all zero: the comparison would mean nothing");
         const std::string diff = bitDiff(*single, *mpi);
         c(diff.empty(), "MPI " + gridStr(grid) + " vs single domain: " + diff);
         if (gradient) {
@@ -293,8 +318,8 @@ std::vector<std::string> runCase(const scene::Scene& s, const std::string& key, 
             c(norm > 0, "single-domain gradient is zero");
             c.eq(mpi->recomputedSteps, single->recomputedSteps, "recomputed steps vs single domain");
             if (s.gradient.method == scene::GradientMethod::Checkpointed)
-                c(mpi->recomputedSteps > steps, "checkpointed run recomputed only " +
-                                                    std::to_string(mpi->recomputedSteps) + " steps");
+                c(mpi->recomputedSteps > steps,
+                  "checkpointed run recomputed only " + std::to_string(mpi->recomputedSteps) + " steps");
             else
                 c.eq(mpi->recomputedSteps, 0, "recomputed steps");
         }
@@ -313,7 +338,9 @@ std::vector<std::string> runCase(const scene::Scene& s, const std::string& key, 
     return c.fails;
 }
 
-const char* precName(solver::Precision p) { return p == solver::Precision::Float64 ? "f64" : "f32"; }
+const char* precName(solver::Precision p) {
+    return p == solver::Precision::Float64 ? "f64" : "f32";
+}
 
 } // namespace
 
@@ -331,10 +358,13 @@ private slots:
 
 void tst_MpiDecomposition::initTestCase() {
     std::vector<std::string> f;
-    if (!comm::MpiSession::active()) f.push_back("MPI is not active");
-    if (worldSize() < 2) f.push_back("run under mpirun with at least 2 ranks (got " + std::to_string(worldSize()) + ")");
+    if (!comm::MpiSession::active())
+        f.push_back("MPI is not active");
+    if (worldSize() < 2)
+        f.push_back("run under mpirun with at least 2 ranks (got " + std::to_string(worldSize()) + ")");
     VERIFY_ALL_RANKS(f);
-    if (worldRank() == 0) qInfo("MPI ranks: %d", worldSize());
+    if (worldRank() == 0)
+        qInfo("MPI ranks: %d", worldSize());
 }
 
 void tst_MpiDecomposition::cleanupTestCase() {
@@ -351,7 +381,8 @@ void tst_MpiDecomposition::forwardBitIdentical_data() {
     const auto grids = gridsForRanks(worldSize());
     for (bool f64 : {false, true})
         for (const Grid& g : grids)
-            QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(gridName(g), f64 ? "f64" : "f32"))) << g[0] << g[1] << g[2] << f64 << true;
+            QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(gridName(g), f64 ? "f64" : "f32")))
+                << g[0] << g[1] << g[2] << f64 << true;
     // The serial (step-then-exchange) path gives the same bits.
     QTest::newRow(qPrintable(gridName(grids.front()) + " f32 no-overlap"))
         << grids.front()[0] << grids.front()[1] << grids.front()[2] << false << false;
@@ -371,8 +402,7 @@ void tst_MpiDecomposition::forwardBitIdentical() {
     Expected e;
     e.steps = kForwardSteps;
     e.guard = kForwardGuard;
-    const auto fails =
-        runCase(s, std::string("forward ") + precName(prec), grid, prec, false, overlap, e);
+    const auto fails = runCase(s, std::string("forward ") + precName(prec), grid, prec, false, overlap, e);
     VERIFY_ALL_RANKS(fails);
 }
 
@@ -403,8 +433,8 @@ void tst_MpiDecomposition::gradientBitIdentical() {
     e.steps = kGradSteps;
     e.guard = kGradGuard;
     e.gradient = true;
-    const auto fails = runCase(s, "gradient " + method.toStdString() + " " + precName(prec), grid, prec, true,
-                               true, e);
+    const auto fails =
+        runCase(s, "gradient " + method.toStdString() + " " + precName(prec), grid, prec, true, true, e);
     VERIFY_ALL_RANKS(fails);
 }
 
@@ -415,7 +445,8 @@ int main(int argc, char** argv) {
         QCoreApplication app(argc, argv);
         tst_MpiDecomposition t;
         QStringList args = app.arguments();
-        if (session.worldRank() != 0) args << QStringLiteral("-silent");
+        if (session.worldRank() != 0)
+            args << QStringLiteral("-silent");
         rc = QTest::qExec(&t, args);
     }
     int worst = 0;

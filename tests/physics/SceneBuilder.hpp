@@ -7,8 +7,8 @@
 namespace yee::testing {
 
 /// A scene of nx x ny x nz cells of size `cellUm`, centred at the origin, with boundary types per axis.
-inline scene::Scene boxScene(int nx, int ny, int nz, double cellUm, scene::BoundaryType bx, scene::BoundaryType by,
-                             scene::BoundaryType bz, int pmlCells = 10) {
+inline scene::Scene boxScene(int nx, int ny, int nz, double cellUm, scene::BoundaryType bx,
+                             scene::BoundaryType by, scene::BoundaryType bz, int pmlCells = 10) {
     scene::Scene s;
     s.name = "test";
     s.cellUm = cellUm;
@@ -47,8 +47,9 @@ inline scene::Source dipole(const std::string& name, scene::Vec3 c, scene::Vec3 
     return s;
 }
 
-inline scene::Source planeSource(const std::string& name, scene::SourceType type, scene::Vec3 c, scene::Vec3 size,
-                                 int normal, int dir, scene::Vec3 pol, double wl, double bw) {
+inline scene::Source planeSource(const std::string& name, scene::SourceType type, scene::Vec3 c,
+                                 scene::Vec3 size, int normal, int dir, scene::Vec3 pol, double wl,
+                                 double bw) {
     scene::Source s;
     s.name = name;
     s.type = type;
@@ -62,7 +63,8 @@ inline scene::Source planeSource(const std::string& name, scene::SourceType type
     return s;
 }
 
-inline scene::Detector detector(const std::string& name, scene::DetectorType type, scene::Vec3 c, scene::Vec3 size) {
+inline scene::Detector detector(const std::string& name, scene::DetectorType type, scene::Vec3 c,
+                                scene::Vec3 size) {
     scene::Detector d;
     d.name = name;
     d.type = type;

@@ -18,19 +18,23 @@ using scene::SourceType;
 
 namespace {
 
-const solver::NamedArray& arrayOf(const solver::RunResult& r, const std::string& det, const std::string& name) {
+const solver::NamedArray& arrayOf(const solver::RunResult& r, const std::string& det,
+                                  const std::string& name) {
     for (const auto& d : r.detectors)
         if (d.name == det)
-            if (const auto* a = d.find(name)) return *a;
+            if (const auto* a = d.find(name))
+                return *a;
     throw std::runtime_error("missing " + det + "/" + name);
 }
 
-solver::RunResult runScene(const scene::Scene& s, solver::Precision p = solver::Precision::Float64, int maxSteps = -1) {
+solver::RunResult runScene(const scene::Scene& s, solver::Precision p = solver::Precision::Float64,
+                           int maxSteps = -1) {
     solver::RunOptions o = solver::RunOptions::fromScene(s);
     o.precision = p;
     o.maxSteps = maxSteps;
     solver::RunResult r = solver::run(s, o);
-    if (!r.completed) throw std::runtime_error("run did not complete: " + r.status);
+    if (!r.completed)
+        throw std::runtime_error("run did not complete: " + r.status);
     return r;
 }
 
@@ -60,8 +64,10 @@ double peakFrequency(const std::vector<double>& x, double dt, double fLo, double
     const double g = (std::sqrt(5.0) - 1) / 2;
     double c = b - g * (b - a), d = a + g * (b - a);
     for (int it = 0; it < 100; ++it) {
-        if (mag(c) > mag(d)) b = d;
-        else a = c;
+        if (mag(c) > mag(d))
+            b = d;
+        else
+            a = c;
         c = b - g * (b - a);
         d = a + g * (b - a);
     }
@@ -87,8 +93,10 @@ private slots:
 /// sin(w dt / 2) / dt = sin(k dx / 2) / dx (c = 1), not the continuum k = w.
 void tst_Physics::planeWaveDispersion() {
     const double cell = 0.05, wl = 1.0;
-    scene::Scene s = boxScene(240, 2, 2, cell, BoundaryType::Pml, BoundaryType::Periodic, BoundaryType::Periodic, 20);
-    s.sources.push_back(planeSource("src", SourceType::UniformPlane, {-3, 0, 0}, {0, 0.1, 0.1}, 0, +1, {0, 1, 0}, wl, 0.3));
+    scene::Scene s =
+        boxScene(240, 2, 2, cell, BoundaryType::Pml, BoundaryType::Periodic, BoundaryType::Periodic, 20);
+    s.sources.push_back(
+        planeSource("src", SourceType::UniformPlane, {-3, 0, 0}, {0, 0.1, 0.1}, 0, +1, {0, 1, 0}, wl, 0.3));
     scene::Detector d = detector("line", DetectorType::Phasor, {0, 0, 0}, {4.0, 0, 0});
     d.components = {"Ey"};
     d.wavelengths = {wl};
@@ -101,10 +109,13 @@ void tst_Physics::planeWaveDispersion() {
     QVERIFY(n >= 70);
     // Unwrap the phase along the line and fit its slope by least squares.
     std::vector<double> ph(n);
-    for (std::size_t i = 0; i < n; ++i) ph[i] = std::arg(std::complex<double>(re.data[i], im.data[i]));
+    for (std::size_t i = 0; i < n; ++i)
+        ph[i] = std::arg(std::complex<double>(re.data[i], im.data[i]));
     for (std::size_t i = 1; i < n; ++i) {
-        while (ph[i] - ph[i - 1] > std::numbers::pi) ph[i] -= 2 * std::numbers::pi;
-        while (ph[i] - ph[i - 1] < -std::numbers::pi) ph[i] += 2 * std::numbers::pi;
+        while (ph[i] - ph[i - 1] > std::numbers::pi)
+            ph[i] -= 2 * std::numbers::pi;
+        while (ph[i] - ph[i - 1] < -std::numbers::pi)
+            ph[i] += 2 * std::numbers::pi;
     }
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -138,7 +149,8 @@ void tst_Physics::cpmlReflection() {
     // Probe 5 cells inside the PML interface; lateral offset chosen so the specular path hits the +x
     // wall at the requested angle: tan(theta) = dy / ((wall - src) + (wall - probe)).
     auto run = [&](int n) {
-        scene::Scene s = boxScene(n, n, 2, cell, BoundaryType::Pml, BoundaryType::Pml, BoundaryType::Periodic, 10);
+        scene::Scene s =
+            boxScene(n, n, 2, cell, BoundaryType::Pml, BoundaryType::Pml, BoundaryType::Periodic, 10);
         s.sources.push_back(dipole("a", {0, 0, -0.025}, {0, 0, 1}, wl, 0.5));
         s.sources.push_back(dipole("b", {0, 0, 0.025}, {0, 0, 1}, wl, 0.5));
         const double toWall = (80 / 2 - 10) * cell; // small domain: 80 cells, interface 30 cells from centre
@@ -209,19 +221,21 @@ void tst_Physics::fresnelReflectance() {
     const double cell = 0.016;
     const std::vector<double> wls = {1.3, 1.45, 1.55, 1.7, 1.8};
     auto make = [&](bool withSlab) {
-        scene::Scene s = boxScene(1000, 2, 2, cell, BoundaryType::Pml, BoundaryType::Periodic, BoundaryType::Periodic, 40);
+        scene::Scene s =
+            boxScene(1000, 2, 2, cell, BoundaryType::Pml, BoundaryType::Periodic, BoundaryType::Periodic, 40);
         s.materials.push_back(material("glass", 4.0));
         if (withSlab) {
             scene::Object o;
             o.name = "halfspace";
             o.shape = scene::Shape::Box;
-            o.center = {5.0, 0, 0}; // interface on the E plane at x = 0
+            o.center = {5.0, 0, 0};    // interface on the E plane at x = 0
             o.size = {10.0, 1.0, 1.0}; // wider than the periodic cross-section: no edge averaging
             o.material = "glass";
             s.objects.push_back(o);
         }
         const double w = 2 * cell;
-        s.sources.push_back(planeSource("src", SourceType::UniformPlane, {-4, 0, 0}, {0, w, w}, 0, +1, {0, 1, 0}, 1.55, 0.6));
+        s.sources.push_back(
+            planeSource("src", SourceType::UniformPlane, {-4, 0, 0}, {0, w, w}, 0, +1, {0, 1, 0}, 1.55, 0.6));
         s.detectors.push_back(flux("back", {-5.5, 0, 0}, {0, w, w}, 0, -1, wls));
         s.detectors.push_back(flux("fwd", {-3, 0, 0}, {0, w, w}, 0, +1, wls));
         s.detectors.push_back(flux("trans", {3, 0, 0}, {0, w, w}, 0, +1, wls));
@@ -236,8 +250,8 @@ void tst_Physics::fresnelReflectance() {
     const double rExact = 1.0 / 9.0;
     for (std::size_t w = 0; w < wls.size(); ++w) {
         const double R = pBack[w] / pInc[w], T = pTrans[w] / pInc[w];
-        qInfo("lambda %.2f um: R %.6f (analytic %.6f, %.3f %%)  T %.6f  R+T %.6f  source leak %.2e", wls[w], R, rExact,
-              100 * (R - rExact) / rExact, T, R + T, leak[w] / pInc[w]);
+        qInfo("lambda %.2f um: R %.6f (analytic %.6f, %.3f %%)  T %.6f  R+T %.6f  source leak %.2e", wls[w],
+              R, rExact, 100 * (R - rExact) / rExact, T, R + T, leak[w] / pInc[w]);
         QVERIFY(pInc[w] > 0);
         QVERIFY2(std::abs(R - rExact) / rExact < 0.01, "Fresnel reflectance off by more than 1 %");
         QVERIFY2(std::abs(R + T - 1) < 2e-3, "R + T != 1");
@@ -258,7 +272,8 @@ void tst_Physics::dipoleFluxBoxes() {
                 scene::Vec3 c{0, 0, 0}, sz{2 * h, 2 * h, 2 * h};
                 c[a] = dir * h;
                 sz[a] = 0;
-                s.detectors.push_back(flux(name + "_" + std::to_string(a) + (dir > 0 ? "+" : "-"), c, sz, a, dir, wls));
+                s.detectors.push_back(
+                    flux(name + "_" + std::to_string(a) + (dir > 0 ? "+" : "-"), c, sz, a, dir, wls));
             }
     };
     addBox("small", 8 * cell);
@@ -271,7 +286,8 @@ void tst_Physics::dipoleFluxBoxes() {
             const double p = d.find("power")->data[w];
             (d.name.rfind("small", 0) == 0 ? ps : pl) += p;
         }
-        qInfo("lambda %.2f um: small box %.6e  large box %.6e  (%.3f %%)", wls[w], ps, pl, 100 * (pl - ps) / ps);
+        qInfo("lambda %.2f um: small box %.6e  large box %.6e  (%.3f %%)", wls[w], ps, pl,
+              100 * (pl - ps) / ps);
         QVERIFY(ps > 0);
         QVERIFY2(std::abs(pl - ps) / ps < 0.01, "closed-box dipole power differs by more than 1 %");
     }
@@ -290,7 +306,8 @@ void tst_Physics::energyConservation() {
     QFETCH(bool, f64);
     QFETCH(double, tol);
     const double cell = 0.05;
-    scene::Scene s = boxScene(16, 18, 20, cell, BoundaryType::Periodic, BoundaryType::Periodic, BoundaryType::Periodic);
+    scene::Scene s =
+        boxScene(16, 18, 20, cell, BoundaryType::Periodic, BoundaryType::Periodic, BoundaryType::Periodic);
     s.materials.push_back(material("glass", 2.25));
     scene::Object o;
     o.name = "ball";
@@ -300,7 +317,8 @@ void tst_Physics::energyConservation() {
     o.material = "glass";
     s.objects.push_back(o);
     s.sources.push_back(dipole("src", {-0.2, 0.1, 0.0}, {1, 1, 0}, 0.8, 0.5));
-    scene::Detector e = detector("energy", DetectorType::Energy, {0, 0, 0}, {16 * cell, 18 * cell, 20 * cell});
+    scene::Detector e =
+        detector("energy", DetectorType::Energy, {0, 0, 0}, {16 * cell, 18 * cell, 20 * cell});
     s.detectors.push_back(e);
     s.durationFs = 1500 * s.dtFs();
     const solver::RunResult r = runScene(s, f64 ? solver::Precision::Float64 : solver::Precision::Float32);
@@ -311,7 +329,8 @@ void tst_Physics::energyConservation() {
         lo = std::min(lo, u[i]);
         hi = std::max(hi, u[i]);
     }
-    qInfo("energy %.10e, relative variation over %zu steps: %.3e", u.back(), u.size() - start, (hi - lo) / hi);
+    qInfo("energy %.10e, relative variation over %zu steps: %.3e", u.back(), u.size() - start,
+          (hi - lo) / hi);
     QVERIFY(hi > 0);
     QVERIFY2((hi - lo) / hi < tol, "energy not conserved");
 }

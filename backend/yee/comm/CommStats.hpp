@@ -30,7 +30,8 @@ struct CommStats {
     std::int64_t bytesOf(Phase p, Kind k) const { return bytes[int(p)][int(k)]; }
     std::int64_t totalCalls(Kind k) const {
         std::int64_t s = 0;
-        for (auto& row : calls) s += row[int(k)];
+        for (auto& row : calls)
+            s += row[int(k)];
         return s;
     }
     void reset() { *this = CommStats{}; }

@@ -37,7 +37,6 @@ struct Slot {
     std::vector<char> data;
 };
 
-
 } // namespace
 
 struct LocalHub::Impl {
@@ -523,6 +522,8 @@ void LocalHub::run(const std::function<void(LocalComm&)>& body) {
         std::rethrow_exception(first);
 }
 
-void LocalComm::fail(const std::string& msg) noexcept { hub_->abort(msg); }
+void LocalComm::fail(const std::string& msg) noexcept {
+    hub_->abort(msg);
+}
 
 } // namespace yee::comm

@@ -349,6 +349,8 @@ void MpiComm::barrier(Phase phase) {
     check(MPI_Barrier(coll_), "barrier: MPI_Barrier");
 }
 
-void MpiComm::fail(const std::string& msg) noexcept { abort(msg); }
+void MpiComm::fail(const std::string& msg) noexcept {
+    abort(msg);
+}
 
 } // namespace yee::comm

@@ -60,7 +60,6 @@ std::size_t alignUp(std::size_t n) {
     return (n + kAlign - 1) / kAlign * kAlign;
 }
 
-
 /// Polling pause: yield at first (collectives take microseconds), then sleep briefly.
 class Backoff {
 public:
@@ -547,7 +546,8 @@ void NcclComm::allReduceSum(std::span<double> inout, Phase phase) {
     if (inout.empty())
         return;
     DeviceScope ds(device_, rank_);
-    reduce::sumInRankOrder(rankParts(I.allGatherDoubles(inout, size_, "allReduceSum"), inout.size(), size_), inout);
+    reduce::sumInRankOrder(rankParts(I.allGatherDoubles(inout, size_, "allReduceSum"), inout.size(), size_),
+                           inout);
 }
 
 void NcclComm::allReduceSumInt(std::span<std::int64_t> inout, Phase phase) {
@@ -577,7 +577,8 @@ void NcclComm::allReduceMax(std::span<double> inout, Phase phase) {
     DeviceScope ds(device_, rank_);
     // All-gather + rank-order max rather than ncclMax: the same bits as LocalComm and MpiComm (NaN
     // propagates, the first of -0.0 / +0.0 in rank order is kept).
-    reduce::maxInRankOrder(rankParts(I.allGatherDoubles(inout, size_, "allReduceMax"), inout.size(), size_), inout);
+    reduce::maxInRankOrder(rankParts(I.allGatherDoubles(inout, size_, "allReduceMax"), inout.size(), size_),
+                           inout);
 }
 
 void NcclComm::gather(const std::vector<char>& mine, std::vector<std::vector<char>>& out, int root,

@@ -43,7 +43,8 @@ public:
     void allReduceSum(std::span<double> inout, Phase phase) override;
     void allReduceSumInt(std::span<std::int64_t> inout, Phase phase) override;
     void allReduceMax(std::span<double> inout, Phase phase) override;
-    void gather(const std::vector<char>& mine, std::vector<std::vector<char>>& out, int root, Phase phase) override;
+    void gather(const std::vector<char>& mine, std::vector<std::vector<char>>& out, int root,
+                Phase phase) override;
     void broadcast(std::span<char> data, int root, Phase phase) override;
     void barrier(Phase phase) override;
     void fail(const std::string& msg) noexcept override;

@@ -17,7 +17,6 @@ namespace yee::comm {
 
 namespace {
 
-
 void checkMpi(int err, int rank, const char* what) {
     if (err != MPI_SUCCESS)
         throw RunError("rank " + std::to_string(rank) + ": " + what + " failed: " + mpiErrorString(err));

@@ -20,9 +20,7 @@ struct Box {
     int extent(int a) const { return hi[a] - lo[a]; }
     Index3 extents() const { return {extent(0), extent(1), extent(2)}; }
     bool empty() const { return extent(0) <= 0 || extent(1) <= 0 || extent(2) <= 0; }
-    std::int64_t cells() const {
-        return empty() ? 0 : std::int64_t(extent(0)) * extent(1) * extent(2);
-    }
+    std::int64_t cells() const { return empty() ? 0 : std::int64_t(extent(0)) * extent(1) * extent(2); }
     bool contains(const Index3& p) const {
         return p[0] >= lo[0] && p[0] < hi[0] && p[1] >= lo[1] && p[1] < hi[1] && p[2] >= lo[2] &&
                p[2] < hi[2];
@@ -40,7 +38,8 @@ struct Box {
     std::string str() const {
         std::string s;
         for (int a = 0; a < 3; ++a) {
-            if (a > 0) s += 'x';
+            if (a > 0)
+                s += 'x';
             s += '[';
             s += std::to_string(lo[a]);
             s += ',';

@@ -20,7 +20,8 @@ public:
     template <class T> void putArray(const T* data, std::int64_t n) {
         static_assert(std::is_trivially_copyable_v<T>);
         put(n);
-        if (n <= 0) return;
+        if (n <= 0)
+            return;
         const char* p = reinterpret_cast<const char*>(data);
         buf_.insert(buf_.end(), p, p + n * std::int64_t(sizeof(T)));
     }
@@ -44,10 +45,12 @@ public:
     }
     template <class T> std::vector<T> getArray() {
         auto n = get<std::int64_t>();
-        if (n < 0) throw std::runtime_error("corrupt result blob");
+        if (n < 0)
+            throw std::runtime_error("corrupt result blob");
         std::vector<T> v(static_cast<std::size_t>(n));
         need(std::size_t(n) * sizeof(T));
-        if (n > 0) std::memcpy(v.data(), b_.data() + pos_, std::size_t(n) * sizeof(T));
+        if (n > 0)
+            std::memcpy(v.data(), b_.data() + pos_, std::size_t(n) * sizeof(T));
         pos_ += std::size_t(n) * sizeof(T);
         return v;
     }
@@ -59,7 +62,8 @@ public:
 
 private:
     void need(std::size_t n) const {
-        if (pos_ + n > b_.size()) throw std::runtime_error("corrupt result blob");
+        if (pos_ + n > b_.size())
+            throw std::runtime_error("corrupt result blob");
     }
     const std::vector<char>& b_;
     std::size_t pos_ = 0;

@@ -10,7 +10,8 @@ __extension__ typedef __int128 Int128;
 }
 
 void ExactSum::add(double x) {
-    if (x == 0.0) return;
+    if (x == 0.0)
+        return;
     if (!std::isfinite(x)) {
         nonFinite_ = 1;
         return;
@@ -32,7 +33,8 @@ void ExactSum::add(double x) {
     w_[wi + 1] += d1;
     w_[wi + 2] += d2;
     // Each word grows by < 2^32 per add: normalise long before int64 could overflow.
-    if (++pending_ >= (std::int64_t(1) << 29)) normalize();
+    if (++pending_ >= (std::int64_t(1) << 29))
+        normalize();
 }
 
 void ExactSum::addProduct(double x, double y) {
@@ -47,7 +49,8 @@ void ExactSum::addProduct(double x, double y) {
 }
 
 void ExactSum::merge(const ExactSum& o) {
-    for (int i = 0; i < kWords; ++i) w_[i] += o.w_[i];
+    for (int i = 0; i < kWords; ++i)
+        w_[i] += o.w_[i];
     nonFinite_ |= o.nonFinite_;
     normalize();
 }
@@ -62,14 +65,16 @@ void ExactSum::normalize() {
 }
 
 double ExactSum::value() const {
-    if (nonFinite_) return std::numeric_limits<double>::quiet_NaN();
+    if (nonFinite_)
+        return std::numeric_limits<double>::quiet_NaN();
     ExactSum c = *this;
     c.normalize();
     // Canonical digits; if the top word is negative the value is negative. Sum from the top with
     // long double, which carries 64 bits: ample for a faithful double of the exact value.
     long double s = 0;
     for (int i = kWords - 1; i >= 0; --i) {
-        if (c.w_[i] != 0) s += std::ldexp(static_cast<long double>(c.w_[i]), 32 * i - kOffset);
+        if (c.w_[i] != 0)
+            s += std::ldexp(static_cast<long double>(c.w_[i]), 32 * i - kOffset);
     }
     return static_cast<double>(s);
 }

@@ -15,8 +15,8 @@ namespace yee {
 
 class ExactSum {
 public:
-    static constexpr int kWords = 70;       ///< 32-bit digits (2240 bits) cover every finite double
-    static constexpr int kOffset = 1126;    ///< bit position of 2^0
+    static constexpr int kWords = 70;    ///< 32-bit digits (2240 bits) cover every finite double
+    static constexpr int kOffset = 1126; ///< bit position of 2^0
 
     /// Add x exactly. Non-finite x marks the sum non-finite (NaN result).
     void add(double x);

@@ -14,42 +14,42 @@ namespace yee::cuda {
 #define YEE_CELLS(...) template void launchCells<__VA_ARGS__>(int, void*, const Box&, const __VA_ARGS__&);
 #define YEE_INDEX(...) template void launchIndex<__VA_ARGS__>(int, void*, std::int64_t, const __VA_ARGS__&);
 
-#define YEE_ALL_KERNELS(T)                                                                                       \
-    YEE_CELLS(kernels::UpdateH<T, false>)                                                                        \
-    YEE_CELLS(kernels::UpdateH<T, true>)                                                                         \
-    YEE_CELLS(kernels::UpdateE<T, false>)                                                                        \
-    YEE_CELLS(kernels::UpdateE<T, true>)                                                                         \
-    YEE_CELLS(kernels::CpmlE<T, 0>)                                                                              \
-    YEE_CELLS(kernels::CpmlE<T, 1>)                                                                              \
-    YEE_CELLS(kernels::CpmlE<T, 2>)                                                                              \
-    YEE_CELLS(kernels::CpmlH<T, 0, false>)                                                                       \
-    YEE_CELLS(kernels::CpmlH<T, 1, false>)                                                                       \
-    YEE_CELLS(kernels::CpmlH<T, 2, false>)                                                                       \
-    YEE_CELLS(kernels::CpmlH<T, 0, true>)                                                                        \
-    YEE_CELLS(kernels::CpmlH<T, 1, true>)                                                                        \
-    YEE_CELLS(kernels::CpmlH<T, 2, true>)                                                                        \
-    YEE_CELLS(kernels::CpmlAdjointW<T, 0>)                                                                       \
-    YEE_CELLS(kernels::CpmlAdjointW<T, 1>)                                                                       \
-    YEE_CELLS(kernels::CpmlAdjointW<T, 2>)                                                                       \
-    YEE_CELLS(kernels::CpmlEAdjointQ<T, 0, false>)                                                               \
-    YEE_CELLS(kernels::CpmlEAdjointQ<T, 1, false>)                                                               \
-    YEE_CELLS(kernels::CpmlEAdjointQ<T, 2, false>)                                                               \
-    YEE_CELLS(kernels::CpmlEAdjointQ<T, 0, true>)                                                                \
-    YEE_CELLS(kernels::CpmlEAdjointQ<T, 1, true>)                                                                \
-    YEE_CELLS(kernels::CpmlEAdjointQ<T, 2, true>)                                                                \
-    YEE_CELLS(kernels::CpmlHAdjointP<T, 0>)                                                                      \
-    YEE_CELLS(kernels::CpmlHAdjointP<T, 1>)                                                                      \
-    YEE_CELLS(kernels::CpmlHAdjointP<T, 2>)                                                                      \
-    YEE_CELLS(kernels::ScaleCa<T>)                                                                               \
-    YEE_CELLS(kernels::InverseUpdateE<T, false>)                                                                 \
-    YEE_CELLS(kernels::InverseUpdateE<T, true>)                                                                  \
-    YEE_CELLS(kernels::InverseUpdateH<T, false>)                                                                 \
-    YEE_CELLS(kernels::InverseUpdateH<T, true>)                                                                  \
-    YEE_CELLS(kernels::PackFace<T>)                                                                              \
-    YEE_CELLS(kernels::UnpackFace<T>)                                                                            \
-    YEE_CELLS(kernels::FlagNonFinite<T>)                                                                         \
-    YEE_INDEX(kernels::Inject<T>)                                                                                \
-    YEE_INDEX(kernels::GatherPoints<T>)                                                                          \
+#define YEE_ALL_KERNELS(T)                                                                                   \
+    YEE_CELLS(kernels::UpdateH<T, false>)                                                                    \
+    YEE_CELLS(kernels::UpdateH<T, true>)                                                                     \
+    YEE_CELLS(kernels::UpdateE<T, false>)                                                                    \
+    YEE_CELLS(kernels::UpdateE<T, true>)                                                                     \
+    YEE_CELLS(kernels::CpmlE<T, 0>)                                                                          \
+    YEE_CELLS(kernels::CpmlE<T, 1>)                                                                          \
+    YEE_CELLS(kernels::CpmlE<T, 2>)                                                                          \
+    YEE_CELLS(kernels::CpmlH<T, 0, false>)                                                                   \
+    YEE_CELLS(kernels::CpmlH<T, 1, false>)                                                                   \
+    YEE_CELLS(kernels::CpmlH<T, 2, false>)                                                                   \
+    YEE_CELLS(kernels::CpmlH<T, 0, true>)                                                                    \
+    YEE_CELLS(kernels::CpmlH<T, 1, true>)                                                                    \
+    YEE_CELLS(kernels::CpmlH<T, 2, true>)                                                                    \
+    YEE_CELLS(kernels::CpmlAdjointW<T, 0>)                                                                   \
+    YEE_CELLS(kernels::CpmlAdjointW<T, 1>)                                                                   \
+    YEE_CELLS(kernels::CpmlAdjointW<T, 2>)                                                                   \
+    YEE_CELLS(kernels::CpmlEAdjointQ<T, 0, false>)                                                           \
+    YEE_CELLS(kernels::CpmlEAdjointQ<T, 1, false>)                                                           \
+    YEE_CELLS(kernels::CpmlEAdjointQ<T, 2, false>)                                                           \
+    YEE_CELLS(kernels::CpmlEAdjointQ<T, 0, true>)                                                            \
+    YEE_CELLS(kernels::CpmlEAdjointQ<T, 1, true>)                                                            \
+    YEE_CELLS(kernels::CpmlEAdjointQ<T, 2, true>)                                                            \
+    YEE_CELLS(kernels::CpmlHAdjointP<T, 0>)                                                                  \
+    YEE_CELLS(kernels::CpmlHAdjointP<T, 1>)                                                                  \
+    YEE_CELLS(kernels::CpmlHAdjointP<T, 2>)                                                                  \
+    YEE_CELLS(kernels::ScaleCa<T>)                                                                           \
+    YEE_CELLS(kernels::InverseUpdateE<T, false>)                                                             \
+    YEE_CELLS(kernels::InverseUpdateE<T, true>)                                                              \
+    YEE_CELLS(kernels::InverseUpdateH<T, false>)                                                             \
+    YEE_CELLS(kernels::InverseUpdateH<T, true>)                                                              \
+    YEE_CELLS(kernels::PackFace<T>)                                                                          \
+    YEE_CELLS(kernels::UnpackFace<T>)                                                                        \
+    YEE_CELLS(kernels::FlagNonFinite<T>)                                                                     \
+    YEE_INDEX(kernels::Inject<T>)                                                                            \
+    YEE_INDEX(kernels::GatherPoints<T>)                                                                      \
     YEE_INDEX(kernels::ScatterPoints<T>)
 
 YEE_ALL_KERNELS(float)

@@ -19,24 +19,29 @@ template <class F> __global__ void cellKernel(F f, int i0, int j0, int k0, int n
     const int i = i0 + int(blockIdx.x * blockDim.x + threadIdx.x);
     const int j = j0 + int(blockIdx.y * blockDim.y + threadIdx.y);
     const int k = k0 + int(blockIdx.z);
-    if (i < i0 + nx && j < j0 + ny && k < k0 + nz) f(i, j, k);
+    if (i < i0 + nx && j < j0 + ny && k < k0 + nz)
+        f(i, j, k);
 }
 
 template <class F> __global__ void indexKernel(F f, std::int64_t count) {
     const std::int64_t n = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (n < count) f(n);
+    if (n < count)
+        f(n);
 }
 
 inline void checkLaunch(const char* what, cudaStream_t s) {
     cudaError_t e = cudaGetLastError();
-    if (e == cudaSuccess && syncEveryLaunch()) e = cudaStreamSynchronize(s);
-    if (e != cudaSuccess) throw RunError(std::string("CUDA kernel ") + what + ": " + cudaGetErrorString(e));
+    if (e == cudaSuccess && syncEveryLaunch())
+        e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess)
+        throw RunError(std::string("CUDA kernel ") + what + ": " + cudaGetErrorString(e));
 }
 
 /// Launch f(i,j,k) over box b on `stream` (asynchronous). Boxes larger than the grid limits along z
 /// (65535) are split into z-chunks.
 template <class F> void forEachCell(const Box& b, const F& f, cudaStream_t stream = nullptr) {
-    if (b.empty()) return;
+    if (b.empty())
+        return;
     // A warp spans 32 consecutive x cells (coalesced); narrow tiles (halo faces, PML slabs) get
     // narrower blocks so fewer threads idle.
     const int nx = b.extent(0);
@@ -44,28 +49,31 @@ template <class F> void forEachCell(const Box& b, const F& f, cudaStream_t strea
     const dim3 block(bx, 256u / bx, 1);
     for (int k0 = b.lo[2]; k0 < b.hi[2]; k0 += 65535) {
         const int nz = std::min(65535, b.hi[2] - k0);
-        const dim3 grid((unsigned(nx) + block.x - 1) / block.x, (unsigned(b.extent(1)) + block.y - 1) / block.y,
-                        unsigned(nz));
+        const dim3 grid((unsigned(nx) + block.x - 1) / block.x,
+                        (unsigned(b.extent(1)) + block.y - 1) / block.y, unsigned(nz));
         cellKernel<<<grid, block, 0, stream>>>(f, b.lo[0], b.lo[1], k0, nx, b.extent(1), nz);
     }
 }
 
 /// Launch f(n) for n in [0, count) on `stream`.
 template <class F> void forEachIndex(std::int64_t count, const F& f, cudaStream_t stream = nullptr) {
-    if (count <= 0) return;
+    if (count <= 0)
+        return;
     const unsigned block = 256;
     indexKernel<<<unsigned((count + block - 1) / block), block, 0, stream>>>(f, count);
 }
 
 template <class F> void launchCells(int device, void* stream, const Box& b, const F& f) {
-    if (b.empty()) return;
+    if (b.empty())
+        return;
     setDevice(device);
     forEachCell(b, f, static_cast<cudaStream_t>(stream));
     checkLaunch("cells", static_cast<cudaStream_t>(stream));
 }
 
 template <class F> void launchIndex(int device, void* stream, std::int64_t count, const F& f) {
-    if (count <= 0) return;
+    if (count <= 0)
+        return;
     setDevice(device);
     forEachIndex(count, f, static_cast<cudaStream_t>(stream));
     checkLaunch("index", static_cast<cudaStream_t>(stream));

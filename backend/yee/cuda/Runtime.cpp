@@ -22,10 +22,14 @@ void check(cudaError_t e, const char* what) {
         throw RunError(std::string("CUDA ") + what + ": " + cudaGetErrorString(e));
     }
 }
-cudaStream_t S(void* s) { return static_cast<cudaStream_t>(s); }
+cudaStream_t S(void* s) {
+    return static_cast<cudaStream_t>(s);
+}
 } // namespace
 
-bool built() { return true; }
+bool built() {
+    return true;
+}
 
 int deviceCount() {
     int n = 0;
@@ -68,14 +72,17 @@ std::vector<DeviceInfo> devices() {
             info.peakBandwidthGBs = 2.0 * clockKHz * 1e3 * (busBits / 8.0) / 1e9; // double data rate
         cudaGetLastError();
         std::size_t fr = 0, tot = 0;
-        if (cudaSetDevice(d) == cudaSuccess && cudaMemGetInfo(&fr, &tot) == cudaSuccess) info.freeBytes = std::int64_t(fr);
+        if (cudaSetDevice(d) == cudaSuccess && cudaMemGetInfo(&fr, &tot) == cudaSuccess)
+            info.freeBytes = std::int64_t(fr);
         cudaGetLastError();
         out.push_back(info);
     }
     return out;
 }
 
-void setDevice(int id) { check(cudaSetDevice(id), "cudaSetDevice"); }
+void setDevice(int id) {
+    check(cudaSetDevice(id), "cudaSetDevice");
+}
 
 void* createStream(int id) {
     setDevice(id);
@@ -85,7 +92,8 @@ void* createStream(int id) {
 }
 
 void destroyStream(int id, void* stream) noexcept {
-    if (cudaSetDevice(id) == cudaSuccess) cudaStreamSynchronize(S(stream));
+    if (cudaSetDevice(id) == cudaSuccess)
+        cudaStreamSynchronize(S(stream));
     cudaStreamDestroy(S(stream));
     cudaGetLastError();
 }
@@ -120,7 +128,9 @@ void release(void* p) noexcept {
     cudaGetLastError();
 }
 
-void sync(void* stream) { check(cudaStreamSynchronize(S(stream)), "kernel or copy on the stream"); }
+void sync(void* stream) {
+    check(cudaStreamSynchronize(S(stream)), "kernel or copy on the stream");
+}
 
 void copy(void* dst, const void* src, std::int64_t bytes, void* stream) {
     check(cudaMemcpyAsync(dst, src, std::size_t(bytes), cudaMemcpyDefault, S(stream)), "cudaMemcpyAsync");
@@ -148,7 +158,8 @@ void memoryInfo(int id, std::int64_t& freeBytes, std::int64_t& totalBytes) {
 }
 
 void pinHost(void* p, std::int64_t bytes) {
-    if (bytes > 0) check(cudaHostRegister(p, std::size_t(bytes), cudaHostRegisterDefault), "cudaHostRegister");
+    if (bytes > 0)
+        check(cudaHostRegister(p, std::size_t(bytes), cudaHostRegisterDefault), "cudaHostRegister");
 }
 
 void unpinHost(void* p) noexcept {
@@ -167,26 +178,50 @@ bool syncEveryLaunch() {
 #else // no CUDA in this build
 
 namespace {
-[[noreturn]] void none() { throw RunError("this build of Yee Studio has no CUDA (nvcc was not found at configure time)"); }
+[[noreturn]] void none() {
+    throw RunError("this build of Yee Studio has no CUDA (nvcc was not found at configure time)");
+}
 } // namespace
 
-bool built() { return false; }
-int deviceCount() { return 0; }
-std::string unavailableReason() { return "this build has no CUDA (nvcc was not found at configure time)"; }
-std::vector<DeviceInfo> devices() { return {}; }
-void setDevice(int) { none(); }
-void* createStream(int) { none(); }
+bool built() {
+    return false;
+}
+int deviceCount() {
+    return 0;
+}
+std::string unavailableReason() {
+    return "this build has no CUDA (nvcc was not found at configure time)";
+}
+std::vector<DeviceInfo> devices() {
+    return {};
+}
+void setDevice(int) {
+    none();
+}
+void* createStream(int) {
+    none();
+}
 void destroyStream(int, void*) noexcept {}
-void* allocate(int, std::int64_t, void*) { none(); }
+void* allocate(int, std::int64_t, void*) {
+    none();
+}
 void release(void*) noexcept {}
 void sync(void*) {}
-void copy(void*, const void*, std::int64_t, void*) { none(); }
-void zero(void*, std::int64_t, void*) { none(); }
+void copy(void*, const void*, std::int64_t, void*) {
+    none();
+}
+void zero(void*, std::int64_t, void*) {
+    none();
+}
 void prefetch(void*, std::int64_t, int, void*) {}
-void memoryInfo(int, std::int64_t& f, std::int64_t& t) { f = t = 0; }
+void memoryInfo(int, std::int64_t& f, std::int64_t& t) {
+    f = t = 0;
+}
 void pinHost(void*, std::int64_t) {}
 void unpinHost(void*) noexcept {}
-bool syncEveryLaunch() { return false; }
+bool syncEveryLaunch() {
+    return false;
+}
 
 #endif
 

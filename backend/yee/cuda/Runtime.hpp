@@ -20,9 +20,9 @@ struct DeviceInfo {
     std::string name;
     std::int64_t totalBytes = 0;
     std::int64_t freeBytes = 0;
-    int major = 0, minor = 0;     ///< compute capability
+    int major = 0, minor = 0; ///< compute capability
     int multiprocessors = 0;
-    double peakBandwidthGBs = 0;  ///< DRAM bandwidth from the memory clock and bus width (0 if unknown)
+    double peakBandwidthGBs = 0; ///< DRAM bandwidth from the memory clock and bus width (0 if unknown)
 };
 
 /// True when libyee was built with CUDA (nvcc found at configure time).
@@ -38,7 +38,8 @@ std::vector<DeviceInfo> devices();
 void setDevice(int id);
 void* createStream(int id);
 void destroyStream(int id, void* stream) noexcept;
-/// `bytes` of managed memory preferring GPU `id`, zeroed on the GPU (stream-ordered on `stream`, then waited).
+/// `bytes` of managed memory preferring GPU `id`, zeroed on the GPU (stream-ordered on `stream`, then
+/// waited).
 void* allocate(int id, std::int64_t bytes, void* stream);
 void release(void* p) noexcept;
 /// Wait for all work launched on `stream`.

@@ -1,8 +1,8 @@
 #include "yee/device/Device.hpp"
 
 #include <cstdlib>
-#include <sched.h>
 #include <cstring>
+#include <sched.h>
 #include <sys/mman.h>
 #include <thread>
 #include <unistd.h>
@@ -23,7 +23,8 @@ constexpr std::size_t kHugeThreshold = std::size_t(4) << 20;
 
 Device::Device(DeviceKind kind, int id, int threads, std::int64_t capacityBytes, bool dryRun)
     : kind_(kind), id_(id), threads_(threads < 1 ? 1 : threads), capacity_(capacityBytes), dryRun_(dryRun) {
-    if (kind_ != DeviceKind::Cuda || dryRun_) return;
+    if (kind_ != DeviceKind::Cuda || dryRun_)
+        return;
     const int n = cuda::deviceCount();
     if (id_ < 0 || id_ >= n)
         throw RunError("cuda:" + std::to_string(id_) + ": no such GPU (" +
@@ -31,51 +32,66 @@ Device::Device(DeviceKind kind, int id, int threads, std::int64_t capacityBytes,
     std::int64_t freeB = 0, totalB = 0;
     cuda::memoryInfo(id_, freeB, totalB);
     driverBaseline_ = totalB - freeB;
-    if (capacity_ <= 0) capacity_ = freeB;
+    if (capacity_ <= 0)
+        capacity_ = freeB;
     stream_ = cuda::createStream(id_);
 }
 
 Device::~Device() {
-    if (stream_) cuda::destroyStream(id_, stream_);
+    if (stream_)
+        cuda::destroyStream(id_, stream_);
 }
 
 void Device::activate() const {
-    if (stream_) cuda::setDevice(id_);
+    if (stream_)
+        cuda::setDevice(id_);
 }
 
 void Device::sync() const {
-    if (stream_) cuda::sync(stream_);
+    if (stream_)
+        cuda::sync(stream_);
 }
 
 void Device::copy(void* dst, const void* src, std::int64_t bytes) const {
-    if (bytes <= 0) return;
-    if (stream_) cuda::copy(dst, src, bytes, stream_);
-    else std::memcpy(dst, src, std::size_t(bytes));
+    if (bytes <= 0)
+        return;
+    if (stream_)
+        cuda::copy(dst, src, bytes, stream_);
+    else
+        std::memcpy(dst, src, std::size_t(bytes));
 }
 
 void Device::zero(void* p, std::int64_t bytes) const {
-    if (bytes <= 0 || !p) return;
-    if (stream_) cuda::zero(p, bytes, stream_);
-    else std::memset(p, 0, std::size_t(bytes));
+    if (bytes <= 0 || !p)
+        return;
+    if (stream_)
+        cuda::zero(p, bytes, stream_);
+    else
+        std::memset(p, 0, std::size_t(bytes));
 }
 
 std::int64_t Device::driverUsedBytes() const {
-    if (!stream_) return -1;
+    if (!stream_)
+        return -1;
     std::int64_t freeB = 0, totalB = 0;
     cuda::memoryInfo(id_, freeB, totalB);
     return totalB - freeB - driverBaseline_;
 }
 
-std::string Device::name() const { return (kind_ == DeviceKind::Cpu ? "cpu:" : "cuda:") + std::to_string(id_); }
+std::string Device::name() const {
+    return (kind_ == DeviceKind::Cpu ? "cpu:" : "cuda:") + std::to_string(id_);
+}
 
 void* Device::allocateBytes(std::int64_t bytes, Category cat) {
-    if (bytes <= 0) return nullptr;
+    if (bytes <= 0)
+        return nullptr;
     if (ledger_.currentTotal() + bytes > capacity_) {
         throw MemoryError(name() + ": out of memory: needs " + formatBytes(ledger_.currentTotal() + bytes) +
                           ", has " + formatBytes(capacity_));
     }
     ledger_.add(cat, bytes);
-    if (dryRun_) return nullptr;
+    if (dryRun_)
+        return nullptr;
     if (kind_ == DeviceKind::Cuda) {
         try {
             return cuda::allocate(id_, bytes, stream_);
@@ -95,7 +111,8 @@ void* Device::allocateBytes(std::int64_t bytes, Category cat) {
         throw MemoryError(name() + ": host allocation of " + formatBytes(bytes) + " failed");
     }
 #ifdef MADV_HUGEPAGE
-    if (total >= kHugeThreshold) madvise(base, total, MADV_HUGEPAGE);
+    if (total >= kHugeThreshold)
+        madvise(base, total, MADV_HUGEPAGE);
 #endif
     auto addr = reinterpret_cast<std::uintptr_t>(base) + sizeof(Header) + shift;
     addr = (addr + kAlign - 1) & ~std::uintptr_t(kAlign - 1);
@@ -107,7 +124,8 @@ void* Device::allocateBytes(std::int64_t bytes, Category cat) {
 
 void Device::freeBytes(void* p, std::int64_t bytes, Category cat) {
     ledger_.remove(cat, bytes);
-    if (!p) return;
+    if (!p)
+        return;
     if (kind_ == DeviceKind::Cuda) {
         cuda::release(p);
         return;
@@ -127,7 +145,8 @@ int hostThreads() {
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof(set), &set) == 0) {
         const int n = CPU_COUNT(&set);
-        if (n > 0) return n;
+        if (n > 0)
+            return n;
     }
     unsigned n = std::thread::hardware_concurrency();
     return n ? int(n) : 1;

@@ -87,7 +87,8 @@ template <class T> class Buffer {
 public:
     Buffer() = default;
     Buffer(Device& dev, std::int64_t n, Category cat) : dev_(&dev), n_(n), cat_(cat) {
-        if (n_ > 0) p_ = static_cast<T*>(dev.allocateBytes(n_ * std::int64_t(sizeof(T)), cat));
+        if (n_ > 0)
+            p_ = static_cast<T*>(dev.allocateBytes(n_ * std::int64_t(sizeof(T)), cat));
     }
     ~Buffer() { reset(); }
     Buffer(Buffer&& o) noexcept { swap(o); }
@@ -102,7 +103,8 @@ public:
     Buffer& operator=(const Buffer&) = delete;
 
     void reset() {
-        if (dev_ && n_ > 0) dev_->freeBytes(p_, n_ * std::int64_t(sizeof(T)), cat_);
+        if (dev_ && n_ > 0)
+            dev_->freeBytes(p_, n_ * std::int64_t(sizeof(T)), cat_);
         dev_ = nullptr;
         p_ = nullptr;
         n_ = 0;

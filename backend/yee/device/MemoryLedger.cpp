@@ -6,17 +6,28 @@ namespace yee::device {
 
 const char* categoryName(Category c) {
     switch (c) {
-    case Category::Fields: return "fields";
-    case Category::Materials: return "materials";
-    case Category::Pml: return "pml";
-    case Category::Sources: return "sources";
-    case Category::Detectors: return "detectors";
-    case Category::Recorder: return "recorder";
-    case Category::Checkpoints: return "checkpoints";
-    case Category::Adjoint: return "adjoint";
-    case Category::Halo: return "halo";
-    case Category::Staging: return "staging";
-    default: return "?";
+    case Category::Fields:
+        return "fields";
+    case Category::Materials:
+        return "materials";
+    case Category::Pml:
+        return "pml";
+    case Category::Sources:
+        return "sources";
+    case Category::Detectors:
+        return "detectors";
+    case Category::Recorder:
+        return "recorder";
+    case Category::Checkpoints:
+        return "checkpoints";
+    case Category::Adjoint:
+        return "adjoint";
+    case Category::Halo:
+        return "halo";
+    case Category::Staging:
+        return "staging";
+    default:
+        return "?";
     }
 }
 
@@ -24,9 +35,11 @@ void MemoryLedger::add(Category c, std::int64_t bytes) {
     std::lock_guard<std::mutex> lk(m_);
     auto i = static_cast<int>(c);
     s_.current[i] += bytes;
-    if (s_.current[i] > s_.peak[i]) s_.peak[i] = s_.current[i];
+    if (s_.current[i] > s_.peak[i])
+        s_.peak[i] = s_.current[i];
     s_.currentTotal += bytes;
-    if (s_.currentTotal > s_.peakTotal) s_.peakTotal = s_.currentTotal;
+    if (s_.currentTotal > s_.peakTotal)
+        s_.peakTotal = s_.currentTotal;
 }
 
 void MemoryLedger::remove(Category c, std::int64_t bytes) {
@@ -56,10 +69,14 @@ void MemoryLedger::resetPeak() {
 std::string formatBytes(std::int64_t b) {
     char buf[64];
     double v = static_cast<double>(b);
-    if (v < 1024) std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(b));
-    else if (v < 1024.0 * 1024) std::snprintf(buf, sizeof buf, "%.1f KiB", v / 1024);
-    else if (v < 1024.0 * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.1f MiB", v / (1024.0 * 1024));
-    else std::snprintf(buf, sizeof buf, "%.2f GiB", v / (1024.0 * 1024 * 1024));
+    if (v < 1024)
+        std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(b));
+    else if (v < 1024.0 * 1024)
+        std::snprintf(buf, sizeof buf, "%.1f KiB", v / 1024);
+    else if (v < 1024.0 * 1024 * 1024)
+        std::snprintf(buf, sizeof buf, "%.1f MiB", v / (1024.0 * 1024));
+    else
+        std::snprintf(buf, sizeof buf, "%.2f GiB", v / (1024.0 * 1024 * 1024));
     return buf;
 }
 

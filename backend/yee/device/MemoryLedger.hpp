@@ -11,16 +11,16 @@ namespace yee::device {
 
 /// What an allocation is for. Every device allocation names one.
 enum class Category : int {
-    Fields = 0,   ///< E, H
-    Materials,    ///< update coefficients
-    Pml,          ///< CPML psi and profiles
-    Sources,      ///< source profiles on this tile
-    Detectors,    ///< detector accumulators and histories
-    Recorder,     ///< reversible-gradient interface records
-    Checkpoints,  ///< full-state checkpoints
-    Adjoint,      ///< adjoint fields and gradient accumulators
-    Halo,         ///< halo send/receive buffers
-    Staging,      ///< host staging, scratch
+    Fields = 0,  ///< E, H
+    Materials,   ///< update coefficients
+    Pml,         ///< CPML psi and profiles
+    Sources,     ///< source profiles on this tile
+    Detectors,   ///< detector accumulators and histories
+    Recorder,    ///< reversible-gradient interface records
+    Checkpoints, ///< full-state checkpoints
+    Adjoint,     ///< adjoint fields and gradient accumulators
+    Halo,        ///< halo send/receive buffers
+    Staging,     ///< host staging, scratch
     Count
 };
 

@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "yee/core/Error.hpp"
-#include "yee/kernels/Adjoint.hpp"
 #include "yee/device/Exec.hpp"
+#include "yee/kernels/Adjoint.hpp"
 #include "yee/kernels/Points.hpp"
 #include "yee/kernels/Yee.hpp"
 #include "yee/scene/Rasterizer.hpp"
@@ -21,23 +21,28 @@ using solver::DetectorPlan;
 using solver::Plan;
 
 namespace {
-const char* axisName(int a) { return a == 0 ? "x" : (a == 1 ? "y" : "z"); }
+const char* axisName(int a) {
+    return a == 0 ? "x" : (a == 1 ? "y" : "z");
+}
 
 bool inside(const Box& inner, const Box& outer) {
     for (int a = 0; a < 3; ++a)
-        if (inner.lo[a] < outer.lo[a] || inner.hi[a] > outer.hi[a]) return false;
+        if (inner.lo[a] < outer.lo[a] || inner.hi[a] > outer.hi[a])
+            return false;
     return true;
 }
 /// Binomial bound of revolve: steps reversible with c checkpoints and r recomputation sweeps.
 double beta(int c, int r) {
     double v = 1;
-    for (int i = 1; i <= c; ++i) v = v * double(r + i) / double(i);
+    for (int i = 1; i <= c; ++i)
+        v = v * double(r + i) / double(i);
     return v;
 }
 int revolveSplit(int a, int b, int c) {
     const int l = b - a;
     int r = 1;
-    while (beta(c, r) < l) ++r;
+    while (beta(c, r) < l)
+        ++r;
     int m = a + std::max(1, l - int(std::min(beta(c - 1, r), double(l))));
     return std::clamp(m, a + 1, b - 1);
 }
@@ -54,19 +59,24 @@ GradientPlan makeGradientPlan(const Plan& p) {
     gp.transferInterval = g.transferInterval;
     gp.ringBuffers = g.ringBuffers;
     gp.diskPath = g.diskPath;
-    if (!s.objective.defined()) throw InputError("objective.terms: a gradient run needs an objective");
-    if (s.designs.empty()) throw InputError("designs: a gradient run needs at least one design region");
+    if (!s.objective.defined())
+        throw InputError("objective.terms: a gradient run needs an objective");
+    if (s.designs.empty())
+        throw InputError("designs: a gradient run needs at least one design region");
     if (gp.method == scene::GradientMethod::Checkpointed && gp.numCheckpoints < 1)
         throw InputError("gradient.num_checkpoints: must be >= 1 for method checkpointed");
-    if (gp.numCheckpointsReversible < 0) throw InputError("gradient.num_checkpoints_reversible: must be >= 0");
+    if (gp.numCheckpointsReversible < 0)
+        throw InputError("gradient.num_checkpoints_reversible: must be >= 0");
     for (std::size_t i = 0; i < g.recorder.size(); ++i) {
         const auto& m = g.recorder[i];
         const std::string f = "gradient.recorder[" + std::to_string(i) + "]";
         if (gp.method != scene::GradientMethod::Reversible)
             throw InputError(f + ".module: recorder modules apply to method \"reversible\" only");
         if (m.module == "LinearReconstructEveryK") {
-            if (m.k < 1) throw InputError(f + ".k: must be >= 1");
-            if (m.startAfter < 0) throw InputError(f + ".start_after: must be >= 0");
+            if (m.k < 1)
+                throw InputError(f + ".k: must be >= 1");
+            if (m.startAfter < 0)
+                throw InputError(f + ".start_after: must be >= 0");
             gp.everyK = m.k;
             gp.startAfter = m.startAfter;
         } else if (m.module == "DtypeConversion") {
@@ -78,9 +88,11 @@ GradientPlan makeGradientPlan(const Plan& p) {
     if (gp.tier != "device" && gp.tier != "host" && gp.tier != "disk")
         throw InputError("gradient.storage.tier: unknown tier \"" + gp.tier + "\" (device, host, disk)");
     if (gp.tier != "device" && gp.method != scene::GradientMethod::Reversible)
-        throw InputError("gradient.storage.tier: \"" + gp.tier + "\" stages the recorder of method \"reversible\" only");
+        throw InputError("gradient.storage.tier: \"" + gp.tier +
+                         "\" stages the recorder of method \"reversible\" only");
     if (gp.tier != "device" && gp.ringBuffers < 3)
-        throw InputError("gradient.storage.ring_buffers: staging needs at least 3 ring slots (writing, reading, read-ahead)");
+        throw InputError("gradient.storage.ring_buffers: staging needs at least 3 ring slots (writing, "
+                         "reading, read-ahead)");
     // Design regions: lossless, non-magnetic materials (dJ/deps flows through Cb only).
     for (std::size_t d = 0; d < s.designs.size(); ++d)
         for (int q = 0; q < 2; ++q) {
@@ -92,16 +104,19 @@ GradientPlan makeGradientPlan(const Plan& p) {
     // Tile cuts must stay clear of the PML slabs along their axis (the CPML adjoint is tile-local).
     const auto& tg = *p.tiles;
     for (int a = 0; a < 3; ++a) {
-        if (p.bc[a] != tiling::AxisBoundary::Pml) continue;
+        if (p.bc[a] != tiling::AxisBoundary::Pml)
+            continue;
         const int d = p.pml[a].cells, N = p.geom.cells[a];
         for (int t = 0; t < tg.count(); ++t) {
             const Box& b = tg.tile(t).box;
             for (int c : {b.lo[a], b.hi[a]}) {
-                if (c == 0 || c == N) continue;
+                if (c == 0 || c == N)
+                    continue;
                 if (c < d + 1 || c > N - d - 1)
-                    throw InputError("run.tiles[" + std::to_string(a) + "]: a tile cut at " + axisName(a) + " = " +
-                                     std::to_string(c) + " cells lies in or next to the " + axisName(a) + " PML (" +
-                                     std::to_string(d) + " cells); gradient runs need the first and last tiles at least " +
+                    throw InputError("run.tiles[" + std::to_string(a) + "]: a tile cut at " + axisName(a) +
+                                     " = " + std::to_string(c) + " cells lies in or next to the " +
+                                     axisName(a) + " PML (" + std::to_string(d) +
+                                     " cells); gradient runs need the first and last tiles at least " +
                                      std::to_string(d + 1) + " cells thick");
             }
         }
@@ -110,19 +125,21 @@ GradientPlan makeGradientPlan(const Plan& p) {
     // one cell upstream, and that cell's adjoint source would land in another tile's halo.
     for (const auto& term : s.objective.terms)
         for (const auto& dp : p.detectors) {
-            if (dp.name != term.detector || dp.type != scene::DetectorType::Flux) continue;
+            if (dp.name != term.detector || dp.type != scene::DetectorType::Flux)
+                continue;
             for (int t = 0; t < tg.count(); ++t)
                 if (tg.tile(t).box.lo[dp.normal] == dp.box.lo[dp.normal])
                     throw InputError("run.tiles[" + std::to_string(dp.normal) + "]: a tile cut at " +
                                      axisName(dp.normal) + " = " + std::to_string(dp.box.lo[dp.normal]) +
-                                     " cells coincides with the flux plane of objective detector \"" + dp.name +
-                                     "\"; move the plane by a cell or change the tile grid");
+                                     " cells coincides with the flux plane of objective detector \"" +
+                                     dp.name + "\"; move the plane by a cell or change the tile grid");
         }
     const Box interior = p.scene.interiorCells();
     const scene::Rasterizer& r = *p.raster;
     for (std::size_t si = 0; si < p.scene.sources.size(); ++si) {
         for (const auto& inj : p.injections) {
-            if (inj.source != int(si)) continue;
+            if (inj.source != int(si))
+                continue;
             for (const Index3& c : inj.cells) {
                 if (r.designAt(c[0], c[1], c[2]).region >= 0)
                     throw InputError("sources[" + std::to_string(si) + "]: lies inside a design region");
@@ -141,23 +158,29 @@ GradientPlan makeGradientPlan(const Plan& p) {
         const std::string f = "objective.terms[" + std::to_string(t) + "]";
         const DetectorPlan* dp = nullptr;
         for (const auto& d : p.detectors)
-            if (d.name == term.detector) dp = &d;
-        if (!dp) throw InputError(f + ".detector: unknown detector \"" + term.detector + "\"");
-        const bool flux = dp->type == scene::DetectorType::Flux, energy = dp->type == scene::DetectorType::Energy;
+            if (d.name == term.detector)
+                dp = &d;
+        if (!dp)
+            throw InputError(f + ".detector: unknown detector \"" + term.detector + "\"");
+        const bool flux = dp->type == scene::DetectorType::Flux,
+                   energy = dp->type == scene::DetectorType::Energy;
         if (!flux && !energy)
-            throw InputError(f + ".detector: gradients support flux and energy detectors (\"" + term.detector +
-                             "\" is neither)");
-        if (energy && (term.reduce == scene::Reduce::AtWavelength || term.quantity == scene::Quantity::PhasorPower))
+            throw InputError(f + ".detector: gradients support flux and energy detectors (\"" +
+                             term.detector + "\" is neither)");
+        if (energy &&
+            (term.reduce == scene::Reduce::AtWavelength || term.quantity == scene::Quantity::PhasorPower))
             throw InputError(f + ".reduce: energy terms support time_integral and final");
         Box reach = dp->box;
-        if (flux) reach.lo[dp->normal] -= 1; // the H average reaches one cell upstream
+        if (flux)
+            reach.lo[dp->normal] -= 1; // the H average reaches one cell upstream
         if (gp.method == scene::GradientMethod::Reversible && !inside(reach, interior))
             throw InputError(f + ".detector: \"" + term.detector +
                              "\" must lie outside every PML when gradient.method is \"reversible\"");
         if (energy)
             for (int d = 0; d < r.designCount(); ++d)
                 if (!dp->box.intersect(r.designBox(d)).empty())
-                    throw InputError(f + ".detector: energy box \"" + term.detector + "\" overlaps a design region");
+                    throw InputError(f + ".detector: energy box \"" + term.detector +
+                                     "\" overlaps a design region");
     }
     return gp;
 }
@@ -167,7 +190,8 @@ GradientDriver<T>::GradientDriver(solver::Tile<T>& tile, const GradientPlan& gp)
     : tile_(tile), gp_(gp), plan_(tile.plan()) {
     device::Device& dev = tile.device();
     const ArrayShape& sh = tile.shape();
-    for (int c = 0; c < 6; ++c) adj_.f[c] = Buffer<T>(dev, sh.size, Category::Adjoint);
+    for (int c = 0; c < 6; ++c)
+        adj_.f[c] = Buffer<T>(dev, sh.size, Category::Adjoint);
     tile.buildExchanges(adj_, Category::Adjoint, 6);
     for (const auto& g : {&tile.forward().groupE, &adj_.groupE}) {
         mergedE_.sends.insert(mergedE_.sends.end(), g->sends.begin(), g->sends.end());
@@ -202,7 +226,8 @@ GradientDriver<T>::GradientDriver(solver::Tile<T>& tile, const GradientPlan& gp)
     } else if (gp_.method == scene::GradientMethod::Checkpointed) {
         const int C = std::max(1, std::min(gp_.numCheckpoints, std::max(1, N - 1)));
         slots_ = Buffer<T>(dev, std::int64_t(C) * stateSize(), Category::Checkpoints);
-        for (int q = C - 1; q >= 0; --q) freeSlots_.push_back(q);
+        for (int q = C - 1; q >= 0; --q)
+            freeSlots_.push_back(q);
         gp_.numCheckpoints = C;
         chain_ = chainPositions();
     } else {
@@ -216,15 +241,18 @@ GradientDriver<T>::GradientDriver(solver::Tile<T>& tile, const GradientPlan& gp)
         }
         interior_ = own;
         for (int a = 0; a < 3; ++a) {
-            if (plan_.bc[a] != tiling::AxisBoundary::Pml) continue;
+            if (plan_.bc[a] != tiling::AxisBoundary::Pml)
+                continue;
             for (int side = 0; side < 2; ++side) {
                 const int g = side == 0 ? gI.lo[a] - 1 : gI.hi[a];
-                if (g < tb.lo[a] || g >= tb.hi[a]) continue;
+                if (g < tb.lo[a] || g >= tb.hi[a])
+                    continue;
                 Layer L;
                 L.box = gI.intersect(tb);
                 L.box.lo[a] = g;
                 L.box.hi[a] = g + 1;
-                if (L.box.empty()) continue;
+                if (L.box.empty())
+                    continue;
                 for (int q = 0; q < 3; ++q) {
                     L.box.lo[q] -= tb.lo[q];
                     L.box.hi[q] -= tb.lo[q];
@@ -238,8 +266,10 @@ GradientDriver<T>::GradientDriver(solver::Tile<T>& tile, const GradientPlan& gp)
         }
         for (int which = 0; which < 2; ++which)
             for (const Layer& L : which == 0 ? layersH_ : layersE_)
-                for (int c : L.comps) layerRegions_[which].push_back({c, L.box});
-        if (dev.staged()) layerStage_ = Buffer<T>(dev, recordLen_, Category::Staging);
+                for (int c : L.comps)
+                    layerRegions_[which].push_back({c, L.box});
+        if (dev.staged())
+            layerStage_ = Buffer<T>(dev, recordLen_, Category::Staging);
         keptIndex_.assign(std::size_t(std::max(N, 1)), -1);
         for (int n = 0; n < N; ++n) {
             const bool keep = n < gp_.startAfter || (n - gp_.startAfter) % gp_.everyK == 0 || n == N - 1;
@@ -248,14 +278,16 @@ GradientDriver<T>::GradientDriver(solver::Tile<T>& tile, const GradientPlan& gp)
                 kept_.push_back(n);
             }
         }
-        store_ = std::make_unique<RecordStore>(dev, recordLen_ * dtypeBytes(gp_.dtype), int(kept_.size()), gp_.tier,
-                                               gp_.transferInterval, gp_.ringBuffers, gp_.diskPath);
+        store_ = std::make_unique<RecordStore>(dev, recordLen_ * dtypeBytes(gp_.dtype), int(kept_.size()),
+                                               gp_.tier, gp_.transferInterval, gp_.ringBuffers, gp_.diskPath);
         const int C = gp_.numCheckpointsReversible;
         for (int j = 1; j <= C; ++j) {
             const int m = int(std::int64_t(j) * N / (C + 1));
-            if (m > 0 && m < N) revCheckpointSteps_.push_back(m);
+            if (m > 0 && m < N)
+                revCheckpointSteps_.push_back(m);
         }
-        revCheckpoints_ = Buffer<T>(dev, std::int64_t(revCheckpointSteps_.size()) * stateSize(), Category::Checkpoints);
+        revCheckpoints_ =
+            Buffer<T>(dev, std::int64_t(revCheckpointSteps_.size()) * stateSize(), Category::Checkpoints);
     }
 }
 
@@ -269,15 +301,18 @@ template <class T> void GradientDriver<T>::buildPoints() {
     // Design cells owned (E locations, all three components).
     for (int d = 0; d < r.designCount(); ++d) {
         const Box b = r.designBox(d).intersect(tb);
-        if (b.empty()) continue;
+        if (b.empty())
+            continue;
         for (int k = b.lo[2]; k < b.hi[2]; ++k)
             for (int j = b.lo[1]; j < b.hi[1]; ++j)
                 for (int i = b.lo[0]; i < b.hi[0]; ++i) {
-                    if (r.designAt(i, j, k).region != d) continue;
+                    if (r.designAt(i, j, k).region != d)
+                        continue;
                     designCells_.push_back(i + std::int64_t(plan_.geom.cells[0]) *
                                                    (j + std::int64_t(plan_.geom.cells[1]) * k));
                     designRegion_.push_back(d);
-                    for (int c = 0; c < 3; ++c) points_.push_back({c, off(i, j, k)});
+                    for (int c = 0; c < 3; ++c)
+                        points_.push_back({c, off(i, j, k)});
                 }
     }
     designPoints_ = int(points_.size());
@@ -287,7 +322,8 @@ template <class T> void GradientDriver<T>::buildPoints() {
     for (const auto& term : terms) {
         int di = 0;
         for (std::size_t q = 0; q < plan_.detectors.size(); ++q)
-            if (plan_.detectors[q].name == term.detector) di = int(q);
+            if (plan_.detectors[q].name == term.detector)
+                di = int(q);
         const DetectorPlan& dp = plan_.detectors[std::size_t(di)];
         const Box own = dp.box.intersect(tb);
         Term t;
@@ -300,7 +336,8 @@ template <class T> void GradientDriver<T>::buildPoints() {
             t.kind = 1;
             std::size_t best = 0;
             for (std::size_t w = 1; w < dp.wavelengths.size(); ++w)
-                if (std::abs(dp.wavelengths[w] - term.wavelength) < std::abs(dp.wavelengths[best] - term.wavelength))
+                if (std::abs(dp.wavelengths[w] - term.wavelength) <
+                    std::abs(dp.wavelengths[best] - term.wavelength))
                     best = w;
             t.wl = int(best);
             if (dp.wavelengths.empty())
@@ -323,7 +360,8 @@ template <class T> void GradientDriver<T>::buildPoints() {
                                 points_.push_back({3 + qa, off(m[0], m[1], m[2])});
                                 points_.push_back({3 + qa, off(i, j, k)});
                             } else {
-                                for (int c = 0; c < 6; ++c) points_.push_back({c, off(i, j, k)});
+                                for (int c = 0; c < 6; ++c)
+                                    points_.push_back({c, off(i, j, k)});
                             }
                         }
             }
@@ -336,12 +374,14 @@ template <class T> void GradientDriver<T>::buildPoints() {
 
 template <class T> void GradientDriver<T>::preparePoints(PointSet& ps) {
     device::Device& dev = tile_.device();
-    if (!dev.staged()) return;
+    if (!dev.staged())
+        return;
     const std::int64_t n = std::int64_t(ps.pts.size());
     ps.comp = Buffer<int>(dev, n, Category::Staging);
     ps.off = Buffer<std::int64_t>(dev, n, Category::Staging);
     ps.val = Buffer<T>(dev, n, Category::Staging);
-    if (dev.dryRun()) return;
+    if (dev.dryRun())
+        return;
     for (std::int64_t q = 0; q < n; ++q) {
         ps.comp[q] = ps.pts[std::size_t(q)].comp;
         ps.off[q] = ps.pts[std::size_t(q)].off;
@@ -349,7 +389,8 @@ template <class T> void GradientDriver<T>::preparePoints(PointSet& ps) {
 }
 
 template <class T>
-void GradientDriver<T>::gather(PointSet& ps, typename solver::Tile<T>::FieldSet& s, std::int64_t count, std::vector<T>& out) {
+void GradientDriver<T>::gather(PointSet& ps, typename solver::Tile<T>::FieldSet& s, std::int64_t count,
+                               std::vector<T>& out) {
     out.resize(std::max(out.size(), std::size_t(count)));
     device::Device& dev = tile_.device();
     if (!dev.staged()) {
@@ -359,15 +400,17 @@ void GradientDriver<T>::gather(PointSet& ps, typename solver::Tile<T>::FieldSet&
         }
         return;
     }
-    if (count <= 0) return;
-    kernels::GatherPoints<T> k{s.f[0].data(),  s.f[1].data(), s.f[2].data(), s.f[3].data(), s.f[4].data(),
-                               s.f[5].data(),  ps.comp.data(), ps.off.data(), ps.val.data()};
+    if (count <= 0)
+        return;
+    kernels::GatherPoints<T> k{s.f[0].data(), s.f[1].data(),  s.f[2].data(), s.f[3].data(), s.f[4].data(),
+                               s.f[5].data(), ps.comp.data(), ps.off.data(), ps.val.data()};
     device::launchIndex(dev, count, 1, k);
     dev.copy(out.data(), ps.val.data(), count * std::int64_t(sizeof(T)));
 }
 
 template <class T>
-void GradientDriver<T>::scatter(PointSet& ps, typename solver::Tile<T>::FieldSet& s, const std::vector<T>& in) {
+void GradientDriver<T>::scatter(PointSet& ps, typename solver::Tile<T>::FieldSet& s,
+                                const std::vector<T>& in) {
     const std::int64_t n = std::int64_t(ps.pts.size());
     device::Device& dev = tile_.device();
     if (!dev.staged()) {
@@ -377,16 +420,18 @@ void GradientDriver<T>::scatter(PointSet& ps, typename solver::Tile<T>::FieldSet
         }
         return;
     }
-    if (n <= 0) return;
+    if (n <= 0)
+        return;
     dev.copy(ps.val.data(), in.data(), n * std::int64_t(sizeof(T)));
-    kernels::ScatterPoints<T> k{s.f[0].data(),  s.f[1].data(), s.f[2].data(), s.f[3].data(), s.f[4].data(),
-                                s.f[5].data(),  ps.comp.data(), ps.off.data(), ps.val.data()};
+    kernels::ScatterPoints<T> k{s.f[0].data(), s.f[1].data(),  s.f[2].data(), s.f[3].data(), s.f[4].data(),
+                                s.f[5].data(), ps.comp.data(), ps.off.data(), ps.val.data()};
     device::launchIndex(dev, n, 1, k);
 }
 
 template <class T> int GradientDriver<T>::sourceIndex(int comp, std::int64_t off) {
     auto [it, fresh] = srcIndex_.try_emplace({comp, off}, int(src_.pts.size()));
-    if (fresh) src_.pts.push_back({comp, off});
+    if (fresh)
+        src_.pts.push_back({comp, off});
     return it->second;
 }
 
@@ -397,7 +442,8 @@ template <class T> void GradientDriver<T>::buildSources() {
     const ArrayShape& sh = tile_.shape();
     const Box& tb = tile_.box();
     for (Term& t : terms_) {
-        if (t.cells == 0) continue;
+        if (t.cells == 0)
+            continue;
         if (t.kind == 1) {
             const DetectorPlan& dp = plan_.detectors[std::size_t(t.det)];
             const int a = dp.normal, pa = (a + 1) % 3, qa = (a + 2) % 3;
@@ -409,14 +455,19 @@ template <class T> void GradientDriver<T>::buildSources() {
                         Index3 m = l;
                         m[a] -= 1;
                         const std::int64_t ol = sh.offset(l[0], l[1], l[2]), om = sh.offset(m[0], m[1], m[2]);
-                        for (const auto& [c, o] : {std::pair<int, std::int64_t>{pa, ol}, {qa, ol}, {3 + qa, om},
-                                                   {3 + qa, ol}, {3 + pa, om}, {3 + pa, ol}})
+                        for (const auto& [c, o] : {std::pair<int, std::int64_t>{pa, ol},
+                                                   {qa, ol},
+                                                   {3 + qa, om},
+                                                   {3 + qa, ol},
+                                                   {3 + pa, om},
+                                                   {3 + pa, ol}})
                             t.src.push_back(sourceIndex(c, o));
                     }
             continue;
         }
         for (int q = t.base; q < t.base + 6 * t.cells; ++q)
-            srcOfPoint_[std::size_t(q)] = sourceIndex(points_[std::size_t(q)].comp, points_[std::size_t(q)].off);
+            srcOfPoint_[std::size_t(q)] =
+                sourceIndex(points_[std::size_t(q)].comp, points_[std::size_t(q)].off);
     }
     srcIndex_.clear();
 }
@@ -439,18 +490,21 @@ void GradientDriver<T>::adjointSources(int n, const std::vector<T>& after, const
             pendingEnergy_[q] = 0;
         }
     for (const Term& t : terms_) {
-        if (t.cells == 0) continue;
+        if (t.cells == 0)
+            continue;
         const DetectorPlan& dp = plan_.detectors[std::size_t(t.det)];
         if (t.kind == 1) {
             // P(lambda) = sign sum 0.5 Re(Ep conj(Hq) - Eq conj(Hp)), X = sum_n x_n w_n.
             const auto& td = tile_.detectors()[std::size_t(t.det)];
             const std::int64_t nl = std::int64_t(dp.omegas.size());
             const double om = dp.omegas[std::size_t(t.wl)];
-            const std::complex<double> wE = std::polar(dt, om * (n + 1) * dt), wH = std::polar(dt, om * (n + 0.5) * dt);
+            const std::complex<double> wE = std::polar(dt, om * (n + 1) * dt),
+                                       wH = std::polar(dt, om * (n + 0.5) * dt);
             const double s = t.weight * dp.sign * 0.5;
             for (std::int64_t idx = 0; idx < t.cells; ++idx) {
                 const double* ph = td.phasor.data() + (idx * nl + t.wl) * 8;
-                const std::complex<double> Ep(ph[0], ph[1]), Eq(ph[2], ph[3]), Hp(ph[4], ph[5]), Hq(ph[6], ph[7]);
+                const std::complex<double> Ep(ph[0], ph[1]), Eq(ph[2], ph[3]), Hp(ph[4], ph[5]),
+                    Hq(ph[6], ph[7]);
                 const int* loc = t.src.data() + 6 * idx; // E_p(l), E_q(l), H_q(m), H_q(l), H_p(m), H_p(l)
                 addE(loc[0], s * (wE * std::conj(Hq)).real());
                 addE(loc[1], -s * (wE * std::conj(Hp)).real());
@@ -464,10 +518,13 @@ void GradientDriver<T>::adjointSources(int n, const std::vector<T>& after, const
             continue;
         }
         // Time-domain terms, on sampled steps only.
-        if ((n + 1) % dp.every != 0) continue;
+        if ((n + 1) % dp.every != 0)
+            continue;
         const int smp = (n + 1) / dp.every - 1;
-        if (smp >= dp.samples) continue;
-        if (t.final && smp != dp.samples - 1) continue;
+        if (smp >= dp.samples)
+            continue;
+        if (t.final && smp != dp.samples - 1)
+            continue;
         const double alpha = t.final ? t.weight : t.weight * dt * dp.every;
         const int* loc = srcOfPoint_.data();
         if (t.kind == 0) {
@@ -475,12 +532,16 @@ void GradientDriver<T>::adjointSources(int n, const std::vector<T>& after, const
             for (int c = 0; c < t.cells; ++c) {
                 const int b = t.base + 6 * c;
                 const double ep = after[std::size_t(b)], eq = after[std::size_t(b + 1)];
-                const double hpb = 0.5 * (double(after[std::size_t(b + 2)]) + double(after[std::size_t(b + 3)]));
-                const double hqb = 0.5 * (double(after[std::size_t(b + 4)]) + double(after[std::size_t(b + 5)]));
+                const double hpb =
+                    0.5 * (double(after[std::size_t(b + 2)]) + double(after[std::size_t(b + 3)]));
+                const double hqb =
+                    0.5 * (double(after[std::size_t(b + 4)]) + double(after[std::size_t(b + 5)]));
                 addE(loc[b], s * hqb);
                 addE(loc[b + 1], -s * hpb);
-                for (int h = 2; h < 4; ++h) addH(loc[b + h], -0.5 * s * eq);
-                for (int h = 4; h < 6; ++h) addH(loc[b + h], 0.5 * s * ep);
+                for (int h = 2; h < 4; ++h)
+                    addH(loc[b + h], -0.5 * s * eq);
+                for (int h = 4; h < 6; ++h)
+                    addH(loc[b + h], 0.5 * s * ep);
             }
         } else {
             // W(n) = 1/2 sum (eps E^n.E^{n+1} + mu |H^{n+1/2}|^2)
@@ -491,7 +552,8 @@ void GradientDriver<T>::adjointSources(int n, const std::vector<T>& after, const
                 for (int q = 0; q < 3; ++q) {
                     const double eps = td.eps[q * cells + c], mu = td.mu[q * cells + c];
                     addE(loc[b + q], alpha * 0.5 * eps * double(before[std::size_t(b + q)]));
-                    pendingEnergy_[std::size_t(b + q)] += alpha * 0.5 * eps * double(after[std::size_t(b + q)]);
+                    pendingEnergy_[std::size_t(b + q)] +=
+                        alpha * 0.5 * eps * double(after[std::size_t(b + q)]);
                     addH(loc[b + 3 + q], alpha * mu * double(after[std::size_t(b + 3 + q)]));
                 }
             }
@@ -506,51 +568,92 @@ void GradientDriver<T>::accumulateGradient(const std::vector<T>& after, const st
     const double inv = 1.0 / plan_.dt;
     gather(cap_, adj_, designPoints_, pVal_); // P at the design points (the first capture points)
     for (int q = 0; q < designPoints_; ++q)
-        grad_[q] -= double(pVal_[std::size_t(q)]) * (double(after[std::size_t(q)]) - double(before[std::size_t(q)])) * inv;
+        grad_[q] -= double(pVal_[std::size_t(q)]) *
+                    (double(after[std::size_t(q)]) - double(before[std::size_t(q)])) * inv;
 }
 
 namespace {
 template <class T, int A>
-void eAdjW(device::Device& dev, View<T>* f, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& psi, std::array<Buffer<T>, 2>& w, int th) {
+void eAdjW(device::Device& dev, View<T>* f, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& psi,
+           std::array<Buffer<T>, 2>& w, int th) {
     const Box& L = sl.local;
-    kernels::SlabIndex idx{L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)), std::int64_t(L.extent(0)) * L.extent(1)};
-    kernels::CpmlAdjointW<T, A> k{f[(A + 1) % 3], f[(A + 2) % 3], psi[0].data(), psi[1].data(), w[0].data(), w[1].data(),
-                                   idx, {sl.profE[0].data(), sl.profE[1].data(), sl.profE[2].data()}, sl.profLo};
+    kernels::SlabIndex idx{L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)),
+                           std::int64_t(L.extent(0)) * L.extent(1)};
+    kernels::CpmlAdjointW<T, A> k{f[(A + 1) % 3],
+                                  f[(A + 2) % 3],
+                                  psi[0].data(),
+                                  psi[1].data(),
+                                  w[0].data(),
+                                  w[1].data(),
+                                  idx,
+                                  {sl.profE[0].data(), sl.profE[1].data(), sl.profE[2].data()},
+                                  sl.profLo};
     launch(dev, L, th, k);
 }
 template <class T, int A, bool M>
-void eAdjQ(View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& w, int th) {
+void eAdjQ(View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& w,
+           int th) {
     const Box& L = sl.local;
-    kernels::SlabIndex idx{L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)), std::int64_t(L.extent(0)) * L.extent(1)};
+    kernels::SlabIndex idx{L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)),
+                           std::int64_t(L.extent(0)) * L.extent(1)};
     Box hb = L;
-    if (hb.lo[A] > 0) hb.lo[A] -= 1; // the H location just below the slab also receives -w(lo)
-    kernels::CpmlEAdjointQ<T, A, M> k{f[3 + (A + 2) % 3], f[3 + (A + 1) % 3], tile.db((A + 2) % 3), tile.db((A + 1) % 3),
-                                      tile.dbScalar(), w[0].data(), w[1].data(), idx, L.lo[A], L.hi[A]};
+    if (hb.lo[A] > 0)
+        hb.lo[A] -= 1; // the H location just below the slab also receives -w(lo)
+    kernels::CpmlEAdjointQ<T, A, M> k{f[3 + (A + 2) % 3],
+                                      f[3 + (A + 1) % 3],
+                                      tile.db((A + 2) % 3),
+                                      tile.db((A + 1) % 3),
+                                      tile.dbScalar(),
+                                      w[0].data(),
+                                      w[1].data(),
+                                      idx,
+                                      L.lo[A],
+                                      L.hi[A]};
     launch(tile.device(), hb, th, k);
 }
 template <class T, int A>
-void hAdjW(device::Device& dev, View<T>* f, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& psi, std::array<Buffer<T>, 2>& w, int th) {
+void hAdjW(device::Device& dev, View<T>* f, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& psi,
+           std::array<Buffer<T>, 2>& w, int th) {
     const Box& L = sl.local;
-    kernels::SlabIndex idx{L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)), std::int64_t(L.extent(0)) * L.extent(1)};
-    kernels::CpmlAdjointW<T, A> k{f[3 + (A + 1) % 3], f[3 + (A + 2) % 3], psi[0].data(), psi[1].data(), w[0].data(),
-                                   w[1].data(), idx, {sl.profH[0].data(), sl.profH[1].data(), sl.profH[2].data()}, sl.profLo};
+    kernels::SlabIndex idx{L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)),
+                           std::int64_t(L.extent(0)) * L.extent(1)};
+    kernels::CpmlAdjointW<T, A> k{f[3 + (A + 1) % 3],
+                                  f[3 + (A + 2) % 3],
+                                  psi[0].data(),
+                                  psi[1].data(),
+                                  w[0].data(),
+                                  w[1].data(),
+                                  idx,
+                                  {sl.profH[0].data(), sl.profH[1].data(), sl.profH[2].data()},
+                                  sl.profLo};
     launch(dev, L, th, k);
 }
 template <class T, int A>
-void hAdjP(View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& w, int th) {
+void hAdjP(View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& w,
+           int th) {
     const Box& L = sl.local;
-    kernels::SlabIndex idx{L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)), std::int64_t(L.extent(0)) * L.extent(1)};
+    kernels::SlabIndex idx{L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)),
+                           std::int64_t(L.extent(0)) * L.extent(1)};
     Box eb = L;
-    if (eb.hi[A] < tile.box().extent(A)) eb.hi[A] += 1; // the E location just above the slab gets w(hi-1)
-    kernels::CpmlHAdjointP<T, A> k{f[(A + 2) % 3], f[(A + 1) % 3], tile.cb((A + 2) % 3), tile.cb((A + 1) % 3),
-                                   w[0].data(), w[1].data(), idx, L.lo[A], L.hi[A]};
+    if (eb.hi[A] < tile.box().extent(A))
+        eb.hi[A] += 1; // the E location just above the slab gets w(hi-1)
+    kernels::CpmlHAdjointP<T, A> k{f[(A + 2) % 3],
+                                   f[(A + 1) % 3],
+                                   tile.cb((A + 2) % 3),
+                                   tile.cb((A + 1) % 3),
+                                   w[0].data(),
+                                   w[1].data(),
+                                   idx,
+                                   L.lo[A],
+                                   L.hi[A]};
     launch(tile.device(), eb, th, k);
 }
 } // namespace
 
 template <class T> void GradientDriver<T>::cpmlEAdjoint() {
     View<T> f[6];
-    for (int c = 0; c < 6; ++c) f[c] = tile_.view(adj_, c);
+    for (int c = 0; c < 6; ++c)
+        f[c] = tile_.view(adj_, c);
     const int th = tile_.threads();
     const bool m = plan_.magnetic;
     auto& slabs = tile_.slabs();
@@ -558,7 +661,8 @@ template <class T> void GradientDriver<T>::cpmlEAdjoint() {
     for (int a = 2; a >= 0; --a)
         for (int s = int(slabs.size()) - 1; s >= 0; --s) {
             auto& sl = *slabs[std::size_t(s)];
-            if (sl.slab.axis != a) continue;
+            if (sl.slab.axis != a)
+                continue;
             auto& sa = slabAdj_[std::size_t(s)];
             if (a == 0) {
                 eAdjW<T, 0>(tile_.device(), f, sl, sa.psiE, sa.w, th);
@@ -575,13 +679,15 @@ template <class T> void GradientDriver<T>::cpmlEAdjoint() {
 
 template <class T> void GradientDriver<T>::cpmlHAdjoint() {
     View<T> f[6];
-    for (int c = 0; c < 6; ++c) f[c] = tile_.view(adj_, c);
+    for (int c = 0; c < 6; ++c)
+        f[c] = tile_.view(adj_, c);
     const int th = tile_.threads();
     auto& slabs = tile_.slabs();
     for (int a = 2; a >= 0; --a)
         for (int s = int(slabs.size()) - 1; s >= 0; --s) {
             auto& sl = *slabs[std::size_t(s)];
-            if (sl.slab.axis != a) continue;
+            if (sl.slab.axis != a)
+                continue;
             auto& sa = slabAdj_[std::size_t(s)];
             if (a == 0) {
                 hAdjW<T, 0>(tile_.device(), f, sl, sa.psiH, sa.w, th);
@@ -596,14 +702,19 @@ template <class T> void GradientDriver<T>::cpmlHAdjoint() {
         }
 }
 
-template <class T> void GradientDriver<T>::exchange(comm::Communicator& comm, int field, bool merged, comm::Phase phase) {
-    if (merged) tile_.pack(tile_.forward(), field);
+template <class T>
+void GradientDriver<T>::exchange(comm::Communicator& comm, int field, bool merged, comm::Phase phase) {
+    if (merged)
+        tile_.pack(tile_.forward(), field);
     tile_.pack(adj_, field);
-    comm::ExchangeGroup& g = merged ? (field == 0 ? mergedE_ : mergedH_) : (field == 0 ? adj_.groupE : adj_.groupH);
-    if (solver::Tile<T>::hostStaged(comm, g)) tile_.device().sync();
+    comm::ExchangeGroup& g =
+        merged ? (field == 0 ? mergedE_ : mergedH_) : (field == 0 ? adj_.groupE : adj_.groupH);
+    if (solver::Tile<T>::hostStaged(comm, g))
+        tile_.device().sync();
     comm.exchangeStart(g, phase);
     comm.exchangeFinish(g);
-    if (merged) tile_.unpack(tile_.forward(), field);
+    if (merged)
+        tile_.unpack(tile_.forward(), field);
     tile_.unpack(adj_, field);
 }
 
@@ -618,8 +729,8 @@ template <class T> void GradientDriver<T>::adjointSecondHalf() {
     const Box all{{0, 0, 0}, tile_.box().extents()};
     tile_.updateH(adj_, all); // Q -= Db curl P  (transpose of the E update's curl H)
     if (plan_.lossy) {
-        kernels::ScaleCa<T> k{tile_.view(adj_, 0), tile_.view(adj_, 1), tile_.view(adj_, 2), tile_.ca(0), tile_.ca(1),
-                              tile_.ca(2)};
+        kernels::ScaleCa<T> k{tile_.view(adj_, 0), tile_.view(adj_, 1), tile_.view(adj_, 2),
+                              tile_.ca(0),         tile_.ca(1),         tile_.ca(2)};
         launch(tile_.device(), all, tile_.threads(), k);
     }
     cpmlHAdjoint();
@@ -643,15 +754,18 @@ void GradientDriver<T>::adjointStep(int n, const std::vector<T>& after, const st
 // ---------------------------------------------------------------- state snapshots
 template <class T> std::int64_t GradientDriver<T>::stateSize() const {
     std::int64_t n = 6 * tile_.shape().size;
-    for (auto& sl : tile_.slabs()) n += 4 * sl->slab.box.cells();
+    for (auto& sl : tile_.slabs())
+        n += 4 * sl->slab.box.cells();
     return n;
 }
 template <class T> void GradientDriver<T>::saveState(T* dst) const {
-    if (!dst) return;
+    if (!dst)
+        return;
     const std::int64_t sz = tile_.shape().size;
     auto& f = tile_.forward().f;
     const device::Device& dev = tile_.device();
-    for (int c = 0; c < 6; ++c, dst += sz) dev.copy(dst, f[std::size_t(c)].data(), sz * std::int64_t(sizeof(T)));
+    for (int c = 0; c < 6; ++c, dst += sz)
+        dev.copy(dst, f[std::size_t(c)].data(), sz * std::int64_t(sizeof(T)));
     for (auto& sl : tile_.slabs())
         for (auto* b : {&sl->psiE[0], &sl->psiE[1], &sl->psiH[0], &sl->psiH[1]}) {
             dev.copy(dst, b->data(), b->bytes());
@@ -662,7 +776,8 @@ template <class T> void GradientDriver<T>::loadState(const T* src) {
     const std::int64_t sz = tile_.shape().size;
     auto& f = tile_.forward().f;
     const device::Device& dev = tile_.device();
-    for (int c = 0; c < 6; ++c, src += sz) dev.copy(f[std::size_t(c)].data(), src, sz * std::int64_t(sizeof(T)));
+    for (int c = 0; c < 6; ++c, src += sz)
+        dev.copy(f[std::size_t(c)].data(), src, sz * std::int64_t(sizeof(T)));
     for (auto& sl : tile_.slabs())
         for (auto* b : {&sl->psiE[0], &sl->psiE[1], &sl->psiH[0], &sl->psiH[1]}) {
             dev.copy(b->data(), src, b->bytes());
@@ -672,9 +787,11 @@ template <class T> void GradientDriver<T>::loadState(const T* src) {
 template <class T> void GradientDriver<T>::zeroState() {
     auto& f = tile_.forward().f;
     const device::Device& dev = tile_.device();
-    for (int c = 0; c < 6; ++c) dev.zero(f[std::size_t(c)].data(), f[std::size_t(c)].bytes());
+    for (int c = 0; c < 6; ++c)
+        dev.zero(f[std::size_t(c)].data(), f[std::size_t(c)].bytes());
     for (auto& sl : tile_.slabs())
-        for (auto* b : {&sl->psiE[0], &sl->psiE[1], &sl->psiH[0], &sl->psiH[1]}) dev.zero(b->data(), b->bytes());
+        for (auto* b : {&sl->psiE[0], &sl->psiE[1], &sl->psiH[0], &sl->psiH[1]})
+            dev.zero(b->data(), b->bytes());
 }
 
 // ---------------------------------------------------------------- forward hooks
@@ -705,9 +822,11 @@ template <class T> void GradientDriver<T>::afterForwardStep(int n, comm::Communi
         }
     } else {
         recordSlab(n);
-        if (std::find(revCheckpointSteps_.begin(), revCheckpointSteps_.end(), n + 1) != revCheckpointSteps_.end()) {
+        if (std::find(revCheckpointSteps_.begin(), revCheckpointSteps_.end(), n + 1) !=
+            revCheckpointSteps_.end()) {
             tile_.finishPending(comm);
-            const auto j = std::find(revCheckpointSteps_.begin(), revCheckpointSteps_.end(), n + 1) - revCheckpointSteps_.begin();
+            const auto j = std::find(revCheckpointSteps_.begin(), revCheckpointSteps_.end(), n + 1) -
+                           revCheckpointSteps_.begin();
             saveState(revCheckpoints_.data() + std::int64_t(j) * stateSize());
         }
     }
@@ -719,8 +838,10 @@ template <class T> void GradientDriver<T>::backwardFull(comm::Communicator& comm
     for (int n = plan_.steps - 1; n >= 0; --n) {
         const device::Device& dev = tile_.device();
         dev.copy(capA_.data(), history_.data() + std::int64_t(n) * K, K * std::int64_t(sizeof(T)));
-        if (n > 0) dev.copy(capB_.data(), history_.data() + std::int64_t(n - 1) * K, K * std::int64_t(sizeof(T)));
-        else std::fill(capB_.begin(), capB_.end(), T(0));
+        if (n > 0)
+            dev.copy(capB_.data(), history_.data() + std::int64_t(n - 1) * K, K * std::int64_t(sizeof(T)));
+        else
+            std::fill(capB_.begin(), capB_.end(), T(0));
         adjointStep(n, capA_, capB_, comm);
     }
 }
@@ -739,9 +860,12 @@ template <class T> void GradientDriver<T>::leaf(int n, comm::Communicator& comm)
         // Restore the nearest stored state at or below n and recompute up to it.
         int from = 0;
         for (auto& [s, slot] : stored_)
-            if (s <= n) from = std::max(from, s);
-        if (from == 0) zeroState();
-        else loadState(slots_.data() + std::int64_t(stored_[from]) * stateSize());
+            if (s <= n)
+                from = std::max(from, s);
+        if (from == 0)
+            zeroState();
+        else
+            loadState(slots_.data() + std::int64_t(stored_[from]) * stateSize());
         current_ = from;
         advance(from, n, comm);
     }
@@ -759,14 +883,17 @@ template <class T> void GradientDriver<T>::revolve(int a, int b, int c, comm::Co
         return;
     }
     if (c == 0) {
-        for (int n = b - 1; n >= a; --n) leaf(n, comm);
+        for (int n = b - 1; n >= a; --n)
+            leaf(n, comm);
         return;
     }
     const int m = revolveSplit(a, b, c);
     if (!stored_.count(m)) {
         if (current_ != a) {
-            if (a == 0) zeroState();
-            else loadState(slots_.data() + std::int64_t(stored_.at(a)) * stateSize());
+            if (a == 0)
+                zeroState();
+            else
+                loadState(slots_.data() + std::int64_t(stored_.at(a)) * stateSize());
             current_ = a;
         }
         advance(a, m, comm);
@@ -790,7 +917,8 @@ template <class T> void GradientDriver<T>::backwardCheckpointed(comm::Communicat
 
 // ---------------------------------------------------------------- reversible
 template <class T> void GradientDriver<T>::recordSlab(int n) {
-    if (recordLen_ == 0 || keptIndex_[std::size_t(n)] < 0) return;
+    if (recordLen_ == 0 || keptIndex_[std::size_t(n)] < 0)
+        return;
     std::vector<typename solver::Tile<T>::Region> all = layerRegions_[0];
     all.insert(all.end(), layerRegions_[1].begin(), layerRegions_[1].end());
     std::vector<T> vals;
@@ -803,7 +931,8 @@ template <class T> void GradientDriver<T>::recordSlab(int n) {
 }
 
 template <class T> void GradientDriver<T>::replay(int n, int part) {
-    if (recordLen_ == 0) return;
+    if (recordLen_ == 0)
+        return;
     std::vector<double> rec(static_cast<std::size_t>(recordLen_), 0.0);
     if (n >= 0) {
         auto load = [&](int r, std::vector<double>& out) {
@@ -822,7 +951,8 @@ template <class T> void GradientDriver<T>::replay(int n, int part) {
             load(keptIndex_[std::size_t(n1)], b); // the reverse sweep reads downwards
             load(keptIndex_[std::size_t(n0)], a);
             const double w = double(n - n0) / double(n1 - n0);
-            for (std::size_t q = 0; q < rec.size(); ++q) rec[q] = (1 - w) * a[q] + w * b[q];
+            for (std::size_t q = 0; q < rec.size(); ++q)
+                rec[q] = (1 - w) * a[q] + w * b[q];
         }
     }
     // The record holds the H layers, then the E layers; write back the part asked for.
@@ -837,14 +967,16 @@ template <class T> void GradientDriver<T>::replay(int n, int part) {
 template <class T> void GradientDriver<T>::reconstructE(int n) {
     tile_.inject(0, (n + 0.5) * plan_.dt, -1.0);
     View<T> f[6];
-    for (int c = 0; c < 6; ++c) f[c] = tile_.field(c);
+    for (int c = 0; c < 6; ++c)
+        f[c] = tile_.field(c);
     if (plan_.lossy) {
-        kernels::InverseUpdateE<T, true> k{f[0], f[1], f[2], f[3], f[4], f[5], tile_.cb(0), tile_.cb(1), tile_.cb(2),
-                                           tile_.ca(0), tile_.ca(1), tile_.ca(2)};
+        kernels::InverseUpdateE<T, true> k{f[0],        f[1],        f[2],        f[3],
+                                           f[4],        f[5],        tile_.cb(0), tile_.cb(1),
+                                           tile_.cb(2), tile_.ca(0), tile_.ca(1), tile_.ca(2)};
         launch(tile_.device(), interior_, tile_.threads(), k);
     } else {
-        kernels::InverseUpdateE<T, false> k{f[0], f[1], f[2], f[3], f[4], f[5], tile_.cb(0), tile_.cb(1), tile_.cb(2),
-                                            {}, {}, {}};
+        kernels::InverseUpdateE<T, false> k{f[0],        f[1],        f[2],        f[3], f[4], f[5],
+                                            tile_.cb(0), tile_.cb(1), tile_.cb(2), {},   {},   {}};
         launch(tile_.device(), interior_, tile_.threads(), k);
     }
 }
@@ -852,10 +984,11 @@ template <class T> void GradientDriver<T>::reconstructE(int n) {
 template <class T> void GradientDriver<T>::reconstructH(int n) {
     tile_.inject(1, n * plan_.dt, -1.0);
     View<T> f[6];
-    for (int c = 0; c < 6; ++c) f[c] = tile_.field(c);
+    for (int c = 0; c < 6; ++c)
+        f[c] = tile_.field(c);
     if (plan_.magnetic) {
-        kernels::InverseUpdateH<T, true> k{f[3], f[4], f[5], f[0], f[1], f[2], tile_.db(0), tile_.db(1), tile_.db(2),
-                                           tile_.dbScalar()};
+        kernels::InverseUpdateH<T, true> k{f[3], f[4],        f[5],        f[0],        f[1],
+                                           f[2], tile_.db(0), tile_.db(1), tile_.db(2), tile_.dbScalar()};
         launch(tile_.device(), interior_, tile_.threads(), k);
     } else {
         kernels::InverseUpdateH<T, false> k{f[3], f[4], f[5], f[0], f[1], f[2], {}, {}, {}, tile_.dbScalar()};
@@ -865,7 +998,8 @@ template <class T> void GradientDriver<T>::reconstructH(int n) {
 
 template <class T> void GradientDriver<T>::backwardReversible(comm::Communicator& comm) {
     tile_.finishPending(comm);
-    if (store_) store_->finishWrites();
+    if (store_)
+        store_->finishWrites();
     const std::int64_t stateN = stateSize();
     for (int n = plan_.steps - 1; n >= 0; --n) {
         // A full-state checkpoint of state n+1 replaces the reconstruction (bounds drift in lossy media).
@@ -882,18 +1016,19 @@ template <class T> void GradientDriver<T>::backwardReversible(comm::Communicator
                 num = std::max(num, std::abs(double(capA_[q]) - ref));
                 den = std::max(den, std::abs(ref));
             }
-            if (den > 0) drift_ = std::max(drift_, num / den);
+            if (den > 0)
+                drift_ = std::max(drift_, num / den);
             loadState(ck);
         }
-        capture(capA_);     // E^{n+1}, H^{n+1/2}
-        replay(n, 0);       // H^{n+1/2} on the low interface layers
-        reconstructE(n);    // E^n in the interior
-        capture(capB_);     // E^n
+        capture(capA_);  // E^{n+1}, H^{n+1/2}
+        replay(n, 0);    // H^{n+1/2} on the low interface layers
+        reconstructE(n); // E^n in the interior
+        capture(capB_);  // E^n
         adjointFirstHalf(n, capA_, capB_);
         exchange(comm, 0, true, comm::Phase::Adjoint); // E^n and P halos, one group
         adjointSecondHalf();
-        replay(n - 1, 1);   // E^n on the high interface layers
-        reconstructH(n);    // H^{n-1/2} in the interior
+        replay(n - 1, 1);                              // E^n on the high interface layers
+        reconstructH(n);                               // H^{n-1/2} in the interior
         exchange(comm, 1, true, comm::Phase::Adjoint); // H^{n-1/2} and Q halos, one group
         adjointLast();
     }
@@ -906,13 +1041,18 @@ template <class T> void GradientDriver<T>::backward(comm::Communicator& comm) {
     for (std::size_t q = 0; q < src_.pts.size(); ++q) {
         const Point& p = src_.pts[q];
         const std::int64_t e = p.off - tile_.shape().origin;
-        srcCoef_[q] = p.comp < 3 ? double(tile_.cb(p.comp).p[e])
-                                 : (plan_.magnetic ? double(tile_.db(p.comp - 3).p[e]) : double(tile_.dbScalar()));
+        srcCoef_[q] = p.comp < 3
+                          ? double(tile_.cb(p.comp).p[e])
+                          : (plan_.magnetic ? double(tile_.db(p.comp - 3).p[e]) : double(tile_.dbScalar()));
     }
-    for (int c = 0; c < 6; ++c) tile_.device().zero(adj_.f[std::size_t(c)].data(), adj_.f[std::size_t(c)].bytes());
-    if (gp_.method == scene::GradientMethod::Full) backwardFull(comm);
-    else if (gp_.method == scene::GradientMethod::Checkpointed) backwardCheckpointed(comm);
-    else backwardReversible(comm);
+    for (int c = 0; c < 6; ++c)
+        tile_.device().zero(adj_.f[std::size_t(c)].data(), adj_.f[std::size_t(c)].bytes());
+    if (gp_.method == scene::GradientMethod::Full)
+        backwardFull(comm);
+    else if (gp_.method == scene::GradientMethod::Checkpointed)
+        backwardCheckpointed(comm);
+    else
+        backwardReversible(comm);
 }
 
 template <class T> void GradientDriver<T>::serialize(ByteWriter& w) const {
@@ -922,40 +1062,46 @@ template <class T> void GradientDriver<T>::serialize(ByteWriter& w) const {
 }
 
 template <class T>
-std::vector<solver::NamedArray> GradientDriver<T>::assembleWith(const Plan& p, std::vector<ByteReader*>& readers,
-                                                               std::vector<std::int64_t>& recomputed,
-                                                               std::vector<double>& drift) {
+std::vector<solver::NamedArray>
+GradientDriver<T>::assembleWith(const Plan& p, std::vector<ByteReader*>& readers,
+                                std::vector<std::int64_t>& recomputed, std::vector<double>& drift) {
     return assembleImpl(p, readers, &recomputed, &drift);
 }
 
 template <class T>
-std::vector<solver::NamedArray> GradientDriver<T>::assemble(const Plan& p, std::vector<ByteReader*>& readers) {
+std::vector<solver::NamedArray> GradientDriver<T>::assemble(const Plan& p,
+                                                            std::vector<ByteReader*>& readers) {
     return assembleImpl(p, readers, nullptr, nullptr);
 }
 
 template <class T>
-std::vector<solver::NamedArray> GradientDriver<T>::assembleImpl(const Plan& p, std::vector<ByteReader*>& readers,
-                                                               std::vector<std::int64_t>* recomputed,
-                                                               std::vector<double>* drift) {
+std::vector<solver::NamedArray>
+GradientDriver<T>::assembleImpl(const Plan& p, std::vector<ByteReader*>& readers,
+                                std::vector<std::int64_t>* recomputed, std::vector<double>* drift) {
     const scene::Rasterizer& r = *p.raster;
     const int D = r.designCount();
     // Per-cell dJ/deps placed in global order, then summed per voxel in that order (tiling-independent).
     std::vector<std::vector<double>> cellGrad(static_cast<std::size_t>(D));
-    for (int d = 0; d < D; ++d) cellGrad[std::size_t(d)].assign(std::size_t(r.designBox(d).cells()), 0.0);
+    for (int d = 0; d < D; ++d)
+        cellGrad[std::size_t(d)].assign(std::size_t(r.designBox(d).cells()), 0.0);
     for (std::size_t q = 0; q < readers.size(); ++q) {
         ByteReader* rd = readers[q];
         const auto cells = rd->getArray<std::int64_t>();
         const auto regions = rd->getArray<int>();
         const auto g = rd->getArray<double>();
-        if (recomputed) (*recomputed)[q] = rd->get<std::int64_t>();
-        if (drift) (*drift)[q] = rd->get<double>();
+        if (recomputed)
+            (*recomputed)[q] = rd->get<std::int64_t>();
+        if (drift)
+            (*drift)[q] = rd->get<double>();
         for (std::size_t c = 0; c < cells.size(); ++c) {
             const int d = regions[c];
             const Box& b = r.designBox(d);
             const std::int64_t gi = cells[c];
             const int i = int(gi % p.geom.cells[0]), j = int((gi / p.geom.cells[0]) % p.geom.cells[1]),
                       k = int(gi / (std::int64_t(p.geom.cells[0]) * p.geom.cells[1]));
-            const std::int64_t li = (i - b.lo[0]) + std::int64_t(b.extent(0)) * ((j - b.lo[1]) + std::int64_t(b.extent(1)) * (k - b.lo[2]));
+            const std::int64_t li =
+                (i - b.lo[0]) +
+                std::int64_t(b.extent(0)) * ((j - b.lo[1]) + std::int64_t(b.extent(1)) * (k - b.lo[2]));
             cellGrad[std::size_t(d)][std::size_t(li)] = g[3 * c] + g[3 * c + 1] + g[3 * c + 2];
         }
     }
@@ -969,18 +1115,20 @@ std::vector<solver::NamedArray> GradientDriver<T>::assembleImpl(const Plan& p, s
             for (int j = b.lo[1]; j < b.hi[1]; ++j)
                 for (int i = b.lo[0]; i < b.hi[0]; ++i, ++li) {
                     const scene::DesignHit h = r.designAt(i, j, k);
-                    if (h.region == d && h.voxel >= 0) dRho[std::size_t(h.voxel)] += cellGrad[std::size_t(d)][std::size_t(li)];
+                    if (h.region == d && h.voxel >= 0)
+                        dRho[std::size_t(h.voxel)] += cellGrad[std::size_t(d)][std::size_t(li)];
                 }
-        for (double& v : dRho) v *= map.epsDerivative();
+        for (double& v : dRho)
+            v *= map.epsDerivative();
         std::vector<double> latent = p.scene.designs[std::size_t(d)].latent;
-        if (latent.empty()) latent.assign(map.size(), 0.5);
+        if (latent.empty())
+            latent.assign(map.size(), 0.5);
         const std::vector<double> g = map.backward(latent, dRho);
         const auto v = map.voxels();
         out.push_back(solver::NamedArray{p.scene.designs[std::size_t(d)].name, {v[2], v[1], v[0]}, g});
     }
     return out;
 }
-
 
 template class GradientDriver<float>;
 template class GradientDriver<double>;

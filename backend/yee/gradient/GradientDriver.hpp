@@ -25,7 +25,7 @@ struct GradientPlan {
     scene::GradientMethod method = scene::GradientMethod::Checkpointed;
     int numCheckpoints = 8;
     int numCheckpointsReversible = 0;
-    int everyK = 1;     ///< LinearReconstructEveryK k (1 = every step)
+    int everyK = 1; ///< LinearReconstructEveryK k (1 = every step)
     int startAfter = 0;
     Dtype dtype = Dtype::Float64; ///< recorder storage format
     std::string tier = "device";
@@ -54,7 +54,8 @@ public:
     static std::vector<solver::NamedArray> assemble(const solver::Plan& p, std::vector<ByteReader*>& readers);
     /// As assemble(), for blobs whose gradient part is followed by the tile's counters
     /// (recomputed steps, drift), which are returned per rank.
-    static std::vector<solver::NamedArray> assembleWith(const solver::Plan& p, std::vector<ByteReader*>& readers,
+    static std::vector<solver::NamedArray> assembleWith(const solver::Plan& p,
+                                                        std::vector<ByteReader*>& readers,
                                                         std::vector<std::int64_t>& recomputed,
                                                         std::vector<double>& drift);
 
@@ -64,8 +65,10 @@ public:
     double drift() const { return drift_; }
 
 private:
-    static std::vector<solver::NamedArray> assembleImpl(const solver::Plan& p, std::vector<ByteReader*>& readers,
-                                                        std::vector<std::int64_t>* recomputed, std::vector<double>* drift);
+    static std::vector<solver::NamedArray> assembleImpl(const solver::Plan& p,
+                                                        std::vector<ByteReader*>& readers,
+                                                        std::vector<std::int64_t>* recomputed,
+                                                        std::vector<double>* drift);
     struct Point {
         int comp;
         std::int64_t off; ///< element offset into the field array
@@ -74,7 +77,7 @@ private:
     /// scatter kernel and one copy on GPUs (so per-step traffic is the list, never the fields).
     struct PointSet {
         std::vector<Point> pts;
-        device::Buffer<int> comp;          ///< GPU copies of the list
+        device::Buffer<int> comp; ///< GPU copies of the list
         device::Buffer<std::int64_t> off;
         device::Buffer<T> val;
     };
@@ -85,13 +88,13 @@ private:
     void scatter(PointSet& ps, typename solver::Tile<T>::FieldSet& s, const std::vector<T>& in);
     int sourceIndex(int comp, std::int64_t off);
     struct Term {
-        int kind = 0;       ///< 0 flux time-domain, 1 flux phasor, 2 energy
-        int det = 0;        ///< detector index
-        int base = 0;       ///< first capture point of the detector
-        int cells = 0;      ///< own detector cells
-        int wl = 0;         ///< wavelength index (phasor)
+        int kind = 0;  ///< 0 flux time-domain, 1 flux phasor, 2 energy
+        int det = 0;   ///< detector index
+        int base = 0;  ///< first capture point of the detector
+        int cells = 0; ///< own detector cells
+        int wl = 0;    ///< wavelength index (phasor)
         double weight = 0;
-        bool final = false; ///< only the last sample counts
+        bool final = false;   ///< only the last sample counts
         std::vector<int> src; ///< phasor flux: per cell, the 6 adjoint-source locations (indices into src_)
     };
 
@@ -106,7 +109,8 @@ private:
     void adjointSecondHalf();
     void adjointLast();
     void exchange(comm::Communicator& comm, int field, bool merged, comm::Phase phase);
-    void adjointStep(int n, const std::vector<T>& after, const std::vector<T>& before, comm::Communicator& comm);
+    void adjointStep(int n, const std::vector<T>& after, const std::vector<T>& before,
+                     comm::Communicator& comm);
     // state snapshots (checkpointed / reversible checkpoints)
     std::int64_t stateSize() const;
     void saveState(T* dst) const;
@@ -131,20 +135,20 @@ private:
     typename solver::Tile<T>::FieldSet adj_;
     comm::ExchangeGroup mergedE_, mergedH_;
     std::vector<Point> points_;
-    PointSet cap_;                          ///< the capture list (points_)
-    PointSet src_;                          ///< where adjoint sources are added
+    PointSet cap_;                                         ///< the capture list (points_)
+    PointSet src_;                                         ///< where adjoint sources are added
     std::map<std::pair<int, std::int64_t>, int> srcIndex_; ///< construction only
-    std::vector<int> srcOfPoint_;           ///< capture point -> its adjoint-source location (or -1)
-    std::vector<double> srcCoef_;           ///< Cb (E) or Db (H) at each source location, read after fill
+    std::vector<int> srcOfPoint_; ///< capture point -> its adjoint-source location (or -1)
+    std::vector<double> srcCoef_; ///< Cb (E) or Db (H) at each source location, read after fill
     std::vector<T> srcVal_, pVal_;
     std::vector<typename solver::Tile<T>::Region> layerRegions_[2]; ///< reversible: H layers, E layers
-    device::Buffer<T> layerStage_;          ///< GPU staging of the interface layers
+    device::Buffer<T> layerStage_;                                  ///< GPU staging of the interface layers
     int designPoints_ = 0;
     std::vector<std::int64_t> designCells_; ///< global linear index per owned design cell
     std::vector<int> designRegion_;
-    device::Buffer<double> grad_;           ///< [cell][3] dJ/deps
+    device::Buffer<double> grad_; ///< [cell][3] dJ/deps
     std::vector<Term> terms_;
-    std::vector<double> pendingEnergy_;     ///< dJ/dE^n contributions carried to the previous step
+    std::vector<double> pendingEnergy_; ///< dJ/dE^n contributions carried to the previous step
     std::vector<T> capA_, capB_;
 
     // slab adjoint state
@@ -158,7 +162,7 @@ private:
     device::Buffer<T> slots_;
     std::map<int, int> stored_; ///< step -> slot
     std::vector<int> freeSlots_;
-    int current_ = -1;          ///< step whose state is in the fields (-1 unknown)
+    int current_ = -1; ///< step whose state is in the fields (-1 unknown)
     std::vector<int> chain_;
     // reversible
     struct Layer {
@@ -167,8 +171,8 @@ private:
     };
     std::vector<Layer> layersH_, layersE_;
     std::int64_t recordLen_ = 0;
-    std::vector<int> kept_;            ///< kept record steps, ascending
-    std::vector<int> keptIndex_;       ///< step -> position in kept_ or -1
+    std::vector<int> kept_;      ///< kept record steps, ascending
+    std::vector<int> keptIndex_; ///< step -> position in kept_ or -1
     std::unique_ptr<RecordStore> store_;
     device::Buffer<T> revCheckpoints_;
     std::vector<int> revCheckpointSteps_;

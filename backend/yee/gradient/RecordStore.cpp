@@ -1,7 +1,7 @@
 #include "yee/gradient/RecordStore.hpp"
 
-#include <cstring>
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <unistd.h>
 
@@ -12,9 +12,10 @@ namespace yee::gradient {
 
 RecordStore::RecordStore(device::Device& dev, std::int64_t recordBytes, int records, const std::string& tier,
                          int transferInterval, int ringBuffers, const std::string& diskDir)
-    : recordBytes_(recordBytes), records_(records), scales_(std::size_t(std::max(records, 0)), 1.0), dev_(&dev),
-      copies_(dev.staged()) {
-    if (copies_) readBuf_.resize(std::size_t(std::max<std::int64_t>(recordBytes, 0)));
+    : recordBytes_(recordBytes), records_(records), scales_(std::size_t(std::max(records, 0)), 1.0),
+      dev_(&dev), copies_(dev.staged()) {
+    if (copies_)
+        readBuf_.resize(std::size_t(std::max<std::int64_t>(recordBytes, 0)));
     if (tier == "device" || records == 0 || recordBytes == 0) {
         all_ = device::Buffer<unsigned char>(dev, recordBytes * records, device::Category::Recorder);
         return;
@@ -27,12 +28,15 @@ RecordStore::RecordStore(device::Device& dev, std::int64_t recordBytes, int reco
     for (auto& s : slots_)
         s.data = device::Buffer<unsigned char>(dev, recordBytes * interval_, device::Category::Recorder);
     backingBytes_ = recordBytes * records;
-    if (dev.dryRun()) return;
+    if (dev.dryRun())
+        return;
     if (disk_) {
-        const std::filesystem::path dir = diskDir.empty() ? std::filesystem::temp_directory_path() : std::filesystem::path(diskDir);
+        const std::filesystem::path dir =
+            diskDir.empty() ? std::filesystem::temp_directory_path() : std::filesystem::path(diskDir);
         std::string tmpl = (dir / "yee-recorder-XXXXXX").string();
         const int fd = mkstemp(tmpl.data());
-        if (fd < 0) throw RunError("gradient.storage.path: cannot create a recorder file in " + dir.string());
+        if (fd < 0)
+            throw RunError("gradient.storage.path: cannot create a recorder file in " + dir.string());
         std::filesystem::remove(tmpl); // unlinked: the space goes away with the run, whatever happens
         file_ = fdopen(fd, "w+b");
     } else {
@@ -46,27 +50,32 @@ RecordStore::RecordStore(device::Device& dev, std::int64_t recordBytes, int reco
         }
     }
     worker_ = std::thread([this] {
-        if (copyStream_) cuda::setDevice(dev_->id());
+        if (copyStream_)
+            cuda::setDevice(dev_->id());
         for (;;) {
             Job job{};
             {
                 std::unique_lock<std::mutex> lk(m_);
                 cv_.wait(lk, [this] { return stop_ || !queue_.empty(); });
-                if (queue_.empty()) return;
+                if (queue_.empty())
+                    return;
                 job = queue_.front();
                 queue_.pop_front();
             }
             std::string err;
             try {
-                if (job.load) load(job.group, job.slot->data.data());
-                else store(job.group, job.slot->data.data());
+                if (job.load)
+                    load(job.group, job.slot->data.data());
+                else
+                    store(job.group, job.slot->data.data());
             } catch (const std::exception& e) {
                 err = e.what();
             }
             {
                 std::lock_guard<std::mutex> lk(m_);
                 job.slot->busy = false;
-                if (!err.empty() && error_.empty()) error_ = err;
+                if (!err.empty() && error_.empty())
+                    error_ = err;
             }
             cv_.notify_all();
         }
@@ -82,16 +91,21 @@ RecordStore::~RecordStore() {
         cv_.notify_all();
         worker_.join();
     }
-    if (file_) std::fclose(file_);
-    if (pinned_) cuda::unpinHost(host_.data());
-    if (copyStream_) cuda::destroyStream(dev_->id(), copyStream_);
+    if (file_)
+        std::fclose(file_);
+    if (pinned_)
+        cuda::unpinHost(host_.data());
+    if (copyStream_)
+        cuda::destroyStream(dev_->id(), copyStream_);
 }
 
 void RecordStore::moveBytes(void* dst, const void* src, std::int64_t n) {
     // Worker thread: on a GPU a DMA copy on the worker's own stream (the compute stream keeps running);
     // elsewhere a plain copy.
-    if (copyStream_) cuda::copy(dst, src, n, copyStream_);
-    else std::memcpy(dst, src, std::size_t(n));
+    if (copyStream_)
+        cuda::copy(dst, src, n, copyStream_);
+    else
+        std::memcpy(dst, src, std::size_t(n));
 }
 
 void RecordStore::submit(const Job& job) {
@@ -106,7 +120,8 @@ void RecordStore::submit(const Job& job) {
 void RecordStore::waitIdle(Slot& s) {
     std::unique_lock<std::mutex> lk(m_);
     cv_.wait(lk, [&] { return !s.busy; });
-    if (!error_.empty()) throw RunError(error_);
+    if (!error_.empty())
+        throw RunError(error_);
 }
 
 void RecordStore::startLoad(Slot& s, int group) {
@@ -119,7 +134,8 @@ void RecordStore::store(int group, const unsigned char* src) {
     const std::int64_t first = std::int64_t(group) * interval_;
     const std::int64_t n = std::min<std::int64_t>(interval_, records_ - first) * recordBytes_;
     if (disk_) {
-        if (std::fseek(file_, long(first * recordBytes_), SEEK_SET) != 0 || std::fwrite(src, 1, std::size_t(n), file_) != std::size_t(n))
+        if (std::fseek(file_, long(first * recordBytes_), SEEK_SET) != 0 ||
+            std::fwrite(src, 1, std::size_t(n), file_) != std::size_t(n))
             throw RunError("gradient.storage: writing the recorder file failed");
     } else {
         moveBytes(host_.data() + first * recordBytes_, src, n);
@@ -130,7 +146,8 @@ void RecordStore::load(int group, unsigned char* dst) {
     const std::int64_t first = std::int64_t(group) * interval_;
     const std::int64_t n = std::min<std::int64_t>(interval_, records_ - first) * recordBytes_;
     if (disk_) {
-        if (std::fseek(file_, long(first * recordBytes_), SEEK_SET) != 0 || std::fread(dst, 1, std::size_t(n), file_) != std::size_t(n))
+        if (std::fseek(file_, long(first * recordBytes_), SEEK_SET) != 0 ||
+            std::fread(dst, 1, std::size_t(n), file_) != std::size_t(n))
             throw RunError("gradient.storage: reading the recorder file failed");
     } else {
         moveBytes(dst, host_.data() + first * recordBytes_, n);
@@ -139,11 +156,13 @@ void RecordStore::load(int group, unsigned char* dst) {
 
 int RecordStore::slotFor(int group, bool forLoad) {
     for (std::size_t q = 0; q < slots_.size(); ++q)
-        if (slots_[q].group == group) return int(q);
+        if (slots_[q].group == group)
+            return int(q);
     // Reuse the slot holding the group farthest from `group` (the reverse sweep moves downwards).
     int best = -1, bestDist = -1;
     for (std::size_t q = 0; q < slots_.size(); ++q) {
-        if (int(q) == writing_) continue;
+        if (int(q) == writing_)
+            continue;
         const int d = slots_[q].group < 0 ? 1 << 30 : std::abs(slots_[q].group - group);
         if (d > bestDist) {
             bestDist = d;
@@ -163,8 +182,10 @@ int RecordStore::slotFor(int group, bool forLoad) {
 void RecordStore::put(int r, const unsigned char* data, double scale) {
     scales_[std::size_t(r)] = scale;
     auto write = [&](unsigned char* dst) {
-        if (copies_) dev_->copy(dst, data, recordBytes_);
-        else std::memcpy(dst, data, std::size_t(recordBytes_));
+        if (copies_)
+            dev_->copy(dst, data, recordBytes_);
+        else
+            std::memcpy(dst, data, std::size_t(recordBytes_));
     };
     if (!staged_) {
         write(all_.data() + std::int64_t(r) * recordBytes_);
@@ -181,7 +202,8 @@ void RecordStore::put(int r, const unsigned char* data, double scale) {
 }
 
 void RecordStore::finishWrites() {
-    if (!staged_ || writing_ < 0) return;
+    if (!staged_ || writing_ < 0)
+        return;
     Slot& s = slots_[std::size_t(writing_)];
     submit({&s, false, s.group});
     writing_ = -1;
@@ -190,31 +212,36 @@ void RecordStore::finishWrites() {
 const unsigned char* RecordStore::get(int r, double& scale) {
     scale = scales_[std::size_t(r)];
     auto read = [&](const unsigned char* src) -> const unsigned char* {
-        if (!copies_) return src;
+        if (!copies_)
+            return src;
         dev_->copy(readBuf_.data(), src, recordBytes_);
         return readBuf_.data();
     };
-    if (!staged_) return read(all_.data() + std::int64_t(r) * recordBytes_);
+    if (!staged_)
+        return read(all_.data() + std::int64_t(r) * recordBytes_);
     finishWrites();
     const int g = groupOf(r);
     const int q = slotFor(g, true);
     // Read-ahead: the group below is needed next.
     if (g > 0) {
         bool have = false;
-        for (auto& s : slots_) have = have || s.group == g - 1;
+        for (auto& s : slots_)
+            have = have || s.group == g - 1;
         if (!have) {
             // Only prefetch into a slot that is not the one we are about to read.
             const int keep = q;
             int best = -1, bestDist = -1;
             for (std::size_t k = 0; k < slots_.size(); ++k) {
-                if (int(k) == keep || slots_[k].group == g + 1) continue;
+                if (int(k) == keep || slots_[k].group == g + 1)
+                    continue;
                 const int d = slots_[k].group < 0 ? 1 << 30 : std::abs(slots_[k].group - g);
                 if (d > bestDist) {
                     bestDist = d;
                     best = int(k);
                 }
             }
-            if (best >= 0) startLoad(slots_[std::size_t(best)], g - 1);
+            if (best >= 0)
+                startLoad(slots_[std::size_t(best)], g - 1);
         }
     }
     Slot& s = slots_[std::size_t(q)];

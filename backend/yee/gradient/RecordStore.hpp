@@ -42,8 +42,8 @@ public:
 private:
     struct Slot {
         device::Buffer<unsigned char> data;
-        int group = -1;        ///< group resident (or being filled / loaded)
-        bool busy = false;     ///< a transfer is in flight
+        int group = -1;    ///< group resident (or being filled / loaded)
+        bool busy = false; ///< a transfer is in flight
     };
     int groupOf(int r) const { return r / interval_; }
     struct Job {
@@ -66,18 +66,18 @@ private:
     device::Buffer<unsigned char> all_; ///< device tier
     std::vector<double> scales_;        ///< per record (host bookkeeping)
     std::vector<Slot> slots_;
-    std::vector<unsigned char> host_;   ///< host tier backing
-    std::FILE* file_ = nullptr;         ///< disk tier backing (unlinked temp file)
+    std::vector<unsigned char> host_; ///< host tier backing
+    std::FILE* file_ = nullptr;       ///< disk tier backing (unlinked temp file)
     // GPUs: records really live in device memory, so puts and gets are copies; the host tier's backing
     // is page-locked and the worker moves slots on its own stream, overlapping the compute stream.
     device::Device* dev_ = nullptr;
-    bool copies_ = false;               ///< put/get copy to/from device memory (Device::staged)
+    bool copies_ = false;                ///< put/get copy to/from device memory (Device::staged)
     std::vector<unsigned char> readBuf_; ///< host copy of the record last returned by get()
-    void* copyStream_ = nullptr;        ///< CUDA: the worker's stream
+    void* copyStream_ = nullptr;         ///< CUDA: the worker's stream
     bool pinned_ = false;
     void moveBytes(void* dst, const void* src, std::int64_t n);
     std::int64_t backingBytes_ = 0;
-    int writing_ = -1;                  ///< slot being filled
+    int writing_ = -1; ///< slot being filled
     // worker
     std::mutex m_;
     std::condition_variable cv_;

@@ -35,8 +35,8 @@ struct SlabIndex {
 
 /// E correction on one slab of axis A (template so the offsets are compile-time).
 template <class T, int A> struct CpmlE {
-    View<T> e1, e2;        ///< E_{A+1}, E_{A+2}
-    View<const T> h2, h1;  ///< H_{A+2} (enters E_{A+1}), H_{A+1} (enters E_{A+2})
+    View<T> e1, e2;       ///< E_{A+1}, E_{A+2}
+    View<const T> h2, h1; ///< H_{A+2} (enters E_{A+1}), H_{A+1} (enters E_{A+2})
     View<const T> cb1, cb2;
     T* psi1;
     T* psi2;
@@ -62,8 +62,8 @@ template <class T, int A> struct CpmlE {
 
 /// H correction on one slab of axis A. Magnetic: per-component Db arrays, else scalar db.
 template <class T, int A, bool Magnetic> struct CpmlH {
-    View<T> h1, h2;        ///< H_{A+1}, H_{A+2}
-    View<const T> e2, e1;  ///< E_{A+2} (enters H_{A+1}), E_{A+1} (enters H_{A+2})
+    View<T> h1, h2;       ///< H_{A+1}, H_{A+2}
+    View<const T> e2, e1; ///< E_{A+2} (enters H_{A+1}), E_{A+1} (enters H_{A+2})
     View<const T> db1, db2;
     T db;
     T* psi1;

@@ -52,7 +52,8 @@ template <class T> struct FlagNonFinite {
     int* flag;
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         const T v = f(i, j, k);
-        if (!(v - v == T(0))) *flag = 1;
+        if (!(v - v == T(0)))
+            *flag = 1;
     }
 };
 

@@ -15,7 +15,8 @@ const char* kComp[6] = {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz"};
 
 /// Levi-Civita symbol for axes 0..2.
 int levi(int a, int b, int c) {
-    if (a == b || b == c || a == c) return 0;
+    if (a == b || b == c || a == c)
+        return 0;
     return ((b - a + 3) % 3 == 1) ? 1 : -1;
 }
 
@@ -40,10 +41,13 @@ std::pair<int, int> rangeFor(const Geometry& g, int comp, int axis, double c, do
 }
 } // namespace
 
-const char* componentName(int comp) { return comp >= 0 && comp < 6 ? kComp[comp] : "?"; }
+const char* componentName(int comp) {
+    return comp >= 0 && comp < 6 ? kComp[comp] : "?";
+}
 int componentFromName(const std::string& n) {
     for (int c = 0; c < 6; ++c)
-        if (n == kComp[c]) return c;
+        if (n == kComp[c])
+            return c;
     return -1;
 }
 
@@ -59,7 +63,8 @@ std::shared_ptr<Plan> makePlan(const scene::Scene& s, const RunOptions& o) {
     p.scene = s;
     p.geom.cells = s.gridCells();
     p.geom.cellUm = s.cellUm;
-    for (int a = 0; a < 3; ++a) p.geom.loUm[a] = s.domainCenter[a] - 0.5 * p.geom.cells[a] * s.cellUm;
+    for (int a = 0; a < 3; ++a)
+        p.geom.loUm[a] = s.domainCenter[a] - 0.5 * p.geom.cells[a] * s.cellUm;
     p.dt = s.dt();
     p.dtFs = s.dtFs();
     p.steps = o.maxSteps >= 0 ? std::min(o.maxSteps, s.steps()) : s.steps();
@@ -70,9 +75,15 @@ std::shared_ptr<Plan> makePlan(const scene::Scene& s, const RunOptions& o) {
     for (int a = 0; a < 3; ++a) {
         const scene::Boundary& b = s.boundaries[a];
         switch (b.type) {
-        case scene::BoundaryType::Pml: p.bc[a] = tiling::AxisBoundary::Pml; break;
-        case scene::BoundaryType::Periodic: p.bc[a] = tiling::AxisBoundary::Periodic; break;
-        case scene::BoundaryType::Pec: p.bc[a] = tiling::AxisBoundary::Pec; break;
+        case scene::BoundaryType::Pml:
+            p.bc[a] = tiling::AxisBoundary::Pml;
+            break;
+        case scene::BoundaryType::Periodic:
+            p.bc[a] = tiling::AxisBoundary::Periodic;
+            break;
+        case scene::BoundaryType::Pec:
+            p.bc[a] = tiling::AxisBoundary::Pec;
+            break;
         }
         if (b.type == scene::BoundaryType::Pml) {
             pmlCells[a] = b.cells;
@@ -86,8 +97,10 @@ std::shared_ptr<Plan> makePlan(const scene::Scene& s, const RunOptions& o) {
         }
     }
     for (const auto& m : s.materials) {
-        if (m.sigma != 0) p.lossy = true;
-        if (m.mu != 1.0) p.magnetic = true;
+        if (m.sigma != 0)
+            p.lossy = true;
+        if (m.mu != 1.0)
+            p.magnetic = true;
     }
 
     p.tiles = std::make_unique<tiling::TileGrid>(p.geom.cells, o.tiles, p.bc, pmlCells);
@@ -98,11 +111,13 @@ std::shared_ptr<Plan> makePlan(const scene::Scene& s, const RunOptions& o) {
         const scene::Source& src = s.sources[si];
         p.sourceTimes.emplace_back(src.profile, s.cellUm);
         if (src.type == scene::SourceType::PointDipole) {
-            double n = std::sqrt(src.polarization[0] * src.polarization[0] + src.polarization[1] * src.polarization[1] +
+            double n = std::sqrt(src.polarization[0] * src.polarization[0] +
+                                 src.polarization[1] * src.polarization[1] +
                                  src.polarization[2] * src.polarization[2]);
             for (int c = 0; c < 3; ++c) {
                 double pc = n > 0 ? src.polarization[c] / n : 0;
-                if (pc == 0) continue;
+                if (pc == 0)
+                    continue;
                 Injection inj;
                 inj.source = int(si);
                 inj.comp = c;
@@ -123,12 +138,14 @@ std::shared_ptr<Plan> makePlan(const scene::Scene& s, const RunOptions& o) {
         // (the H_q sample sits half a cell upstream of the plane; its incident value leads by 1/(2v)).
         const int a = src.normal;
         int pol = (a + 1) % 3;
-        if (std::abs(src.polarization[(a + 2) % 3]) > std::abs(src.polarization[pol])) pol = (a + 2) % 3;
+        if (std::abs(src.polarization[(a + 2) % 3]) > std::abs(src.polarization[pol]))
+            pol = (a + 2) % 3;
         const int q = 3 - a - pol;
         const int d = src.direction >= 0 ? 1 : -1;
         const int i0 = int(std::lround(p.geom.toCells(a, src.center[a])));
         Index3 mc{};
-        for (int b = 0; b < 3; ++b) mc[b] = p.geom.nearest(pol, b, src.center[b]);
+        for (int b = 0; b < 3; ++b)
+            mc[b] = p.geom.nearest(pol, b, src.center[b]);
         mc[a] = std::clamp(i0, 0, p.geom.cells[a] - 1);
         const scene::CellMaterial mat = p.raster->atE(pol, mc[0], mc[1], mc[2]);
         const double eta = std::sqrt(mat.mu / mat.eps), v = 1.0 / std::sqrt(mat.eps * mat.mu);
@@ -183,15 +200,19 @@ std::shared_ptr<Plan> makePlan(const scene::Scene& s, const RunOptions& o) {
         dp.every = std::max(1, det.every);
         dp.down = std::max(1, det.downsample);
         dp.wavelengths = det.wavelengths;
-        for (double w : det.wavelengths) dp.omegas.push_back(2 * std::numbers::pi * s.cellUm / w);
-        for (const auto& c : det.components) dp.comps.push_back(componentFromName(c));
-        if (dp.comps.empty() && (det.type == scene::DetectorType::Probe || det.type == scene::DetectorType::Phasor ||
-                                 det.type == scene::DetectorType::Snapshot))
+        for (double w : det.wavelengths)
+            dp.omegas.push_back(2 * std::numbers::pi * s.cellUm / w);
+        for (const auto& c : det.components)
+            dp.comps.push_back(componentFromName(c));
+        if (dp.comps.empty() &&
+            (det.type == scene::DetectorType::Probe || det.type == scene::DetectorType::Phasor ||
+             det.type == scene::DetectorType::Snapshot))
             dp.comps = {2};
         for (int a = 0; a < 3; ++a) {
             // Cells are selected by their cell-centre position; flux planes sit on the E plane i0.
             if (det.type == scene::DetectorType::Flux && a == det.normal) {
-                int i0 = std::clamp(int(std::lround(p.geom.toCells(a, det.center[a]))), 1, p.geom.cells[a] - 1);
+                int i0 =
+                    std::clamp(int(std::lround(p.geom.toCells(a, det.center[a]))), 1, p.geom.cells[a] - 1);
                 dp.box.lo[a] = i0;
                 dp.box.hi[a] = i0 + 1;
                 continue;
@@ -208,7 +229,8 @@ std::shared_ptr<Plan> makePlan(const scene::Scene& s, const RunOptions& o) {
         }
         if (det.type == scene::DetectorType::Probe) {
             for (int c : dp.comps)
-                dp.points.push_back(Index3{p.geom.nearest(c, 0, det.center[0]), p.geom.nearest(c, 1, det.center[1]),
+                dp.points.push_back(Index3{p.geom.nearest(c, 0, det.center[0]),
+                                           p.geom.nearest(c, 1, det.center[1]),
                                            p.geom.nearest(c, 2, det.center[2])});
         }
         dp.samples = p.steps / dp.every;

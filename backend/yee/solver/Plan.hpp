@@ -31,7 +31,8 @@ struct Geometry {
     double cellUm = 0;
     /// Yee offset (0 or 0.5 cells) of component `comp` (0..5) along `axis`.
     static double offset(int comp, int axis) {
-        if (comp < 3) return comp == axis ? 0.5 : 0.0;
+        if (comp < 3)
+            return comp == axis ? 0.5 : 0.0;
         return (comp - 3) == axis ? 0.0 : 0.5;
     }
     /// Position in cells (from the domain's low corner) of a physical coordinate in um.
@@ -59,15 +60,15 @@ struct DetectorPlan {
     int index = 0;
     scene::DetectorType type = scene::DetectorType::Probe;
     std::string name;
-    Box box;                  ///< global cells (for flux: one cell thick along normal)
+    Box box; ///< global cells (for flux: one cell thick along normal)
     int normal = 0;
     int sign = 1;
-    std::vector<int> comps;   ///< components recorded (probe, phasor, snapshot)
+    std::vector<int> comps; ///< components recorded (probe, phasor, snapshot)
     std::vector<double> wavelengths;
     std::vector<double> omegas; ///< normalised angular frequencies
     int every = 1;
     int down = 1;
-    int samples = 0;          ///< number of time samples recorded over the run
+    int samples = 0;            ///< number of time samples recorded over the run
     std::vector<Index3> points; ///< probe: one global cell per entry of comps
 };
 
@@ -92,7 +93,6 @@ struct Plan {
     std::vector<DetectorPlan> detectors;
     std::unique_ptr<tiling::TileGrid> tiles;
     std::shared_ptr<const scene::Rasterizer> raster;
-
 };
 
 /// Build the plan: validates options against the scene (tile grid, devices) and throws InputError

@@ -26,16 +26,19 @@ using Clock = std::chrono::steady_clock;
 constexpr int kSumWords = ExactSum::kWords + 1;
 
 bool allDigits(const std::string& t) {
-    return !t.empty() && t.size() <= 6 && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return !t.empty() && t.size() <= 6 &&
+           std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 /// Capacity of one emulated device.
 std::int64_t capacityOf(const RunOptions& o, int devices) {
-    if (o.deviceCapacity > 0) return o.deviceCapacity;
+    if (o.deviceCapacity > 0)
+        return o.deviceCapacity;
     return device::hostMemoryBytes() / std::max(1, devices);
 }
 int threadsOf(const RunOptions& o, int devices) {
-    if (o.threadsPerDevice > 0) return o.threadsPerDevice;
+    if (o.threadsPerDevice > 0)
+        return o.threadsPerDevice;
     return std::max(1, device::hostThreads() / std::max(1, devices));
 }
 
@@ -75,7 +78,8 @@ DeviceSummary getSummary(ByteReader& r) {
 /// Objective from assembled detectors (rank 0).
 std::optional<double> evaluateObjective(const Plan& p, const std::vector<DetectorResult>& dets) {
     const scene::Objective& obj = p.scene.objective;
-    if (!obj.defined()) return std::nullopt;
+    if (!obj.defined())
+        return std::nullopt;
     double total = 0;
     for (const auto& t : obj.terms) {
         const DetectorResult* dr = nullptr;
@@ -85,7 +89,8 @@ std::optional<double> evaluateObjective(const Plan& p, const std::vector<Detecto
                 dr = &dets[i];
                 dp = &p.detectors[i];
             }
-        if (!dr) throw InputError("objective.terms: unknown detector \"" + t.detector + "\"");
+        if (!dr)
+            throw InputError("objective.terms: unknown detector \"" + t.detector + "\"");
         double v = 0;
         const char* series = t.quantity == scene::Quantity::Energy ? "energy" : "flux";
         if (dp->type == scene::DetectorType::Phasor) {
@@ -95,9 +100,11 @@ std::optional<double> evaluateObjective(const Plan& p, const std::vector<Detecto
                 throw InputError("objective.terms: detector \"" + t.detector + "\" has no wavelengths");
             std::size_t best = 0;
             for (std::size_t i = 1; i < wl->data.size(); ++i)
-                if (std::abs(wl->data[i] - t.wavelength) < std::abs(wl->data[best] - t.wavelength)) best = i;
+                if (std::abs(wl->data[i] - t.wavelength) < std::abs(wl->data[best] - t.wavelength))
+                    best = i;
             for (const auto& a : dr->arrays) {
-                if (a.shape.size() != 4) continue;
+                if (a.shape.size() != 4)
+                    continue;
                 const std::int64_t per = a.shape[1] * a.shape[2] * a.shape[3];
                 for (std::int64_t c = 0; c < per; ++c) {
                     const double x = a.data[std::size_t(std::int64_t(best) * per + c)];
@@ -111,14 +118,18 @@ std::optional<double> evaluateObjective(const Plan& p, const std::vector<Detecto
                 throw InputError("objective.terms: detector \"" + t.detector + "\" has no wavelengths");
             std::size_t best = 0;
             for (std::size_t i = 1; i < wl->data.size(); ++i)
-                if (std::abs(wl->data[i] - t.wavelength) < std::abs(wl->data[best] - t.wavelength)) best = i;
+                if (std::abs(wl->data[i] - t.wavelength) < std::abs(wl->data[best] - t.wavelength))
+                    best = i;
             v = pw->data[best];
         } else {
             const NamedArray* s = dr->find(series);
-            if (!s) throw InputError("objective.terms: detector \"" + t.detector + "\" has no " + series);
-            if (t.reduce == scene::Reduce::Final) v = s->data.empty() ? 0 : s->data.back();
+            if (!s)
+                throw InputError("objective.terms: detector \"" + t.detector + "\" has no " + series);
+            if (t.reduce == scene::Reduce::Final)
+                v = s->data.empty() ? 0 : s->data.back();
             else {
-                for (double x : s->data) v += x;
+                for (double x : s->data)
+                    v += x;
                 v *= p.dt * dp->every;
             }
         }
@@ -139,8 +150,8 @@ template <class T> struct TileRun {
 
     void operator()() {
         comm.stats().reset(); // collective counts are per run, also on a communicator reused across runs
-        dev.activate();                // CUDA: this thread drives this GPU
-        comm.setStream(dev.stream());  // NCCL transfers are ordered after this device's kernels
+        dev.activate();       // CUDA: this thread drives this GPU
+        comm.setStream(dev.stream()); // NCCL transfers are ordered after this device's kernels
         std::unique_ptr<Tile<T>> tile;
         std::unique_ptr<gradient::GradientDriver<T>> grad;
         // A failing tile must unblock its peers while its buffers (which they may be copying) still exist,
@@ -148,7 +159,8 @@ template <class T> struct TileRun {
         try {
             tile = std::make_unique<Tile<T>>(plan, comm.rank(), dev);
             if (opt.gradient)
-                grad = std::make_unique<gradient::GradientDriver<T>>(*tile, gradient::makeGradientPlan(*plan));
+                grad =
+                    std::make_unique<gradient::GradientDriver<T>>(*tile, gradient::makeGradientPlan(*plan));
             body(*tile, grad);
         } catch (const std::exception& e) {
             comm.fail(e.what());
@@ -173,15 +185,15 @@ template <class T> struct TileRun {
         for (int n = first; n < p.steps; ++n) {
             tile.step(n, comm, opt.overlap);
             tile.record(n);
-            if (grad) grad->afterForwardStep(n, comm);
+            if (grad)
+                grad->afterForwardStep(n, comm);
             done = n + 1;
             // A restart step is also a guard step, so no restart file ever holds a diverged state.
             const bool checkpointDue =
                 opt.checkpointEvery > 0 && done % opt.checkpointEvery == 0 && done < p.steps;
             if (done % std::max(1, opt.guardInterval) == 0 || done == p.steps || checkpointDue) {
                 // One all-reduce per guard interval: every rank learns about divergence or cancel at once.
-                double flags[2] = {tile.finite() ? 0.0 : 1.0,
-                                   (opt.cancel && opt.cancel->load()) ? 1.0 : 0.0};
+                double flags[2] = {tile.finite() ? 0.0 : 1.0, (opt.cancel && opt.cancel->load()) ? 1.0 : 0.0};
                 comm.allReduceMax(std::span<double>(flags, 2), comm::Phase::Forward);
                 publish();
                 const auto now = Clock::now();
@@ -216,7 +228,8 @@ template <class T> struct TileRun {
             grad->backward(comm);
             dev.sync();
             backSeconds = std::chrono::duration<double>(Clock::now() - b0).count();
-            if (rank == 0 && opt.onTelemetry) report(done, seconds + backSeconds, totalCells, "adjoint");
+            if (rank == 0 && opt.onTelemetry)
+                report(done, seconds + backSeconds, totalCells, "adjoint");
         }
         assemble(tile, grad.get(), done, seconds, status, completed);
         out->forwardSeconds = seconds;
@@ -224,7 +237,8 @@ template <class T> struct TileRun {
     }
 
     void publish() {
-        if (!board) return;
+        if (!board)
+            return;
         std::lock_guard<std::mutex> lk(board->m);
         auto& d = board->devices[std::size_t(comm.rank())];
         d.device = comm.rank();
@@ -257,15 +271,16 @@ template <class T> struct TileRun {
         opt.onTelemetry(r);
     }
 
-    void assemble(Tile<T>& tile, gradient::GradientDriver<T>* grad, int done, double seconds, const std::string& status,
-                  bool completed) {
+    void assemble(Tile<T>& tile, gradient::GradientDriver<T>* grad, int done, double seconds,
+                  const std::string& status, bool completed) {
         const Plan& p = *plan;
         using DT = scene::DetectorType;
         auto& dets = tile.detectors();
         // ---- 1. exact sums of flux / energy series: one integer all-reduce for all detectors ----
         std::vector<std::int64_t> sums;
         for (auto& d : dets)
-            if (d.sums.allocated()) sums.insert(sums.end(), d.sums.data(), d.sums.data() + d.sums.size());
+            if (d.sums.allocated())
+                sums.insert(sums.end(), d.sums.data(), d.sums.data() + d.sums.size());
         comm.allReduceSumInt(std::span<std::int64_t>(sums), comm::Phase::Output);
         // ---- 2. per-cell data (phasors, probes, snapshots) and device summaries: one gather ----
         ByteWriter w;
@@ -311,10 +326,12 @@ template <class T> struct TileRun {
             readers.push_back(std::make_unique<ByteReader>(blobs[std::size_t(q)]));
             DeviceSummary ds = getSummary(*readers.back());
             // The summaries were taken just before the gather; every rank made exactly that one call.
-            ds.comm.count(comm::Phase::Output, comm::Kind::Gather, q == 0 ? 0 : std::int64_t(blobs[std::size_t(q)].size()));
+            ds.comm.count(comm::Phase::Output, comm::Kind::Gather,
+                          q == 0 ? 0 : std::int64_t(blobs[std::size_t(q)].size()));
             r.devices.push_back(ds);
         }
-        if (!r.devices.empty()) r.devices[0] = summarize(dev, tile.box(), comm.stats());
+        if (!r.devices.empty())
+            r.devices[0] = summarize(dev, tile.box(), comm.stats());
 
         std::size_t sumPos = 0;
         for (std::size_t di = 0; di < dets.size(); ++di) {
@@ -340,24 +357,28 @@ template <class T> struct TileRun {
             }
             const int S = std::min(dp.samples, done / dp.every);
             NamedArray time{"time_fs", {S}, {}};
-            for (int s = 0; s < S; ++s) time.data.push_back((s + 1) * dp.every * p.dtFs);
+            for (int s = 0; s < S; ++s)
+                time.data.push_back((s + 1) * dp.every * p.dtFs);
             const std::int64_t nl = std::int64_t(dp.omegas.size());
             const Box& gb = dp.box;
             const std::int64_t gcells = gb.cells();
             auto gidx = [&](int i, int j, int k) {
                 return std::int64_t(i - gb.lo[0]) +
-                       std::int64_t(gb.extent(0)) * (std::int64_t(j - gb.lo[1]) + std::int64_t(gb.extent(1)) * (k - gb.lo[2]));
+                       std::int64_t(gb.extent(0)) *
+                           (std::int64_t(j - gb.lo[1]) + std::int64_t(gb.extent(1)) * (k - gb.lo[2]));
             };
             // Scatter per-cell records of every part into global order.
             auto gatherCells = [&](std::int64_t per) {
                 std::vector<double> g(std::size_t(gcells * per), 0.0);
                 for (const Part& pt : parts) {
-                    if (pt.own.empty()) continue;
+                    if (pt.own.empty())
+                        continue;
                     std::int64_t idx = 0;
                     for (int k = pt.own.lo[2]; k < pt.own.hi[2]; ++k)
                         for (int j = pt.own.lo[1]; j < pt.own.hi[1]; ++j)
                             for (int i = pt.own.lo[0]; i < pt.own.hi[0]; ++i, ++idx)
-                                std::copy_n(pt.phasor.data() + idx * per, per, g.data() + gidx(i, j, k) * per);
+                                std::copy_n(pt.phasor.data() + idx * per, per,
+                                            g.data() + gidx(i, j, k) * per);
                 }
                 return g;
             };
@@ -368,7 +389,8 @@ template <class T> struct TileRun {
                     const std::int64_t* wds = sums.data() + sumPos + std::size_t(s) * kSumWords;
                     std::copy(wds, wds + ExactSum::kWords, e.words().begin());
                     double v = wds[ExactSum::kWords] != 0 ? std::nan("") : e.value();
-                    if (s < S) a.data.push_back(v);
+                    if (s < S)
+                        a.data.push_back(v);
                 }
                 sumPos += std::size_t(dp.samples) * kSumWords;
                 return a;
@@ -387,7 +409,8 @@ template <class T> struct TileRun {
                     double acc = 0;
                     for (std::int64_t c = 0; c < gcells; ++c) {
                         const double* ph = g.data() + (c * nl + w) * 8;
-                        const std::complex<double> ep(ph[0], ph[1]), eq(ph[2], ph[3]), hp(ph[4], ph[5]), hq(ph[6], ph[7]);
+                        const std::complex<double> ep(ph[0], ph[1]), eq(ph[2], ph[3]), hp(ph[4], ph[5]),
+                            hq(ph[6], ph[7]);
                         acc += 0.5 * (ep * std::conj(hq) - eq * std::conj(hp)).real();
                     }
                     pw.data[std::size_t(w)] = dp.sign * acc;
@@ -413,7 +436,8 @@ template <class T> struct TileRun {
                 res.arrays.push_back(NamedArray{"wavelengths_um", {nl}, dp.wavelengths});
                 for (std::int64_t c = 0; c < nc; ++c) {
                     NamedArray re{std::string(componentName(dp.comps[std::size_t(c)])) + "_re",
-                                  {nl, gb.extent(2), gb.extent(1), gb.extent(0)}, {}};
+                                  {nl, gb.extent(2), gb.extent(1), gb.extent(0)},
+                                  {}};
                     NamedArray im = re;
                     im.name = std::string(componentName(dp.comps[std::size_t(c)])) + "_im";
                     for (std::int64_t w = 0; w < nl; ++w)
@@ -435,7 +459,8 @@ template <class T> struct TileRun {
                     for (const Part& pt : parts)
                         for (std::size_t q = 0; q < pt.slots.size(); ++q)
                             if (pt.slots[q] == int(c))
-                                for (int s = 0; s < S; ++s) a.data[std::size_t(s)] = pt.series[std::size_t(s) * pt.slots.size() + q];
+                                for (int s = 0; s < S; ++s)
+                                    a.data[std::size_t(s)] = pt.series[std::size_t(s) * pt.slots.size() + q];
                     res.arrays.push_back(std::move(a));
                 }
                 break;
@@ -443,7 +468,8 @@ template <class T> struct TileRun {
             case DT::Snapshot: {
                 res.type = "snapshot";
                 std::array<int, 3> dims{};
-                for (int a = 0; a < 3; ++a) dims[a] = (gb.extent(a) + dp.down - 1) / dp.down;
+                for (int a = 0; a < 3; ++a)
+                    dims[a] = (gb.extent(a) + dp.down - 1) / dp.down;
                 const std::int64_t npts = std::int64_t(dims[0]) * dims[1] * dims[2];
                 const std::int64_t nc = std::int64_t(dp.comps.size());
                 for (int s = 0; s < S; ++s)
@@ -461,13 +487,15 @@ template <class T> struct TileRun {
                         sn.data.assign(std::size_t(npts), 0.f);
                         for (const Part& pt : parts) {
                             const std::int64_t pts = pt.snapOwn.cells();
-                            if (pts <= 0) continue;
+                            if (pts <= 0)
+                                continue;
                             const float* src = pt.snap.data() + (std::int64_t(s) * nc + c) * pts;
                             std::int64_t idx = 0;
                             for (int k = pt.snapOwn.lo[2]; k < pt.snapOwn.hi[2]; ++k)
                                 for (int j = pt.snapOwn.lo[1]; j < pt.snapOwn.hi[1]; ++j)
                                     for (int i = pt.snapOwn.lo[0]; i < pt.snapOwn.hi[0]; ++i, ++idx)
-                                        sn.data[std::size_t(i + dims[0] * (j + std::int64_t(dims[1]) * k))] = src[idx];
+                                        sn.data[std::size_t(i + dims[0] * (j + std::int64_t(dims[1]) * k))] =
+                                            src[idx];
                         }
                         r.snapshots.push_back(std::move(sn));
                     }
@@ -480,7 +508,8 @@ template <class T> struct TileRun {
         r.objective = evaluateObjective(p, r.detectors);
         if (withGrad) {
             std::vector<ByteReader*> rds;
-            for (auto& rd : readers) rds.push_back(rd.get());
+            for (auto& rd : readers)
+                rds.push_back(rd.get());
             // Each blob continues with its gradient part, then its counters.
             std::vector<std::int64_t> recomputed(readers.size());
             std::vector<double> drift(readers.size());
@@ -489,7 +518,8 @@ template <class T> struct TileRun {
             g = gradient::GradientDriver<T>::assembleWith(p, rds, recomputed, drift);
             r.gradients = std::move(g);
             r.recomputedSteps = recomputed.empty() ? 0 : recomputed[0];
-            for (double d : drift) r.reconstructionDrift = std::max(r.reconstructionDrift, d);
+            for (double d : drift)
+                r.reconstructionDrift = std::max(r.reconstructionDrift, d);
         }
     }
 };
@@ -506,8 +536,8 @@ std::unique_ptr<device::Device> makeDevice(const RunOptions& o, int t, int devic
         }
         return std::make_unique<device::Device>(device::DeviceKind::Cuda, id, 1, cap, dryRun);
     }
-    auto dev = std::make_unique<device::Device>(device::DeviceKind::Cpu, t, dryRun ? 1 : threadsOf(o, devices),
-                                                capacityOf(o, devices), dryRun);
+    auto dev = std::make_unique<device::Device>(
+        device::DeviceKind::Cpu, t, dryRun ? 1 : threadsOf(o, devices), capacityOf(o, devices), dryRun);
     dev->setStagedPaths(o.gpuDataPaths);
     return dev;
 }
@@ -524,7 +554,8 @@ template <class T> RunResult runTyped(std::shared_ptr<const Plan> plan, const Ru
     Board board;
     board.devices.resize(std::size_t(N));
     std::vector<std::unique_ptr<device::Device>> devs;
-    for (int t = 0; t < N; ++t) devs.push_back(makeDevice(o, t, N, false));
+    for (int t = 0; t < N; ++t)
+        devs.push_back(makeDevice(o, t, N, false));
     std::vector<RunResult> perRank(static_cast<std::size_t>(N));
     auto body = [&](comm::Communicator& c) {
         TileRun<T> tr{plan, o, c, *devs[std::size_t(c.rank())], &board, N, &perRank[std::size_t(c.rank())]};
@@ -532,7 +563,8 @@ template <class T> RunResult runTyped(std::shared_ptr<const Plan> plan, const Ru
     };
 #if YEE_HAVE_NCCL
     std::vector<int> ids;
-    for (auto& d : devs) ids.push_back(d->id());
+    for (auto& d : devs)
+        ids.push_back(d->id());
     std::vector<int> distinct = ids;
     std::sort(distinct.begin(), distinct.end());
     // NCCL needs one GPU per rank; tiles sharing a GPU exchange through LocalComm.
@@ -560,12 +592,13 @@ template <class T> Estimate estimateTyped(std::shared_ptr<const Plan> plan, cons
         // same kind (so GPU-only buffers are counted) without a limit.
         const std::int64_t capacity = makeDevice(o, t, mpi ? 1 : N, true)->capacity();
         const int id = o.backend == Backend::Cuda ? o.gpus.at(std::size_t(t) % o.gpus.size()) : t;
-        device::Device dev(o.backend == Backend::Cuda ? device::DeviceKind::Cuda : device::DeviceKind::Cpu, id, 1,
-                           std::numeric_limits<std::int64_t>::max() / 4, true);
+        device::Device dev(o.backend == Backend::Cuda ? device::DeviceKind::Cuda : device::DeviceKind::Cpu,
+                           id, 1, std::numeric_limits<std::int64_t>::max() / 4, true);
         dev.setStagedPaths(o.gpuDataPaths);
         {
             Tile<T> tile(plan, t, dev);
-            if (o.gradient) gradient::GradientDriver<T> g(tile, gradient::makeGradientPlan(*plan));
+            if (o.gradient)
+                gradient::GradientDriver<T> g(tile, gradient::makeGradientPlan(*plan));
         }
         DeviceSummary d;
         d.name = mpi && o.backend == Backend::Cpu ? "rank:" + std::to_string(t) : dev.name();
@@ -583,13 +616,15 @@ void selectDevices(const std::string& spec, const std::string& field, int tiles,
     o.deviceNotice.clear();
     if (spec == "cpu" || spec.rfind("cpu:", 0) == 0) {
         const std::string n = spec == "cpu" ? "1" : spec.substr(4);
-        if (!allDigits(n) || std::stoi(n) < 1) throw InputError(bad);
+        if (!allDigits(n) || std::stoi(n) < 1)
+            throw InputError(bad);
         o.backend = Backend::Cpu;
         o.gpus.clear();
         o.devices = std::stoi(n);
         return;
     }
-    if (spec != "cuda" && spec.rfind("cuda:", 0) != 0) throw InputError(bad);
+    if (spec != "cuda" && spec.rfind("cuda:", 0) != 0)
+        throw InputError(bad);
     std::vector<int> ids;
     const std::string list = spec == "cuda" ? "all" : spec.substr(5);
     if (list != "all") {
@@ -597,7 +632,8 @@ void selectDevices(const std::string& spec, const std::string& field, int tiles,
         while (pos <= list.size()) {
             const std::size_t comma = std::min(list.find(',', pos), list.size());
             const std::string t = list.substr(pos, comma - pos);
-            if (!allDigits(t)) throw InputError(bad);
+            if (!allDigits(t))
+                throw InputError(bad);
             const int id = std::stoi(t);
             if (std::find(ids.begin(), ids.end(), id) != ids.end())
                 throw InputError(field + ": GPU " + t + " is listed twice");
@@ -611,16 +647,18 @@ void selectDevices(const std::string& spec, const std::string& field, int tiles,
         o.backend = Backend::Cpu;
         o.gpus.clear();
         o.devices = std::max(1, tiles);
-        o.deviceNotice = field + " asks for GPUs (" + spec + ") but " + cuda::unavailableReason() + ": running on " +
-                         std::to_string(o.devices) + " emulated CPU device" + (o.devices == 1 ? "" : "s");
+        o.deviceNotice = field + " asks for GPUs (" + spec + ") but " + cuda::unavailableReason() +
+                         ": running on " + std::to_string(o.devices) + " emulated CPU device" +
+                         (o.devices == 1 ? "" : "s");
         return;
     }
     if (ids.empty())
-        for (int d = 0; d < visible; ++d) ids.push_back(d);
+        for (int d = 0; d < visible; ++d)
+            ids.push_back(d);
     for (int id : ids)
         if (id >= visible)
-            throw InputError(field + ": GPU " + std::to_string(id) + " does not exist (" + std::to_string(visible) +
-                             " visible: 0.." + std::to_string(visible - 1) + ")");
+            throw InputError(field + ": GPU " + std::to_string(id) + " does not exist (" +
+                             std::to_string(visible) + " visible: 0.." + std::to_string(visible - 1) + ")");
     o.backend = Backend::Cuda;
     o.gpus = ids;
     o.devices = int(ids.size());
@@ -638,12 +676,14 @@ RunOptions RunOptions::fromScene(const scene::Scene& s) {
 
 std::int64_t Estimate::maxDevicePeak() const {
     std::int64_t m = 0;
-    for (auto& d : devices) m = std::max(m, d.memory.peakTotal);
+    for (auto& d : devices)
+        m = std::max(m, d.memory.peakTotal);
     return m;
 }
 std::int64_t Estimate::totalPeak() const {
     std::int64_t m = 0;
-    for (auto& d : devices) m += d.memory.peakTotal;
+    for (auto& d : devices)
+        m += d.memory.peakTotal;
     return m;
 }
 
@@ -651,7 +691,8 @@ void validateOptions(const scene::Scene& s, const RunOptions& o) {
     const int tiles = o.tiles[0] * o.tiles[1] * o.tiles[2];
     for (int a = 0; a < 3; ++a)
         if (o.tiles[a] < 1)
-            throw InputError("run.tiles[" + std::to_string(a) + "]: must be >= 1 (got " + std::to_string(o.tiles[a]) + ")");
+            throw InputError("run.tiles[" + std::to_string(a) + "]: must be >= 1 (got " +
+                             std::to_string(o.tiles[a]) + ")");
     if (o.communicator) {
         if (o.communicator->size() != tiles)
             throw InputError("run.tiles: " + std::to_string(tiles) + " tiles need " + std::to_string(tiles) +
@@ -663,14 +704,17 @@ void validateOptions(const scene::Scene& s, const RunOptions& o) {
         throw InputError("run.tiles: " + std::to_string(tiles) + " tiles need " + std::to_string(tiles) +
                          " devices, but only " + std::to_string(o.devices) + " are available (run.devices)");
     }
-    if (o.guardInterval < 1) throw InputError("run.guard_interval: must be >= 1");
+    if (o.guardInterval < 1)
+        throw InputError("run.guard_interval: must be >= 1");
     if (o.backend == Backend::Cuda) {
-        if (o.gpus.empty()) throw InputError("run.devices: the CUDA backend needs at least one GPU id");
+        if (o.gpus.empty())
+            throw InputError("run.devices: the CUDA backend needs at least one GPU id");
         const int visible = cuda::deviceCount();
         for (int id : o.gpus)
             if (id < 0 || id >= visible)
-                throw InputError("run.devices: GPU " + std::to_string(id) + " is not available (" +
-                                 (visible == 0 ? cuda::unavailableReason() : std::to_string(visible) + " visible") + ")");
+                throw InputError(
+                    "run.devices: GPU " + std::to_string(id) + " is not available (" +
+                    (visible == 0 ? cuda::unavailableReason() : std::to_string(visible) + " visible") + ")");
     }
     checkRestartOptions(s, o); // restart files: options, and the headers of the files to resume from
 }
@@ -685,7 +729,8 @@ RunResult run(const scene::Scene& s, const RunOptions& o) {
     validateOptions(s, o);
     auto plan = makePlan(s, o);
     // Refuse before allocating: the dry run of the same allocation path gives every device's peak.
-    Estimate e = o.precision == Precision::Float64 ? estimateTyped<double>(plan, o) : estimateTyped<float>(plan, o);
+    Estimate e =
+        o.precision == Precision::Float64 ? estimateTyped<double>(plan, o) : estimateTyped<float>(plan, o);
     for (const auto& d : e.devices)
         if (d.memory.peakTotal > d.capacity)
             throw MemoryError(d.name + ": needs " + device::formatBytes(d.memory.peakTotal) + " but has " +

@@ -32,20 +32,20 @@ enum class Backend { Cpu, Cuda };
 struct RunOptions {
     Precision precision = Precision::Float32;
     std::array<int, 3> tiles{1, 1, 1};
-    int devices = 1;                  ///< devices available (CPU: emulated, LocalComm); one tile per device
+    int devices = 1; ///< devices available (CPU: emulated, LocalComm); one tile per device
     Backend backend = Backend::Cpu;
-    std::vector<int> gpus;            ///< backend Cuda: the GPU ids, tile t on gpus[t] (MPI: this rank's GPU)
-    bool nccl = true;                 ///< GPUs in one process exchange halos over NCCL (false: LocalComm
-                                      ///< through host-coherent memory; for comparison and builds without NCCL)
-    std::string deviceNotice;         ///< why a requested GPU run fell back to CPU devices (empty: it did not)
-    bool gpuDataPaths = false;        ///< testing: CPU devices take the GPU's data paths (Device::staged)
-    int threadsPerDevice = 0;         ///< 0 = host threads / devices
-    std::int64_t deviceCapacity = 0;  ///< bytes per device; 0 = host memory / devices
-    bool overlap = true;              ///< overlap halo exchange with interior updates
-    bool gradient = false;            ///< value-and-grad: also run the adjoint (scene "gradient" section)
-    int guardInterval = 64;           ///< steps between NaN/cancel checks (one all-reduce each)
-    double telemetryInterval = 0.25;  ///< seconds between telemetry reports
-    int maxSteps = -1;                ///< <0: scene duration
+    std::vector<int> gpus;     ///< backend Cuda: the GPU ids, tile t on gpus[t] (MPI: this rank's GPU)
+    bool nccl = true;          ///< GPUs in one process exchange halos over NCCL (false: LocalComm
+                               ///< through host-coherent memory; for comparison and builds without NCCL)
+    std::string deviceNotice;  ///< why a requested GPU run fell back to CPU devices (empty: it did not)
+    bool gpuDataPaths = false; ///< testing: CPU devices take the GPU's data paths (Device::staged)
+    int threadsPerDevice = 0;  ///< 0 = host threads / devices
+    std::int64_t deviceCapacity = 0; ///< bytes per device; 0 = host memory / devices
+    bool overlap = true;             ///< overlap halo exchange with interior updates
+    bool gradient = false;           ///< value-and-grad: also run the adjoint (scene "gradient" section)
+    int guardInterval = 64;          ///< steps between NaN/cancel checks (one all-reduce each)
+    double telemetryInterval = 0.25; ///< seconds between telemetry reports
+    int maxSteps = -1;               ///< <0: scene duration
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(const telemetry::Report&)> onTelemetry;
     /// External communicator (MPI): this process runs tile comm->rank() only. Null: LocalComm.
@@ -76,7 +76,8 @@ struct DetectorResult {
     std::map<std::string, double> attrs;
     const NamedArray* find(const std::string& n) const {
         for (auto& a : arrays)
-            if (a.name == n) return &a;
+            if (a.name == n)
+                return &a;
         return nullptr;
     }
 };
@@ -104,12 +105,12 @@ struct DeviceSummary {
 /// Result of a forward run (on rank 0: assembled; on other ranks: devices only).
 struct RunResult {
     bool completed = false;
-    std::string status;     ///< "completed", "cancelled", "diverged at step N", ...
-    int steps = 0;          ///< steps taken
+    std::string status; ///< "completed", "cancelled", "diverged at step N", ...
+    int steps = 0;      ///< steps taken
     int totalSteps = 0;
-    double dt = 0;          ///< normalised
+    double dt = 0; ///< normalised
     double dtFs = 0;
-    double seconds = 0;     ///< wall time of the time loop
+    double seconds = 0; ///< wall time of the time loop
     std::int64_t cellUpdates = 0;
     std::array<int, 3> gridCells{0, 0, 0};
     std::vector<DetectorResult> detectors;
@@ -119,8 +120,8 @@ struct RunResult {
     // ---- value-and-grad runs ----
     /// dJ/dlatent per design region (name = design name, shape [vz, vy, vx]); empty for forward runs.
     std::vector<NamedArray> gradients;
-    double forwardSeconds = 0;  ///< wall time of the forward sweep
-    double backwardSeconds = 0; ///< wall time of the reverse sweep (reconstruction + adjoint)
+    double forwardSeconds = 0;        ///< wall time of the forward sweep
+    double backwardSeconds = 0;       ///< wall time of the reverse sweep (reconstruction + adjoint)
     std::int64_t recomputedSteps = 0; ///< forward steps recomputed during the reverse sweep (tile 0)
     double reconstructionDrift = 0;   ///< reversible: max relative drift seen at checkpoints (max over tiles)
 };

@@ -5,7 +5,8 @@
 
 namespace yee::solver {
 
-SourceTime::SourceTime(const scene::Profile& p, double cellUm) : type_(p.type), amp_(p.amplitude), phase_(p.phase) {
+SourceTime::SourceTime(const scene::Profile& p, double cellUm)
+    : type_(p.type), amp_(p.amplitude), phase_(p.phase) {
     const double fsPerUnit = cellUm / scene::kC_um_per_fs; // fs per normalised time unit
     omega_ = 2 * std::numbers::pi * cellUm / p.wavelength;
     if (type_ == scene::ProfileType::GaussianPulse) {
@@ -25,8 +26,10 @@ double SourceTime::operator()(double t) const {
         return amp_ * std::exp(-u * u / (2 * tau_ * tau_)) * std::sin(omega_ * u + phase_);
     }
     double r = 1;
-    if (t <= 0) r = 0;
-    else if (t < ramp_) r = 0.5 * (1 - std::cos(std::numbers::pi * t / ramp_));
+    if (t <= 0)
+        r = 0;
+    else if (t < ramp_)
+        r = 0.5 * (1 - std::cos(std::numbers::pi * t / ramp_));
     return amp_ * r * std::sin(omega_ * t + phase_);
 }
 

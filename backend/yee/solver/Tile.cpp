@@ -38,7 +38,8 @@ kernels::BoxIndex boxIndex(const Box& b) {
 std::pair<int, int> downRange(int detLo, int ownLo, int ownHi, int d) {
     int lo = (ownLo - detLo + d - 1) / d;
     int hi = (ownHi - 1 - detLo) / d + 1;
-    if (ownHi <= ownLo) hi = lo;
+    if (ownHi <= ownLo)
+        hi = lo;
     return {lo, std::max(lo, hi)};
 }
 } // namespace
@@ -52,11 +53,14 @@ Tile<T>::Tile(std::shared_ptr<const Plan> plan, int index, device::Device& dev)
     shape_ = ArrayShape::make(box_.extent(0), box_.extent(1), box_.extent(2));
     threads_ = dev.threads();
 
-    for (int c = 0; c < 6; ++c) fwd_.f[c] = Buffer<T>(dev, shape_.size, Category::Fields);
+    for (int c = 0; c < 6; ++c)
+        fwd_.f[c] = Buffer<T>(dev, shape_.size, Category::Fields);
     for (int c = 0; c < 3; ++c) {
         cb_[c] = Buffer<T>(dev, shape_.size, Category::Materials);
-        if (p.lossy) ca_[c] = Buffer<T>(dev, shape_.size, Category::Materials);
-        if (p.magnetic) db_[c] = Buffer<T>(dev, shape_.size, Category::Materials);
+        if (p.lossy)
+            ca_[c] = Buffer<T>(dev, shape_.size, Category::Materials);
+        if (p.magnetic)
+            db_[c] = Buffer<T>(dev, shape_.size, Category::Materials);
     }
     dbScalar_ = T(p.dt);
 
@@ -83,13 +87,15 @@ Tile<T>::Tile(std::shared_ptr<const Plan> plan, int index, device::Device& dev)
         ti->inj = &inj;
         for (std::size_t e = 0; e < inj.cells.size(); ++e) {
             const Index3& g = inj.cells[e];
-            if (!box_.contains(g)) continue;
+            if (!box_.contains(g))
+                continue;
             ti->hostCells.push_back(g);
             ti->hostAmp.push_back(inj.amp[e]);
             ti->hostOffsets.push_back(shape_.offset(g[0] - box_.lo[0], g[1] - box_.lo[1], g[2] - box_.lo[2]) -
                                       shape_.origin);
         }
-        if (ti->hostCells.empty()) continue;
+        if (ti->hostCells.empty())
+            continue;
         ti->offset = Buffer<std::int64_t>(dev, std::int64_t(ti->hostCells.size()), Category::Sources);
         ti->coef = Buffer<T>(dev, std::int64_t(ti->hostCells.size()), Category::Sources);
         injections_.push_back(std::move(ti));
@@ -101,14 +107,16 @@ Tile<T>::Tile(std::shared_ptr<const Plan> plan, int index, device::Device& dev)
         nonFinite_ = Buffer<int>(dev, 1, Category::Staging);
         std::int64_t stage = 0;
         for (const auto& d : dets_)
-            for (bool e : {false, true}) stage = std::max(stage, regionCells(detectorRegions(d, e)));
+            for (bool e : {false, true})
+                stage = std::max(stage, regionCells(detectorRegions(d, e)));
         detStage_ = Buffer<T>(dev, stage, Category::Staging);
     }
 }
 
 template <class T> std::int64_t Tile<T>::regionCells(const std::vector<Region>& rs) {
     std::int64_t n = 0;
-    for (const Region& r : rs) n += r.box.empty() ? 0 : r.box.cells();
+    for (const Region& r : rs)
+        n += r.box.empty() ? 0 : r.box.cells();
     return n;
 }
 
@@ -119,7 +127,8 @@ void Tile<T>::forRegionCells(FieldSet& s, const std::vector<Region>& rs, Fn&& fn
         const View<T> f = view(s, r.comp);
         for (int k = r.box.lo[2]; k < r.box.hi[2]; ++k)
             for (int j = r.box.lo[1]; j < r.box.hi[1]; ++j)
-                for (int i = r.box.lo[0]; i < r.box.hi[0]; ++i) fn(f(i, j, k));
+                for (int i = r.box.lo[0]; i < r.box.hi[0]; ++i)
+                    fn(f(i, j, k));
     }
 }
 
@@ -133,7 +142,8 @@ void Tile<T>::download(FieldSet& s, const std::vector<Region>& rs, Buffer<T>& st
     }
     std::int64_t off = 0;
     for (const Region& r : rs) {
-        if (r.box.empty()) continue;
+        if (r.box.empty())
+            continue;
         launch(dev_, r.box, 1, kernels::PackFace<T>{view(s, r.comp), stage.data() + off, boxIndex(r.box)});
         off += r.box.cells();
     }
@@ -141,7 +151,8 @@ void Tile<T>::download(FieldSet& s, const std::vector<Region>& rs, Buffer<T>& st
 }
 
 template <class T>
-void Tile<T>::upload(FieldSet& s, const std::vector<Region>& rs, Buffer<T>& stage, const std::vector<T>& host) {
+void Tile<T>::upload(FieldSet& s, const std::vector<Region>& rs, Buffer<T>& stage,
+                     const std::vector<T>& host) {
     if (!dev_.staged()) {
         std::size_t q = 0;
         forRegionCells(s, rs, [&](T& v) { v = host[q++]; });
@@ -151,8 +162,10 @@ void Tile<T>::upload(FieldSet& s, const std::vector<Region>& rs, Buffer<T>& stag
     dev_.copy(stage.data(), host.data(), total * std::int64_t(sizeof(T)));
     std::int64_t off = 0;
     for (const Region& r : rs) {
-        if (r.box.empty()) continue;
-        launch(dev_, r.box, 1, kernels::UnpackFace<T>{view(s, r.comp), stage.data() + off, boxIndex(r.box), 0, 0, 0});
+        if (r.box.empty())
+            continue;
+        launch(dev_, r.box, 1,
+               kernels::UnpackFace<T>{view(s, r.comp), stage.data() + off, boxIndex(r.box), 0, 0, 0});
         off += r.box.cells();
     }
 }
@@ -164,19 +177,23 @@ template <class T> View<T> Tile<T>::regionView(T* base, const Box& box) {
     // (i,j,k) -> base + (i - lo0) + sy (j - lo1) + sz (k - lo2): the origin (0,0,0) may lie outside the
     // block, so it is formed as an address (only in-box indices are ever dereferenced).
     const std::int64_t origin = box.lo[0] + v.sy * box.lo[1] + v.sz * box.lo[2];
-    v.p = reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(base) - std::uintptr_t(origin * std::int64_t(sizeof(T))));
+    v.p = reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(base) -
+                               std::uintptr_t(origin * std::int64_t(sizeof(T))));
     return v;
 }
 
-template <class T> std::vector<typename Tile<T>::Region> Tile<T>::detectorRegions(const TileDetector<T>& d, bool energyE) const {
+template <class T>
+std::vector<typename Tile<T>::Region> Tile<T>::detectorRegions(const TileDetector<T>& d, bool energyE) const {
     using DT = scene::DetectorType;
     const DetectorPlan& dp = *d.plan;
     std::vector<Region> rs;
-    if (dp.type == DT::Probe || d.own.empty()) return rs;
+    if (dp.type == DT::Probe || d.own.empty())
+        return rs;
     const Box own = toLocal(d.own, box_);
     if (energyE) {
         if (dp.type == DT::Energy)
-            for (int c = 0; c < 3; ++c) rs.push_back({c, own});
+            for (int c = 0; c < 3; ++c)
+                rs.push_back({c, own});
         return rs;
     }
     switch (dp.type) {
@@ -189,13 +206,16 @@ template <class T> std::vector<typename Tile<T>::Region> Tile<T>::detectorRegion
         break;
     }
     case DT::Energy:
-        for (int c = 0; c < 6; ++c) rs.push_back({c, own});
+        for (int c = 0; c < 6; ++c)
+            rs.push_back({c, own});
         break;
     case DT::Phasor:
-        for (int c : dp.comps) rs.push_back({c, own});
+        for (int c : dp.comps)
+            rs.push_back({c, own});
         break;
     case DT::Snapshot:
-        for (int c : dp.comps) rs.push_back({c, own});
+        for (int c : dp.comps)
+            rs.push_back({c, own});
         break;
     default:
         break;
@@ -204,8 +224,10 @@ template <class T> std::vector<typename Tile<T>::Region> Tile<T>::detectorRegion
 }
 
 template <class T> void Tile<T>::detectorViews(const TileDetector<T>& d, bool energyE, View<T>* F) {
-    for (int c = 0; c < 6; ++c) F[c] = field(c);
-    if (!dev_.staged()) return;
+    for (int c = 0; c < 6; ++c)
+        F[c] = field(c);
+    if (!dev_.staged())
+        return;
     const auto rs = detectorRegions(d, energyE);
     download(fwd_, rs, detStage_, detHost_);
     std::int64_t off = 0;
@@ -251,10 +273,13 @@ template <class T> void Tile<T>::buildExchanges(FieldSet& fs, Category cat, int 
                 f.hasSend = hasHi[a];
                 f.hasRecv = hasLo[a];
             }
-            if (!f.hasSend && !f.hasRecv) continue;
+            if (!f.hasSend && !f.hasRecv)
+                continue;
             const std::int64_t cnt = 2 * f.sendBox.cells();
-            if (f.hasSend) f.send = Buffer<T>(dev_, cnt, cat);
-            if (f.hasRecv) f.recv = Buffer<T>(dev_, cnt, cat);
+            if (f.hasSend)
+                f.send = Buffer<T>(dev_, cnt, cat);
+            if (f.hasRecv)
+                f.recv = Buffer<T>(dev_, cnt, cat);
             fs.faces.push_back(std::move(f));
         }
     }
@@ -263,30 +288,37 @@ template <class T> void Tile<T>::buildExchanges(FieldSet& fs, Category cat, int 
         const int tag = tagBase + f.field * 3 + f.axis;
         const int sendTo = f.field == 0 ? info.neighbor[f.axis][0] : info.neighbor[f.axis][1];
         const int recvFrom = f.field == 0 ? info.neighbor[f.axis][1] : info.neighbor[f.axis][0];
-        if (f.hasSend) g.sends.push_back({sendTo, tag, f.send.data(), f.send.bytes()});
-        if (f.hasRecv) g.recvs.push_back({recvFrom, tag, f.recv.data(), f.recv.bytes()});
+        if (f.hasSend)
+            g.sends.push_back({sendTo, tag, f.send.data(), f.send.bytes()});
+        if (f.hasRecv)
+            g.recvs.push_back({recvFrom, tag, f.recv.data(), f.recv.bytes()});
     }
-    if (&fs != &fwd_) return;
+    if (&fs != &fwd_)
+        return;
     // Interior / boundary split for overlapping: the H update of the high faces needs the E halo; the
     // E update of the low faces needs the H halo. The rest is independent of the halos.
     coreH_ = Box{{0, 0, 0}, n};
     coreE_ = Box{{0, 0, 0}, n};
     for (int a = 0; a < 3; ++a) {
-        if (hasHi[a]) coreH_.hi[a] = n[a] - 1;
-        if (hasLo[a]) coreE_.lo[a] = 1;
+        if (hasHi[a])
+            coreH_.hi[a] = n[a] - 1;
+        if (hasLo[a])
+            coreE_.lo[a] = 1;
     }
     for (int a = 0; a < 3; ++a) {
         if (hasHi[a]) {
             Box s{{0, 0, 0}, n};
             for (int b = 0; b < a; ++b)
-                if (hasHi[b]) s.hi[b] = n[b] - 1;
+                if (hasHi[b])
+                    s.hi[b] = n[b] - 1;
             s.lo[a] = n[a] - 1;
             restH_.push_back(s);
         }
         if (hasLo[a]) {
             Box s{{0, 0, 0}, n};
             for (int b = 0; b < a; ++b)
-                if (hasLo[b]) s.lo[b] = 1;
+                if (hasLo[b])
+                    s.lo[b] = 1;
             s.hi[a] = 1;
             restE_.push_back(s);
         }
@@ -314,11 +346,13 @@ template <class T> void Tile<T>::allocateDetectors() {
             d.prevE = Buffer<double>(dev_, 3 * cells, Category::Detectors);
             break;
         case DT::Phasor:
-            d.phasor = Buffer<double>(dev_, cells * std::int64_t(dp.comps.size()) * nl * 2, Category::Detectors);
+            d.phasor =
+                Buffer<double>(dev_, cells * std::int64_t(dp.comps.size()) * nl * 2, Category::Detectors);
             break;
         case DT::Probe:
             for (std::size_t c = 0; c < dp.points.size(); ++c)
-                if (box_.contains(dp.points[c])) d.probeSlots.push_back(int(c));
+                if (box_.contains(dp.points[c]))
+                    d.probeSlots.push_back(int(c));
             d.series = Buffer<double>(dev_, std::int64_t(dp.samples) * std::int64_t(d.probeSlots.size()),
                                       Category::Detectors);
             break;
@@ -327,7 +361,8 @@ template <class T> void Tile<T>::allocateDetectors() {
             std::int64_t pts = 1;
             for (int a = 0; a < 3; ++a) {
                 auto [lo, hi] = downRange(dp.box.lo[a], d.own.lo[a], d.own.hi[a], dp.down);
-                if (d.own.empty()) lo = hi = 0;
+                if (d.own.empty())
+                    lo = hi = 0;
                 d.snapOwn.lo[a] = lo;
                 d.snapOwn.hi[a] = hi;
                 pts *= (hi - lo);
@@ -352,13 +387,15 @@ template <class T> void Tile<T>::fill() {
         View<T> cb(cb_[c].data(), shape_), ca(ca_[c].data(), shape_), db(db_[c].data(), shape_);
 #pragma omp parallel num_threads(threads_)
         {
-            std::vector<scene::CellMaterial> rowE(static_cast<std::size_t>(n[0])), rowH(static_cast<std::size_t>(n[0]));
+            std::vector<scene::CellMaterial> rowE(static_cast<std::size_t>(n[0])),
+                rowH(static_cast<std::size_t>(n[0]));
 #pragma omp for schedule(dynamic)
             for (int k = 0; k < n[2]; ++k)
                 for (int j = 0; j < n[1]; ++j) {
                     const int gj = box_.lo[1] + j, gk = box_.lo[2] + k;
                     r.fillRow(0, c, gj, gk, box_.lo[0], box_.hi[0], rowE.data());
-                    if (p.magnetic) r.fillRow(1, c, gj, gk, box_.lo[0], box_.hi[0], rowH.data());
+                    if (p.magnetic)
+                        r.fillRow(1, c, gj, gk, box_.lo[0], box_.hi[0], rowH.data());
                     for (int i = 0; i < n[0]; ++i) {
                         const Index3 g{box_.lo[0] + i, gj, gk};
                         const scene::CellMaterial& m = rowE[std::size_t(i)];
@@ -367,10 +404,13 @@ template <class T> void Tile<T>::fill() {
                         // PEC walls (behind CPML or explicit): tangential E on the low face stays zero;
                         // the high face's tangential E is the never-written halo.
                         for (int a = 0; a < 3; ++a)
-                            if (a != c && g[a] == 0 && p.bc[a] != tiling::AxisBoundary::Periodic) cbv = 0;
+                            if (a != c && g[a] == 0 && p.bc[a] != tiling::AxisBoundary::Periodic)
+                                cbv = 0;
                         cb(i, j, k) = T(cbv);
-                        if (p.lossy) ca(i, j, k) = T((1 - s) / (1 + s));
-                        if (p.magnetic) db(i, j, k) = T(dt / rowH[std::size_t(i)].mu);
+                        if (p.lossy)
+                            ca(i, j, k) = T((1 - s) / (1 + s));
+                        if (p.magnetic)
+                            db(i, j, k) = T(dt / rowH[std::size_t(i)].mu);
                     }
                 }
         }
@@ -418,7 +458,8 @@ template <class T> void Tile<T>::fill() {
     }
     // ---- detector constants ----
     for (auto& d : dets_) {
-        if (d.plan->type != scene::DetectorType::Energy || d.own.empty()) continue;
+        if (d.plan->type != scene::DetectorType::Energy || d.own.empty())
+            continue;
         const std::int64_t cells = d.own.cells();
         std::int64_t idx = 0;
         for (int k = d.own.lo[2]; k < d.own.hi[2]; ++k)
@@ -434,7 +475,8 @@ template <class T> void Tile<T>::fill() {
 template <class T> void Tile<T>::updateH(FieldSet& s, const Box& b) {
     const Plan& p = *plan_;
     View<T> f[6];
-    for (int c = 0; c < 6; ++c) f[c] = view(s, c);
+    for (int c = 0; c < 6; ++c)
+        f[c] = view(s, c);
     if (p.magnetic) {
         kernels::UpdateH<T, true> k{f[3], f[4], f[5], f[0], f[1], f[2], db(0), db(1), db(2), dbScalar_};
         launch(dev_, b, threads_, k);
@@ -446,9 +488,11 @@ template <class T> void Tile<T>::updateH(FieldSet& s, const Box& b) {
 
 template <class T> void Tile<T>::updateE(FieldSet& s, const Box& b, bool withCa) {
     View<T> f[6];
-    for (int c = 0; c < 6; ++c) f[c] = view(s, c);
+    for (int c = 0; c < 6; ++c)
+        f[c] = view(s, c);
     if (withCa && plan_->lossy) {
-        kernels::UpdateE<T, true> k{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), ca(0), ca(1), ca(2)};
+        kernels::UpdateE<T, true> k{f[0],  f[1],  f[2],  f[3],  f[4],  f[5],
+                                    cb(0), cb(1), cb(2), ca(0), ca(1), ca(2)};
         launch(dev_, b, threads_, k);
     } else {
         kernels::UpdateE<T, false> k{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), {}, {}, {}};
@@ -465,9 +509,11 @@ template <class K> struct SlabKernel {
 /// Apply the slab kernels of one axis to the part of row (j, k, [i0, i1)) inside their slabs.
 template <class K> void rowSlabs(const std::vector<SlabKernel<K>>& v, int j, int k, int i0, int i1) {
     for (const auto& s : v) {
-        if (j < s.box.lo[1] || j >= s.box.hi[1] || k < s.box.lo[2] || k >= s.box.hi[2]) continue;
+        if (j < s.box.lo[1] || j >= s.box.hi[1] || k < s.box.lo[2] || k >= s.box.hi[2])
+            continue;
         const int lo = std::max(i0, s.box.lo[0]), hi = std::min(i1, s.box.hi[0]);
-        if (lo < hi) kernels::detail::runRow(s.k, lo, hi, j, k);
+        if (lo < hi)
+            kernels::detail::runRow(s.k, lo, hi, j, k);
     }
 }
 /// GPU form of the fused row sweep: the plain update over b, then each axis' corrections over its slabs'
@@ -475,7 +521,8 @@ template <class K> void rowSlabs(const std::vector<SlabKernel<K>>& v, int j, int
 template <class K> void slabPasses(device::Device& dev, const std::vector<SlabKernel<K>>& v, const Box& b) {
     for (const auto& s : v) {
         const Box part = s.box.intersect(b);
-        if (!part.empty()) launch(dev, part, 1, s.k);
+        if (!part.empty())
+            launch(dev, part, 1, s.k);
     }
 }
 kernels::SlabIndex slabIndex(const Box& L) {
@@ -485,7 +532,8 @@ kernels::SlabIndex slabIndex(const Box& L) {
 
 template <class T> void Tile<T>::updateEWithPml(const Box& b) {
     View<T> f[6];
-    for (int c = 0; c < 6; ++c) f[c] = field(c);
+    for (int c = 0; c < 6; ++c)
+        f[c] = field(c);
     std::vector<SlabKernel<kernels::CpmlE<T, 0>>> e0;
     std::vector<SlabKernel<kernels::CpmlE<T, 1>>> e1;
     std::vector<SlabKernel<kernels::CpmlE<T, 2>>> e2;
@@ -493,13 +541,25 @@ template <class T> void Tile<T>::updateEWithPml(const Box& b) {
         constexpr int A = decltype(axisTag)::value;
         constexpr int p1 = (A + 1) % 3, p2 = (A + 2) % 3;
         v.push_back({sl.local,
-                     {f[p1], f[p2], f[3 + p2], f[3 + p1], cb(p1), cb(p2), sl.psiE[0].data(), sl.psiE[1].data(),
-                      slabIndex(sl.local), {sl.profE[0].data(), sl.profE[1].data(), sl.profE[2].data()}, sl.profLo}});
+                     {f[p1],
+                      f[p2],
+                      f[3 + p2],
+                      f[3 + p1],
+                      cb(p1),
+                      cb(p2),
+                      sl.psiE[0].data(),
+                      sl.psiE[1].data(),
+                      slabIndex(sl.local),
+                      {sl.profE[0].data(), sl.profE[1].data(), sl.profE[2].data()},
+                      sl.profLo}});
     };
     for (auto& sl : slabs_) {
-        if (sl->slab.axis == 0) make(e0, std::integral_constant<int, 0>{}, *sl);
-        else if (sl->slab.axis == 1) make(e1, std::integral_constant<int, 1>{}, *sl);
-        else make(e2, std::integral_constant<int, 2>{}, *sl);
+        if (sl->slab.axis == 0)
+            make(e0, std::integral_constant<int, 0>{}, *sl);
+        else if (sl->slab.axis == 1)
+            make(e1, std::integral_constant<int, 1>{}, *sl);
+        else
+            make(e2, std::integral_constant<int, 2>{}, *sl);
     }
     auto rows = [&](const auto& main) {
         if (dev_.staged()) {
@@ -517,13 +577,16 @@ template <class T> void Tile<T>::updateEWithPml(const Box& b) {
         });
     };
     if (plan_->lossy)
-        rows(kernels::UpdateE<T, true>{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), ca(0), ca(1), ca(2)});
-    else rows(kernels::UpdateE<T, false>{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), {}, {}, {}});
+        rows(kernels::UpdateE<T, true>{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), ca(0), ca(1),
+                                       ca(2)});
+    else
+        rows(kernels::UpdateE<T, false>{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), {}, {}, {}});
 }
 
 template <class T> void Tile<T>::updateHWithPml(const Box& b) {
     View<T> f[6];
-    for (int c = 0; c < 6; ++c) f[c] = field(c);
+    for (int c = 0; c < 6; ++c)
+        f[c] = field(c);
     auto run = [&](auto magTag) {
         constexpr bool M = decltype(magTag)::value;
         std::vector<SlabKernel<kernels::CpmlH<T, 0, M>>> h0;
@@ -533,14 +596,26 @@ template <class T> void Tile<T>::updateHWithPml(const Box& b) {
             constexpr int A = decltype(axisTag)::value;
             constexpr int q1 = (A + 1) % 3, q2 = (A + 2) % 3;
             v.push_back({sl.local,
-                         {f[3 + q1], f[3 + q2], f[q2], f[q1], db(q1), db(q2), dbScalar_, sl.psiH[0].data(),
-                          sl.psiH[1].data(), slabIndex(sl.local),
-                          {sl.profH[0].data(), sl.profH[1].data(), sl.profH[2].data()}, sl.profLo}});
+                         {f[3 + q1],
+                          f[3 + q2],
+                          f[q2],
+                          f[q1],
+                          db(q1),
+                          db(q2),
+                          dbScalar_,
+                          sl.psiH[0].data(),
+                          sl.psiH[1].data(),
+                          slabIndex(sl.local),
+                          {sl.profH[0].data(), sl.profH[1].data(), sl.profH[2].data()},
+                          sl.profLo}});
         };
         for (auto& sl : slabs_) {
-            if (sl->slab.axis == 0) make(h0, std::integral_constant<int, 0>{}, *sl);
-            else if (sl->slab.axis == 1) make(h1, std::integral_constant<int, 1>{}, *sl);
-            else make(h2, std::integral_constant<int, 2>{}, *sl);
+            if (sl->slab.axis == 0)
+                make(h0, std::integral_constant<int, 0>{}, *sl);
+            else if (sl->slab.axis == 1)
+                make(h1, std::integral_constant<int, 1>{}, *sl);
+            else
+                make(h2, std::integral_constant<int, 2>{}, *sl);
         }
         const kernels::UpdateH<T, M> main{f[3], f[4], f[5], f[0], f[1], f[2], db(0), db(1), db(2), dbScalar_};
         if (dev_.staged()) {
@@ -557,15 +632,18 @@ template <class T> void Tile<T>::updateHWithPml(const Box& b) {
             rowSlabs(h2, j, k, i0, i1);
         });
     };
-    if (plan_->magnetic) run(std::true_type{});
-    else run(std::false_type{});
+    if (plan_->magnetic)
+        run(std::true_type{});
+    else
+        run(std::false_type{});
 }
 
 template <class T> void Tile<T>::inject(int fieldGroup, double t, double sign) {
     const Plan& p = *plan_;
     for (auto& ti : injections_) {
         const int comp = ti->inj->comp;
-        if ((comp < 3) != (fieldGroup == 0)) continue;
+        if ((comp < 3) != (fieldGroup == 0))
+            continue;
         const T amp = T(sign * p.sourceTimes[ti->inj->source](t + ti->inj->shift));
         kernels::Inject<T> k{fwd_.f[comp].data(), ti->offset.data(), ti->coef.data(), amp};
         device::launchIndex(dev_, ti->offset.size(), 1, k);
@@ -574,7 +652,8 @@ template <class T> void Tile<T>::inject(int fieldGroup, double t, double sign) {
 
 template <class T> void Tile<T>::pack(FieldSet& s, int fieldGroup) {
     for (Face& f : s.faces) {
-        if (f.field != fieldGroup || !f.hasSend) continue;
+        if (f.field != fieldGroup || !f.hasSend)
+            continue;
         const int c1 = (f.axis + 1) % 3 + 3 * fieldGroup, c2 = (f.axis + 2) % 3 + 3 * fieldGroup;
         const std::int64_t half = f.sendBox.cells();
         kernels::PackFace<T> k1{view(s, c1), f.send.data(), boxIndex(f.sendBox)};
@@ -586,7 +665,8 @@ template <class T> void Tile<T>::pack(FieldSet& s, int fieldGroup) {
 
 template <class T> void Tile<T>::unpack(FieldSet& s, int fieldGroup) {
     for (Face& f : s.faces) {
-        if (f.field != fieldGroup || !f.hasRecv) continue;
+        if (f.field != fieldGroup || !f.hasRecv)
+            continue;
         const int c1 = (f.axis + 1) % 3 + 3 * fieldGroup, c2 = (f.axis + 2) % 3 + 3 * fieldGroup;
         const std::int64_t half = f.recvBox.cells();
         kernels::BoxIndex bi = boxIndex(f.recvBox);
@@ -603,16 +683,19 @@ template <class T> void Tile<T>::step(int n, comm::Communicator& comm, bool over
     if (overlap) {
         updateHWithPml(coreH_); // independent of the E halo
         finishPending(comm);
-        for (const Box& b : restH_) updateHWithPml(b);
+        for (const Box& b : restH_)
+            updateHWithPml(b);
     } else {
         finishPending(comm);
         updateHWithPml(coreH_);
-        for (const Box& b : restH_) updateHWithPml(b);
+        for (const Box& b : restH_)
+            updateHWithPml(b);
     }
     inject(1, n * dt); // magnetic-side plane-source corrections, E^n time
     // H^{n+1/2} valid on owned cells; low H halo stale.
     pack(fwd_, 1);
-    if (hostStaged(comm, fwd_.groupH)) dev_.sync(); // host communicators read the packed faces now
+    if (hostStaged(comm, fwd_.groupH))
+        dev_.sync(); // host communicators read the packed faces now
     comm.exchangeStart(fwd_.groupH, phase);
     saveEnergyE(n);
     // ---- E^n -> E^{n+1}: curl of H^{n+1/2}; the low H halo is needed on the low faces ----
@@ -620,24 +703,29 @@ template <class T> void Tile<T>::step(int n, comm::Communicator& comm, bool over
         updateEWithPml(coreE_);
         comm.exchangeFinish(fwd_.groupH);
         unpack(fwd_, 1);
-        for (const Box& b : restE_) updateEWithPml(b);
+        for (const Box& b : restE_)
+            updateEWithPml(b);
     } else {
         comm.exchangeFinish(fwd_.groupH);
         unpack(fwd_, 1);
         updateEWithPml(coreE_);
-        for (const Box& b : restE_) updateEWithPml(b);
+        for (const Box& b : restE_)
+            updateEWithPml(b);
     }
     inject(0, (n + 0.5) * dt); // electric currents J^{n+1/2}
     // E^{n+1} valid on owned cells; high E halo stale until the exchange completes.
     pack(fwd_, 0);
-    if (hostStaged(comm, fwd_.groupE)) dev_.sync();
+    if (hostStaged(comm, fwd_.groupE))
+        dev_.sync();
     comm.exchangeStart(fwd_.groupE, phase);
     fwd_.pendingE = true;
-    if (!overlap) finishPending(comm);
+    if (!overlap)
+        finishPending(comm);
 }
 
 template <class T> void Tile<T>::finishPending(comm::Communicator& comm) {
-    if (!fwd_.pendingE) return;
+    if (!fwd_.pendingE)
+        return;
     comm.exchangeFinish(fwd_.groupE);
     unpack(fwd_, 0);
     fwd_.pendingE = false;
@@ -646,7 +734,8 @@ template <class T> void Tile<T>::finishPending(comm::Communicator& comm) {
 template <class T> void Tile<T>::saveEnergyE(int n) {
     (void)n;
     for (auto& d : dets_) {
-        if (d.plan->type != scene::DetectorType::Energy || d.own.empty()) continue;
+        if (d.plan->type != scene::DetectorType::Energy || d.own.empty())
+            continue;
         View<T> F[6];
         detectorViews(d, true, F);
         const std::int64_t cells = d.own.cells();
@@ -665,7 +754,9 @@ template <class T> void Tile<T>::record(int n) {
     using DT = scene::DetectorType;
     const double dt = plan_->dt;
     const double tE = (n + 1) * dt, tH = (n + 0.5) * dt;
-    const auto L = [&](const Index3& g) { return Index3{g[0] - box_.lo[0], g[1] - box_.lo[1], g[2] - box_.lo[2]}; };
+    const auto L = [&](const Index3& g) {
+        return Index3{g[0] - box_.lo[0], g[1] - box_.lo[1], g[2] - box_.lo[2]};
+    };
     // Detectors read the fields on the host: directly on CPU devices, through a download of just the
     // cells they read on GPUs (detectorViews).
     for (auto& d : dets_) {
@@ -673,7 +764,8 @@ template <class T> void Tile<T>::record(int n) {
         const bool sample = (n + 1) % dp.every == 0;
         const int s = (n + 1) / dp.every - 1;
         if (dp.type == DT::Probe) {
-            if (!sample || s >= dp.samples) continue;
+            if (!sample || s >= dp.samples)
+                continue;
             for (std::size_t q = 0; q < d.probeSlots.size(); ++q) {
                 const int slot = d.probeSlots[q];
                 const Index3 l = L(dp.points[slot]);
@@ -683,7 +775,8 @@ template <class T> void Tile<T>::record(int n) {
             }
             continue;
         }
-        if (d.own.empty()) continue;
+        if (d.own.empty())
+            continue;
         const std::int64_t cells = d.own.cells();
         if (dp.type == DT::Flux) {
             // S_a = E_p Hbar_q - E_q Hbar_p on the E plane i0; Hbar averages H over the two half-cells
@@ -711,7 +804,8 @@ template <class T> void Tile<T>::record(int n) {
                                                   double(hp(l[0], l[1], l[2])));
                         const double hqb = 0.5 * (double(hq(l[0] - da[0], l[1] - da[1], l[2] - da[2])) +
                                                   double(hq(l[0], l[1], l[2])));
-                        if (sample && s < dp.samples) acc.add(dp.sign * (vp * hqb - vq * hpb));
+                        if (sample && s < dp.samples)
+                            acc.add(dp.sign * (vp * hqb - vq * hpb));
                         double* ph = d.phasor.data() + (idx * nl) * 8;
                         for (std::int64_t w = 0; w < nl; ++w, ph += 8) {
                             ph[0] += vp * wE[w].real();
@@ -731,7 +825,8 @@ template <class T> void Tile<T>::record(int n) {
                 out[ExactSum::kWords] = acc.nonFinite() ? 1 : 0;
             }
         } else if (dp.type == DT::Energy) {
-            if (!sample || s >= dp.samples) continue;
+            if (!sample || s >= dp.samples)
+                continue;
             View<T> F[6];
             detectorViews(d, false, F);
             ExactSum acc;
@@ -740,7 +835,8 @@ template <class T> void Tile<T>::record(int n) {
                 for (int j = d.own.lo[1]; j < d.own.hi[1]; ++j)
                     for (int i = d.own.lo[0]; i < d.own.hi[0]; ++i, ++idx) {
                         const Index3 l = L({i, j, k});
-                        // Leapfrog-conserved energy centred at n+1/2: (eps E^n.E^{n+1} + mu |H^{n+1/2}|^2) / 2.
+                        // Leapfrog-conserved energy centred at n+1/2: (eps E^n.E^{n+1} + mu |H^{n+1/2}|^2)
+                        // / 2.
                         double u = 0;
                         for (int c = 0; c < 3; ++c) {
                             const double e = F[c](l[0], l[1], l[2]);
@@ -780,10 +876,12 @@ template <class T> void Tile<T>::record(int n) {
                         }
                     }
         } else if (dp.type == DT::Snapshot) {
-            if (!sample || s >= dp.samples) continue;
+            if (!sample || s >= dp.samples)
+                continue;
             const Box& so = d.snapOwn;
             const std::int64_t pts = so.cells();
-            if (pts <= 0) continue;
+            if (pts <= 0)
+                continue;
             const std::int64_t nc = std::int64_t(dp.comps.size());
             View<T> F[6];
             detectorViews(d, false, F);
@@ -811,7 +909,8 @@ template <class T> bool Tile<T>::finite() const {
         dev_.sync();
         nonFinite_[0] = 0;
         const Box all{{0, 0, 0}, n};
-        for (int c = 0; c < 6; ++c) launch(dev_, all, 1, kernels::FlagNonFinite<T>{field(c), nonFinite_.data()});
+        for (int c = 0; c < 6; ++c)
+            launch(dev_, all, 1, kernels::FlagNonFinite<T>{field(c), nonFinite_.data()});
         dev_.sync();
         return nonFinite_[0] == 0;
     }
@@ -823,7 +922,8 @@ template <class T> bool Tile<T>::finite() const {
         for (int k = 0; k < n[2]; ++k)
             for (int j = 0; j < n[1]; ++j) {
                 const T* row = f.row(j, k);
-                for (int i = 0; i < n[0]; ++i) bad |= !std::isfinite(row[i]);
+                for (int i = 0; i < n[0]; ++i)
+                    bad |= !std::isfinite(row[i]);
             }
         ok = bad == 0;
     }
@@ -836,7 +936,8 @@ template <class T> std::vector<typename Tile<T>::StateBlock> Tile<T>::stateBlock
     auto add = [&](std::string name, auto& buf) {
         blocks.push_back({std::move(name), buf.data(), buf.bytes()});
     };
-    for (int c = 0; c < 6; ++c) add(std::string("field.") + componentName(c), fwd_.f[c]);
+    for (int c = 0; c < 6; ++c)
+        add(std::string("field.") + componentName(c), fwd_.f[c]);
     for (std::size_t s = 0; s < slabs_.size(); ++s)
         for (int q = 0; q < 2; ++q) {
             const std::string pre = "pml." + std::to_string(s) + ".";

@@ -20,16 +20,17 @@ namespace yee::solver {
 /// Per-tile state of one detector (only the part this tile owns).
 template <class T> struct TileDetector {
     const DetectorPlan* plan = nullptr;
-    Box own;                                   ///< global cells of the detector owned by this tile
-    device::Buffer<std::int64_t> sums;         ///< flux / energy: exact sums per sample (kWords + 1 each)
-    device::Buffer<double> phasor;             ///< flux: [cell][lambda][4 comps][re, im]; phasor: [cell][comp][lambda][re, im]
-    device::Buffer<double> eps;                ///< energy: [3][cell] permittivity at E locations
-    device::Buffer<double> mu;                 ///< energy: [3][cell] permeability at H locations
-    device::Buffer<double> prevE;              ///< energy: [3][cell] E^n saved before the E update
-    device::Buffer<double> series;             ///< probe: [sample][owned comps]
-    std::vector<int> probeSlots;               ///< probe: which plan comps this tile owns
-    device::Buffer<float> snap;                ///< snapshot: [sample][comp][owned downsampled cells]
-    Box snapOwn;                               ///< snapshot: downsampled index box owned
+    Box own;                           ///< global cells of the detector owned by this tile
+    device::Buffer<std::int64_t> sums; ///< flux / energy: exact sums per sample (kWords + 1 each)
+    device::Buffer<double>
+        phasor; ///< flux: [cell][lambda][4 comps][re, im]; phasor: [cell][comp][lambda][re, im]
+    device::Buffer<double> eps;    ///< energy: [3][cell] permittivity at E locations
+    device::Buffer<double> mu;     ///< energy: [3][cell] permeability at H locations
+    device::Buffer<double> prevE;  ///< energy: [3][cell] E^n saved before the E update
+    device::Buffer<double> series; ///< probe: [sample][owned comps]
+    std::vector<int> probeSlots;   ///< probe: which plan comps this tile owns
+    device::Buffer<float> snap;    ///< snapshot: [sample][comp][owned downsampled cells]
+    Box snapOwn;                   ///< snapshot: downsampled index box owned
 };
 
 /// One tile's fields and the step that advances them.
@@ -127,7 +128,8 @@ public:
     /// transfer; on CPU devices they are read directly.
     void download(FieldSet& s, const std::vector<Region>& rs, device::Buffer<T>& stage, std::vector<T>& host);
     /// The reverse: write `host` (laid out as download() writes it) into the regions of `s`.
-    void upload(FieldSet& s, const std::vector<Region>& rs, device::Buffer<T>& stage, const std::vector<T>& host);
+    void upload(FieldSet& s, const std::vector<Region>& rs, device::Buffer<T>& stage,
+                const std::vector<T>& host);
     /// A view of region r's values inside a downloaded block starting at `base`, indexed by the
     /// tile-local (i,j,k) of r.box.
     static View<T> regionView(T* base, const Box& box);
@@ -135,8 +137,8 @@ public:
     /// CPML slabs of this tile (for the adjoint).
     struct Slab {
         tiling::PmlSlab slab;
-        Box local;                       ///< tile-local cells
-        int profLo = 0;                  ///< tile-local coordinate of profile[0] along the axis
+        Box local;      ///< tile-local cells
+        int profLo = 0; ///< tile-local coordinate of profile[0] along the axis
         std::array<device::Buffer<T>, 2> psiE, psiH;
         std::array<device::Buffer<T>, 3> profE, profH; ///< b, c, 1/kappa - 1
     };

@@ -11,8 +11,8 @@
 namespace yee::telemetry {
 
 struct DeviceReport {
-    int device = 0;          ///< tile / rank index
-    std::string name;        ///< "cpu:0", "cuda:1", "rank:3"
+    int device = 0;   ///< tile / rank index
+    std::string name; ///< "cpu:0", "cuda:1", "rank:3"
     std::int64_t capacity = 0;
     device::LedgerSnapshot memory;
     comm::CommStats comm;
@@ -20,7 +20,7 @@ struct DeviceReport {
 
 /// One throttled report. Emitted on the driving thread (rank 0) through RunOptions::onTelemetry.
 struct Report {
-    std::string phase;       ///< "forward", "adjoint", ...
+    std::string phase; ///< "forward", "adjoint", ...
     int step = 0;
     int totalSteps = 0;
     double elapsedSeconds = 0;

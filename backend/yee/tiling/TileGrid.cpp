@@ -8,7 +8,9 @@
 namespace yee::tiling {
 
 namespace {
-const char* axisName(int a) { return a == 0 ? "x" : (a == 1 ? "y" : "z"); }
+const char* axisName(int a) {
+    return a == 0 ? "x" : (a == 1 ? "y" : "z");
+}
 } // namespace
 
 TileGrid::TileGrid(std::array<int, 3> cells, std::array<int, 3> tiles, std::array<AxisBoundary, 3> bc,
@@ -19,9 +21,9 @@ TileGrid::TileGrid(std::array<int, 3> cells, std::array<int, 3> tiles, std::arra
             throw InputError(std::string("run.tiles[") + std::to_string(a) + "]: must be >= 1 (got " +
                              std::to_string(tiles[a]) + ")");
         if (tiles[a] > cells[a])
-            throw InputError(std::string("run.tiles[") + std::to_string(a) + "]: " + std::to_string(tiles[a]) +
-                             " tiles along " + axisName(a) + " but the grid has only " +
-                             std::to_string(cells[a]) + " cells");
+            throw InputError(std::string("run.tiles[") + std::to_string(a) +
+                             "]: " + std::to_string(tiles[a]) + " tiles along " + axisName(a) +
+                             " but the grid has only " + std::to_string(cells[a]) + " cells");
         if (cells[a] / tiles[a] < minCells)
             throw InputError(std::string("run.tiles[") + std::to_string(a) + "]: tiles along " + axisName(a) +
                              " would be " + std::to_string(cells[a] / tiles[a]) +
@@ -31,18 +33,22 @@ TileGrid::TileGrid(std::array<int, 3> cells, std::array<int, 3> tiles, std::arra
         int base = cells[a] / tiles[a], rem = cells[a] % tiles[a];
         cuts_[a].resize(tiles[a] + 1);
         cuts_[a][0] = 0;
-        for (int t = 0; t < tiles[a]; ++t) cuts_[a][t + 1] = cuts_[a][t] + base + (t < rem ? 1 : 0);
+        for (int t = 0; t < tiles[a]; ++t)
+            cuts_[a][t + 1] = cuts_[a][t] + base + (t < rem ? 1 : 0);
     }
     for (int a = 0; a < 3; ++a) {
-        if (bc[a] != AxisBoundary::Pml || pmlCells[a] <= 0) continue;
+        if (bc[a] != AxisBoundary::Pml || pmlCells[a] <= 0)
+            continue;
         for (int side = 0; side < 2; ++side) {
             PmlSlab s;
             s.axis = a;
             s.side = side;
             s.thickness = pmlCells[a];
             s.box = globalBox();
-            if (side == 0) s.box.hi[a] = pmlCells[a];
-            else s.box.lo[a] = cells[a] - pmlCells[a];
+            if (side == 0)
+                s.box.hi[a] = pmlCells[a];
+            else
+                s.box.lo[a] = cells[a] - pmlCells[a];
             slabs_.push_back(s);
         }
     }
@@ -62,7 +68,8 @@ TileGrid::TileGrid(std::array<int, 3> cells, std::array<int, 3> tiles, std::arra
                         std::array<int, 3> n = c;
                         n[a] += side == 0 ? -1 : 1;
                         if (n[a] < 0 || n[a] >= tiles[a]) {
-                            if (bc[a] != AxisBoundary::Periodic) continue;
+                            if (bc[a] != AxisBoundary::Periodic)
+                                continue;
                             n[a] = (n[a] + tiles[a]) % tiles[a];
                         }
                         ti.neighbor[a][side] = n[0] + tiles[0] * (n[1] + tiles[1] * n[2]);
@@ -70,7 +77,8 @@ TileGrid::TileGrid(std::array<int, 3> cells, std::array<int, 3> tiles, std::arra
                 }
                 for (const PmlSlab& s : slabs_) {
                     Box b = s.box.intersect(ti.box);
-                    if (b.empty()) continue;
+                    if (b.empty())
+                        continue;
                     PmlSlab local = s;
                     local.box = b;
                     ti.pml.push_back(local);

@@ -23,9 +23,9 @@ struct PmlSlab {
 struct TileInfo {
     int index = 0;
     std::array<int, 3> coord{0, 0, 0};
-    Box box;                                   ///< global cells owned
+    Box box; ///< global cells owned
     std::array<std::array<int, 2>, 3> neighbor{{{-1, -1}, {-1, -1}, {-1, -1}}};
-    std::vector<PmlSlab> pml;                  ///< global PML slabs intersected with this tile (box = intersection)
+    std::vector<PmlSlab> pml; ///< global PML slabs intersected with this tile (box = intersection)
 };
 
 /// Split of a global grid into tiles. Tile index t = tx + px (ty + py tz).
