@@ -68,6 +68,11 @@ std::string formatMemoryTable(const std::vector<solver::DeviceSummary>& devices)
     for (int c : cats)
         header.emplace_back(device::categoryName(device::Category(c)));
     header.insert(header.end(), {"total", "capacity", "use"});
+    // GPUs: the driver's figure for what the run holds at the end, next to the ledger's current bytes.
+    const bool driver = std::any_of(devices.begin(), devices.end(),
+                                    [](const solver::DeviceSummary& d) { return d.driverBytes >= 0; });
+    if (driver)
+        header.insert(header.end(), {"held", "driver"});
     std::vector<std::vector<std::string>> rows;
     for (const auto& d : devices) {
         std::vector<std::string> row{d.name, d.tile.str()};
@@ -76,6 +81,10 @@ std::string formatMemoryTable(const std::vector<solver::DeviceSummary>& devices)
         row.push_back(device::formatBytes(d.memory.peakTotal));
         row.push_back(d.capacity > 0 ? device::formatBytes(d.capacity) : std::string("-"));
         row.push_back(share(d.memory.peakTotal, d.capacity));
+        if (driver) {
+            row.push_back(device::formatBytes(d.memory.currentTotal));
+            row.push_back(d.driverBytes >= 0 ? device::formatBytes(d.driverBytes) : std::string("-"));
+        }
         rows.push_back(std::move(row));
     }
     return renderTable(header, rows, 2);

@@ -89,6 +89,15 @@ void* Device::allocateBytes(std::int64_t bytes, Category cat) {
         throw MemoryError(name() + ": out of memory: needs " + formatBytes(ledger_.currentTotal() + bytes) +
                           ", has " + formatBytes(capacity_));
     }
+    if (kind_ == DeviceKind::Cuda && !dryRun_) {
+        // The ledger's capacity is the free memory when the device was opened; the driver has the last
+        // word (another process may have taken memory since).
+        std::int64_t freeB = 0, totalB = 0;
+        cuda::memoryInfo(id_, freeB, totalB);
+        if (bytes > freeB)
+            throw MemoryError(name() + ": out of memory: needs " + formatBytes(bytes) +
+                              " more, the driver reports " + formatBytes(freeB) + " free");
+    }
     ledger_.add(cat, bytes);
     if (dryRun_)
         return nullptr;

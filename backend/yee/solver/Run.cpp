@@ -55,6 +55,7 @@ DeviceSummary summarize(device::Device& dev, const Box& tile, const comm::CommSt
     d.capacity = dev.capacity();
     d.memory = dev.ledger().snapshot();
     d.comm = st;
+    d.driverBytes = dev.dryRun() ? -1 : dev.driverUsedBytes();
     return d;
 }
 
@@ -64,6 +65,7 @@ void putSummary(ByteWriter& w, const DeviceSummary& d) {
     w.put(d.capacity);
     w.put(d.memory);
     w.put(d.comm);
+    w.put(d.driverBytes);
 }
 DeviceSummary getSummary(ByteReader& r) {
     DeviceSummary d;
@@ -72,6 +74,7 @@ DeviceSummary getSummary(ByteReader& r) {
     d.capacity = r.get<std::int64_t>();
     d.memory = r.get<device::LedgerSnapshot>();
     d.comm = r.get<comm::CommStats>();
+    d.driverBytes = r.get<std::int64_t>();
     return d;
 }
 

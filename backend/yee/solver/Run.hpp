@@ -100,6 +100,9 @@ struct DeviceSummary {
     std::int64_t capacity = 0;
     device::LedgerSnapshot memory;
     comm::CommStats comm;
+    /// GPUs: memory the driver reports in use by this run on the device (Device::driverUsedBytes) when
+    /// the summary was taken, the cross-check of memory.current; -1 on CPU devices and in estimates.
+    std::int64_t driverBytes = -1;
 };
 
 /// Result of a forward run (on rank 0: assembled; on other ranks: devices only).
