@@ -70,6 +70,11 @@ void Device::zero(void* p, std::int64_t bytes) const {
         std::memset(p, 0, std::size_t(bytes));
 }
 
+void Device::prefetch(void* p, std::int64_t bytes) const {
+    if (stream_ && p && bytes > 0)
+        cuda::prefetch(p, bytes, id_, stream_);
+}
+
 std::int64_t Device::driverUsedBytes() const {
     if (!stream_)
         return -1;

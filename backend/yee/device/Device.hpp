@@ -58,6 +58,8 @@ public:
     void sync() const;
     /// Copy bytes between host and/or this device's memory; waits for earlier work and for the copy.
     void copy(void* dst, const void* src, std::int64_t bytes) const;
+    /// CUDA: start moving bytes written on the host back to the GPU (a hint; ordered on the stream).
+    void prefetch(void* p, std::int64_t bytes) const;
     /// Zero bytes of this device's memory (asynchronous on CUDA, like a launch).
     void zero(void* p, std::int64_t bytes) const;
     /// CUDA: bytes the driver reports in use on this GPU minus what it reported when this device was

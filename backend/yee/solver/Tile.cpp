@@ -470,6 +470,21 @@ template <class T> void Tile<T>::fill() {
                         d.mu[c * cells + idx] = r.atH(c, i, j, k).mu;
                     }
     }
+    // GPUs: the constants were written on the host; move them back before the first kernel needs them.
+    if (dev_.isCuda()) {
+        for (int c = 0; c < 3; ++c)
+            for (auto* b : {&cb_[c], &ca_[c], &db_[c]})
+                dev_.prefetch(b->data(), b->bytes());
+        for (auto& sl : slabs_)
+            for (int q = 0; q < 3; ++q) {
+                dev_.prefetch(sl->profE[q].data(), sl->profE[q].bytes());
+                dev_.prefetch(sl->profH[q].data(), sl->profH[q].bytes());
+            }
+        for (auto& ti : injections_) {
+            dev_.prefetch(ti->offset.data(), ti->offset.bytes());
+            dev_.prefetch(ti->coef.data(), ti->coef.bytes());
+        }
+    }
 }
 
 template <class T> void Tile<T>::updateH(FieldSet& s, const Box& b) {
