@@ -328,6 +328,10 @@ void gpuForwardBenchmark(const std::vector<int>& gpus, int n, int steps, int pml
     }
     const std::vector<int> first{gpus[0]};
     const double bw1 = bandwidth(gpus[0]);
+    // The achievable bandwidth, measured in this run like the CPU benchmark's: a 1 GiB device copy.
+    const double bwCopy = cuda::measureCopyBandwidthGBs(gpus[0], std::int64_t(1) << 30);
+    std::printf("gpu:%d hbm_peak_GBps %.0f measured_copy_GBps %.0f (%.2f of peak)\n", gpus[0], bw1, bwCopy,
+                bw1 > 0 ? bwCopy / bw1 : 0.0);
     for (int pi = 0; pi < (onlyF32 ? 1 : 2); ++pi) {
         const auto prec = pi == 0 ? solver::Precision::Float32 : solver::Precision::Float64;
         const double bytes = bytesPerCell(prec);
@@ -336,9 +340,9 @@ void gpuForwardBenchmark(const std::vector<int>& gpus, int n, int steps, int pml
         const double fraction = bw1 > 0 ? g * 1e9 * bytes / (bw1 * 1e9) : 0;
         std::printf(
             "gpu:%d %s Gcell_per_s %.2f bytes_per_cell %.0f hbm_peak_GBps %.0f roofline_Gcell_per_s %.2f "
-            "roofline_fraction %.3f peak_MiB %.1f\n",
+            "roofline_fraction %.3f of_measured_copy %.3f peak_MiB %.1f\n",
             gpus[0], precisionName(prec), g, bytes, bw1, bw1 > 0 ? bw1 / bytes : 0.0, fraction,
-            double(peak) / 1048576.0);
+            bwCopy > 0 ? g * bytes / bwCopy : 0.0, double(peak) / 1048576.0);
     }
     if (gpus.size() < 2)
         return;

@@ -167,6 +167,39 @@ void unpinHost(void* p) noexcept {
     cudaGetLastError();
 }
 
+double measureCopyBandwidthGBs(int id, std::int64_t bytes) {
+    setDevice(id);
+    void* a = nullptr;
+    void* b = nullptr;
+    check(cudaMalloc(&a, std::size_t(bytes)), "cudaMalloc (bandwidth probe)");
+    if (cudaMalloc(&b, std::size_t(bytes)) != cudaSuccess) {
+        cudaFree(a);
+        check(cudaGetLastError(), "cudaMalloc (bandwidth probe)");
+    }
+    cudaEvent_t t0 = nullptr, t1 = nullptr;
+    cudaEventCreate(&t0);
+    cudaEventCreate(&t1);
+    cudaMemset(a, 1, std::size_t(bytes));
+    cudaMemcpy(b, a, std::size_t(bytes), cudaMemcpyDeviceToDevice); // warm-up
+    float best = 0;
+    for (int rep = 0; rep < 5; ++rep) {
+        cudaEventRecord(t0);
+        cudaMemcpy(b, a, std::size_t(bytes), cudaMemcpyDeviceToDevice);
+        cudaEventRecord(t1);
+        cudaEventSynchronize(t1);
+        float ms = 0;
+        cudaEventElapsedTime(&ms, t0, t1);
+        if (ms > 0 && (best == 0 || ms < best))
+            best = ms;
+    }
+    cudaEventDestroy(t0);
+    cudaEventDestroy(t1);
+    cudaFree(a);
+    cudaFree(b);
+    check(cudaGetLastError(), "bandwidth probe");
+    return best > 0 ? 2.0 * double(bytes) / (best * 1e-3) / 1e9 : 0.0;
+}
+
 bool syncEveryLaunch() {
     static const bool on = [] {
         const char* v = std::getenv("YEE_CUDA_SYNC");
@@ -218,6 +251,9 @@ void memoryInfo(int, std::int64_t& f, std::int64_t& t) {
     f = t = 0;
 }
 void pinHost(void*, std::int64_t) {}
+double measureCopyBandwidthGBs(int, std::int64_t) {
+    return 0;
+}
 void unpinHost(void*) noexcept {}
 bool syncEveryLaunch() {
     return false;

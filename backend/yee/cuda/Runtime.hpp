@@ -55,6 +55,9 @@ void memoryInfo(int id, std::int64_t& freeBytes, std::int64_t& totalBytes);
 /// Page-lock host memory for fast asynchronous copies (pinned staging of the recorder's host tier).
 void pinHost(void* p, std::int64_t bytes);
 void unpinHost(void* p) noexcept;
+/// Measured device-memory bandwidth of GPU `id` in GB/s: a device-to-device copy of `bytes` (read + write
+/// counted), best of a few. The achievable figure a memory-bound kernel can approach (below the spec peak).
+double measureCopyBandwidthGBs(int id, std::int64_t bytes);
 /// Debug aid: when the environment sets YEE_CUDA_SYNC=1 every kernel launch is waited for and checked.
 bool syncEveryLaunch();
 
