@@ -223,6 +223,20 @@ double gradientDifference(const std::vector<solver::NamedArray>& a, const std::v
     return worst;
 }
 
+/// bitDiff() and, for gradient runs, bit-identical gradients: empty when identical, else what differs.
+std::string bitDiffWithGradients(const solver::RunResult& a, const solver::RunResult& b, bool grad) {
+    std::string diff = bitDiff(a, b);
+    if (!diff.empty() || !grad)
+        return diff;
+    if (a.gradients.empty())
+        return "no gradients";
+    bool identical = false;
+    const double rel = gradientDifference(a.gradients, b.gradients, identical);
+    return identical
+               ? std::string()
+               : "gradients not bit-identical (largest relative difference " + std::to_string(rel) + ")";
+}
+
 /// The largest |field| over all snapshots: the comparison means something only if the run did something.
 double maxField(const solver::RunResult& r) {
     double m = 0;
@@ -365,16 +379,8 @@ void tst_Gpu::decompositionBitIdentical() {
         QVERIFY(one.objective.has_value() && *one.objective != 0.0);
         if (!grad)
             QVERIFY(maxField(one) > 1e-6);
-        const std::string diff = bitDiff(one, tiled);
+        const std::string diff = bitDiffWithGradients(one, tiled, grad);
         QVERIFY2(diff.empty(), diff.c_str());
-        if (grad) {
-            bool identical = false;
-            const double rel = gradientDifference(one.gradients, tiled.gradients, identical);
-            QVERIFY(!one.gradients.empty());
-            QVERIFY2(
-                identical,
-                qPrintable(QString("gradients not bit-identical (largest relative difference %1)").arg(rel)));
-        }
         qInfo("%s on %d GPUs (%s): bit-identical to 1 GPU; %.3f s vs %.3f s", qPrintable(gridName(tiles)),
               tileCount(tiles), nccl ? "NCCL" : "LocalComm", tiled.seconds, one.seconds);
     });
@@ -492,16 +498,8 @@ void tst_Gpu::tilesSharingOneGpu() {
         const solver::RunResult one = mustRun(s, gpuOptions(s, {1, 1, 1}, prec, false, grad));
         const solver::RunResult cpu = mustRun(s, cpuOptions(s, tiles, prec, grad));
         QVERIFY(one.objective.has_value() && *one.objective != 0.0);
-        const std::string diff = bitDiff(one, tiled);
+        const std::string diff = bitDiffWithGradients(one, tiled, grad);
         QVERIFY2(diff.empty(), diff.c_str());
-        if (grad) {
-            bool identical = false;
-            const double rel = gradientDifference(one.gradients, tiled.gradients, identical);
-            QVERIFY(!one.gradients.empty());
-            QVERIFY2(
-                identical,
-                qPrintable(QString("gradients not bit-identical (largest relative difference %1)").arg(rel)));
-        }
         QCOMPARE(tiled.devices.size(), cpu.devices.size());
         for (std::size_t d = 0; d < tiled.devices.size(); ++d)
             for (int p = 0; p < comm::kPhaseCount; ++p)
@@ -565,29 +563,8 @@ void tst_Gpu::gradientMatchesFdAndCpu() {
             t.designs[std::size_t(d)].latent[v] = value;
             return *mustRun(t, gpuOptions(t, {1, 1, 1}, f64, true, false)).objective;
         };
-        const double h = 1e-4;
-        double worst = 0;
         int checked = 0;
-        for (int d = 0; d < 2; ++d) {
-            const auto& g = gpu.gradients[std::size_t(d)].data;
-            QCOMPARE(g.size(), s.designs[std::size_t(d)].latent.size());
-            std::vector<std::size_t> idx(g.size());
-            for (std::size_t q = 0; q < idx.size(); ++q)
-                idx[q] = q;
-            std::sort(idx.begin(), idx.end(),
-                      [&](std::size_t a, std::size_t b) { return std::abs(g[a]) > std::abs(g[b]); });
-            for (int q = 0; q < 3 && q < int(idx.size()); ++q) {
-                const std::size_t v = idx[std::size_t(q)];
-                const double x = s.designs[std::size_t(d)].latent[v];
-                const double fd = (objectiveAt(d, v, x + h) - objectiveAt(d, v, x - h)) / (2 * h);
-                QVERIFY(std::abs(fd) > 0);
-                const double rel = std::abs(g[v] - fd) / std::abs(fd);
-                qInfo("%s design %d voxel %zu: GPU adjoint %.12e  fd %.12e  rel %.2e", qPrintable(method), d,
-                      v, g[v], fd, rel);
-                worst = std::max(worst, rel);
-                ++checked;
-            }
-        }
+        const double worst = worstFdError(s, gpu.gradients, objectiveAt, checked, qPrintable(method));
         QCOMPARE(checked, 6);
         QVERIFY2(worst <= fdTol, qPrintable(QString("worst relative error %1 > %2").arg(worst).arg(fdTol)));
     });

@@ -1,7 +1,13 @@
 #pragma once
 /// Scenes for gradient tests: small 3-D boxes with two design regions, a plane source and a dipole,
 /// flux / energy / phasor-power objective terms.
+#include <QtGlobal>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <random>
+#include <vector>
 
 #include "physics/SceneBuilder.hpp"
 #include "yee/scene/Rasterizer.hpp"
@@ -134,6 +140,38 @@ inline void setLossyRecorder(scene::Scene& s, int k, const std::string& dtype) {
     conv.module = "DtypeConversion";
     conv.dtype = dtype;
     s.gradient.recorder = {every, conv};
+}
+
+/// Central finite differences (step h) at the three largest-magnitude gradient entries of each design
+/// region, where a relative error is meaningful. `objectiveAt(d, v, value)` runs the forward simulation
+/// with latent v of design d set to `value` and returns the objective. Returns the worst relative error
+/// (infinity when a difference quotient is 0); `checked` counts the entries compared.
+template <class F>
+double worstFdError(const scene::Scene& s, const std::vector<solver::NamedArray>& grads, F&& objectiveAt,
+                    int& checked, const char* label, double h = 1e-4) {
+    double worst = 0;
+    checked = 0;
+    for (std::size_t d = 0; d < grads.size(); ++d) {
+        const auto& g = grads[d].data;
+        if (g.size() != s.designs[d].latent.size())
+            return std::numeric_limits<double>::infinity();
+        std::vector<std::size_t> idx(g.size());
+        for (std::size_t q = 0; q < idx.size(); ++q)
+            idx[q] = q;
+        std::sort(idx.begin(), idx.end(),
+                  [&](std::size_t a, std::size_t b) { return std::abs(g[a]) > std::abs(g[b]); });
+        for (int q = 0; q < 3 && q < int(idx.size()); ++q) {
+            const std::size_t v = idx[std::size_t(q)];
+            const double x = s.designs[d].latent[v];
+            const double fd = (objectiveAt(int(d), v, x + h) - objectiveAt(int(d), v, x - h)) / (2 * h);
+            const double rel =
+                fd != 0 ? std::abs(g[v] - fd) / std::abs(fd) : std::numeric_limits<double>::infinity();
+            qInfo("%s design %zu voxel %zu: adjoint %.12e  fd %.12e  rel %.2e", label, d, v, g[v], fd, rel);
+            worst = std::max(worst, rel);
+            ++checked;
+        }
+    }
+    return worst;
 }
 
 } // namespace yee::testing

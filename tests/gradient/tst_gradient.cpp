@@ -77,30 +77,10 @@ void tst_Gradient::finiteDifferences() {
     const solver::RunResult r = runGrad(s);
     QVERIFY(r.objective.has_value());
     QCOMPARE(int(r.gradients.size()), 2);
-    const double h = 1e-4;
-    double worst = 0;
     int checked = 0;
-    for (int d = 0; d < 2; ++d) {
-        const auto& g = r.gradients[std::size_t(d)].data;
-        QCOMPARE(g.size(), s.designs[std::size_t(d)].latent.size());
-        // The three largest-magnitude entries of each region, where a relative error is meaningful.
-        std::vector<std::size_t> idx(g.size());
-        for (std::size_t q = 0; q < idx.size(); ++q)
-            idx[q] = q;
-        std::sort(idx.begin(), idx.end(),
-                  [&](std::size_t a, std::size_t b) { return std::abs(g[a]) > std::abs(g[b]); });
-        for (int q = 0; q < 3 && q < int(idx.size()); ++q) {
-            const std::size_t v = idx[std::size_t(q)];
-            const double x = s.designs[std::size_t(d)].latent[v];
-            const double fd = (objectiveOf(s, d, v, x + h) - objectiveOf(s, d, v, x - h)) / (2 * h);
-            const double rel = std::abs(g[v] - fd) / std::abs(fd);
-            qInfo("%s design %d voxel %zu: adjoint %.12e  fd %.12e  rel %.2e", qPrintable(method), d, v, g[v],
-                  fd, rel);
-            QVERIFY(std::abs(fd) > 0);
-            worst = std::max(worst, rel);
-            ++checked;
-        }
-    }
+    const double worst = worstFdError(
+        s, r.gradients, [&](int d, std::size_t v, double value) { return objectiveOf(s, d, v, value); },
+        checked, qPrintable(method));
     QCOMPARE(checked, 6);
     QVERIFY2(worst <= tol, qPrintable(QString("worst relative error %1 > %2").arg(worst).arg(tol)));
 }
