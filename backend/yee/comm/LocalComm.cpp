@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "yee/comm/Accounting.hpp"
+#include "yee/comm/RankThreads.hpp"
 #include "yee/comm/Reduce.hpp"
 #include "yee/core/Error.hpp"
 
@@ -491,35 +492,9 @@ void LocalHub::setTimeout(std::chrono::milliseconds t) {
 }
 
 void LocalHub::run(const std::function<void(LocalComm&)>& body) {
-    std::mutex em;
-    std::exception_ptr primary;
-    std::exception_ptr first;
-    std::vector<std::thread> threads;
-    threads.reserve(static_cast<std::size_t>(n_));
-    for (int r = 0; r < n_; ++r) {
-        threads.emplace_back([&, r] {
-            try {
-                body(*endpoints_[std::size_t(r)]);
-            } catch (...) {
-                const bool consequence = aborted();
-                const std::exception_ptr ep = std::current_exception();
-                {
-                    std::lock_guard lk(em);
-                    if (!consequence && !primary)
-                        primary = ep;
-                    if (!first)
-                        first = ep;
-                }
-                abort("rank " + std::to_string(r) + " failed: " + describe(ep));
-            }
-        });
-    }
-    for (auto& t : threads)
-        t.join();
-    if (primary)
-        std::rethrow_exception(primary);
-    if (first)
-        std::rethrow_exception(first);
+    runRankThreads(
+        n_, [&](int r) { body(*endpoints_[std::size_t(r)]); }, [&] { return aborted(); },
+        [&](const std::string& msg) { abort(msg); });
 }
 
 void LocalComm::fail(const std::string& msg) noexcept {

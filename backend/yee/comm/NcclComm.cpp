@@ -35,6 +35,7 @@
 #include <nccl.h>
 
 #include "yee/comm/Accounting.hpp"
+#include "yee/comm/RankThreads.hpp"
 #include "yee/comm/Reduce.hpp"
 #include "yee/core/Error.hpp"
 #include "yee/cuda/Runtime.hpp"
@@ -781,46 +782,25 @@ NcclHub::~NcclHub() = default;
 
 void NcclHub::run(const std::function<void(NcclComm&)>& body) {
     const int n = size();
-    std::mutex em;
-    std::exception_ptr primary;
-    std::exception_ptr first;
     std::atomic<bool> failing{false};
-    std::vector<std::thread> threads;
-    threads.reserve(std::size_t(n));
-    for (int r = 0; r < n; ++r) {
-        threads.emplace_back([&, r] {
-            try {
-                const cudaError_t e = cudaSetDevice(devices_[std::size_t(r)]);
-                if (e != cudaSuccess) {
-                    cudaGetLastError();
-                    throw RunError("rank " + std::to_string(r) + ": cudaSetDevice(" +
-                                   std::to_string(devices_[std::size_t(r)]) +
-                                   ") failed: " + cudaGetErrorString(e));
-                }
-                body(*comms_[std::size_t(r)]);
-            } catch (...) {
-                // A failure after another rank's is (most likely) its consequence: report the first cause.
-                const bool consequence = failing.exchange(true);
-                const std::exception_ptr ep = std::current_exception();
-                {
-                    std::lock_guard lk(em);
-                    if (!consequence && !primary)
-                        primary = ep;
-                    if (!first)
-                        first = ep;
-                }
-                const std::string msg = "rank " + std::to_string(r) + " failed: " + describe(ep);
-                for (auto& c : comms_)
-                    c->fail(msg);
+    runRankThreads(
+        n,
+        [&](int r) {
+            const cudaError_t e = cudaSetDevice(devices_[std::size_t(r)]);
+            if (e != cudaSuccess) {
+                cudaGetLastError();
+                throw RunError("rank " + std::to_string(r) + ": cudaSetDevice(" +
+                               std::to_string(devices_[std::size_t(r)]) +
+                               ") failed: " + cudaGetErrorString(e));
             }
+            body(*comms_[std::size_t(r)]);
+        },
+        // A failure after another rank's is (most likely) its consequence: report the first cause.
+        [&] { return failing.exchange(true); },
+        [&](const std::string& msg) {
+            for (auto& c : comms_)
+                c->fail(msg);
         });
-    }
-    for (auto& t : threads)
-        t.join();
-    if (primary)
-        std::rethrow_exception(primary);
-    if (first)
-        std::rethrow_exception(first);
 }
 
 bool ncclBuilt() {
