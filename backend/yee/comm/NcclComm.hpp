@@ -73,5 +73,8 @@ private:
 
 /// True when this build has NCCL.
 bool ncclBuilt();
+/// True when the NCCL library can be loaded on this machine (it is loaded at first use, not linked);
+/// else false with the reason in *why.
+bool ncclLoadable(std::string* why = nullptr);
 
 } // namespace yee::comm

@@ -571,7 +571,7 @@ template <class T> RunResult runTyped(std::shared_ptr<const Plan> plan, const Ru
     std::vector<int> distinct = ids;
     std::sort(distinct.begin(), distinct.end());
     // NCCL needs one GPU per rank; tiles sharing a GPU exchange through LocalComm.
-    if (o.backend == Backend::Cuda && o.nccl && N > 1 &&
+    if (o.backend == Backend::Cuda && o.nccl && N > 1 && comm::ncclLoadable() &&
         std::adjacent_find(distinct.begin(), distinct.end()) == distinct.end()) {
         comm::NcclHub hub(ids);
         hub.run([&](comm::NcclComm& c) { body(c); });
@@ -665,6 +665,18 @@ void selectDevices(const std::string& spec, const std::string& field, int tiles,
     o.backend = Backend::Cuda;
     o.gpus = ids;
     o.devices = int(ids.size());
+    if (ids.size() > 1) {
+#if YEE_HAVE_NCCL
+        std::string why;
+        if (!comm::ncclLoadable(&why)) {
+            o.nccl = false;
+            o.deviceNotice = why + ": the GPUs exchange halos through host-coherent memory";
+        }
+#else
+        o.nccl = false;
+        o.deviceNotice = "this build has no NCCL: the GPUs exchange halos through host-coherent memory";
+#endif
+    }
 }
 
 RunOptions RunOptions::fromScene(const scene::Scene& s) {
