@@ -2,7 +2,7 @@
 /// \file CudaLaunch.cuh
 /// CUDA launch of the single-source cell kernels (kernels/*.hpp): one thread per cell, x fastest
 /// across a warp so loads and stores coalesce. The functors are the very ones the CPU launcher runs.
-/// Defines the launchers declared in Dispatch.hpp; CudaKernels.cu instantiates them.
+/// Defines the launchers declared in Dispatch.hpp; CudaInstantiate.cuh instantiates them.
 #include <cstdint>
 #include <string>
 

@@ -1,7 +1,7 @@
 #pragma once
 /// \file Dispatch.hpp
 /// Host-compiler view of the CUDA launchers: declarations only. The definitions (CudaLaunch.cuh) are
-/// compiled by nvcc and explicitly instantiated in CudaKernels.cu for every kernel functor libyee
+/// compiled by nvcc and explicitly instantiated (CudaInstantiate.cuh) for every kernel functor libyee
 /// launches, so a functor used here but not instantiated there fails at link time, in CI.
 #include <cstdint>
 

@@ -1,15 +1,16 @@
-/// \file CudaKernels.cu
-/// Instantiates the CUDA launchers (CudaLaunch.cuh) for every single-source kernel functor libyee
-/// launches through device/Exec.hpp, in float and double. Tile.cpp and GradientDriver.cpp are compiled by
-/// the host compiler and link against exactly these instantiations: the GPU runs the functors the CPU runs.
+#pragma once
+/// \file CudaInstantiate.cuh
+/// The list of every single-source kernel functor libyee launches through device/Exec.hpp, as explicit
+/// instantiations of the CUDA launchers (CudaLaunch.cuh): YEE_ALL_KERNELS(T) for T = float
+/// (CudaKernelsFloat.cu) and double (CudaKernelsDouble.cu), two translation units nvcc builds in parallel.
+/// Tile.cpp and GradientDriver.cpp are compiled by the host compiler and link against exactly these
+/// instantiations: the GPU runs the functors the CPU runs.
 #include "yee/cuda/CudaLaunch.cuh"
 #include "yee/kernels/Adjoint.hpp"
 #include "yee/kernels/Cpml.hpp"
 #include "yee/kernels/Halo.hpp"
 #include "yee/kernels/Points.hpp"
 #include "yee/kernels/Yee.hpp"
-
-namespace yee::cuda {
 
 #define YEE_CELLS(...) template void launchCells<__VA_ARGS__>(int, void*, const Box&, const __VA_ARGS__&);
 #define YEE_INDEX(...) template void launchIndex<__VA_ARGS__>(int, void*, std::int64_t, const __VA_ARGS__&);
@@ -52,7 +53,3 @@ namespace yee::cuda {
     YEE_INDEX(kernels::GatherPoints<T>)                                                                      \
     YEE_INDEX(kernels::ScatterPoints<T>)
 
-YEE_ALL_KERNELS(float)
-YEE_ALL_KERNELS(double)
-
-} // namespace yee::cuda

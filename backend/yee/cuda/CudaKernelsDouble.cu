@@ -1,0 +1,9 @@
+/// \file CudaKernelsDouble.cu
+/// CUDA instantiations of every kernel libyee launches, in double (the list: CudaInstantiate.cuh).
+#include "yee/cuda/CudaInstantiate.cuh"
+
+namespace yee::cuda {
+
+YEE_ALL_KERNELS(double)
+
+} // namespace yee::cuda
