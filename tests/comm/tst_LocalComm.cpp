@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "comm/CommScenarios.hpp"
+#include "comm/HubRun.hpp"
 #include "yee/comm/LocalComm.hpp"
 #include "yee/core/Error.hpp"
 
@@ -19,26 +20,9 @@ using namespace yee::comm::test;
 namespace {
 
 /// Runs `scenario(comm)` on every rank of a fresh hub of `n` devices; returns all failures, joined.
-/// A generous timeout turns a deadlock into a failure instead of a hung test.
 template <class F> QString runAll(int n, F&& scenario, std::vector<CommStats>* stats = nullptr) {
-    LocalHub hub(n);
-    hub.setTimeout(60s);
-    std::vector<std::vector<std::string>> fails(static_cast<std::size_t>(n));
-    try {
-        hub.run([&](LocalComm& c) { fails[std::size_t(c.rank())] = scenario(c); });
-    } catch (const std::exception& e) {
-        fails[0].push_back(std::string("run() threw: ") + e.what());
-    }
-    if (stats) {
-        stats->clear();
-        for (int r = 0; r < n; ++r)
-            stats->push_back(hub.endpoint(r).stats());
-    }
-    QStringList all;
-    for (const auto& f : fails)
-        for (const auto& s : f)
-            all << QString::fromStdString(s);
-    return all.join('\n');
+    return runLocalHub(
+        n, [&](LocalComm& c) { return scenario(c); }, stats, "run()");
 }
 
 void addCounts(std::initializer_list<int> ns) {

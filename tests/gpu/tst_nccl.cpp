@@ -11,6 +11,7 @@
 #include <QtTest>
 
 #include <cuda_runtime_api.h>
+#include <nccl.h>
 
 #include <atomic>
 #include <chrono>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "comm/CommScenarios.hpp"
+#include "comm/HubRun.hpp"
 #include "yee/comm/LocalComm.hpp"
 #include "yee/comm/NcclComm.hpp"
 #include "yee/core/Error.hpp"
@@ -235,35 +237,13 @@ QString runNccl(const std::vector<int>& devices, bool mirrored, F&& scenario,
     } catch (const std::exception& e) {
         fails[0].push_back(std::string("NcclHub threw: ") + e.what());
     }
-    QStringList all;
-    for (const auto& f : fails)
-        for (const auto& s : f)
-            all << QString::fromStdString(s);
-    return all.join('\n');
+    return joinFailures(fails);
 }
 
 /// The same program on a LocalHub of `n` ranks (the CPU reference).
 template <class F> QString runLocal(int n, F&& scenario, std::vector<CommStats>* stats = nullptr) {
-    LocalHub hub(n);
-    hub.setTimeout(60s);
-    std::vector<std::vector<std::string>> fails(static_cast<std::size_t>(n));
-    try {
-        hub.run([&](LocalComm& c) {
-            fails[std::size_t(c.rank())] = guarded(c.rank(), [&] { return scenario(c); });
-        });
-    } catch (const std::exception& e) {
-        fails[0].push_back(std::string("LocalHub threw: ") + e.what());
-    }
-    if (stats) {
-        stats->clear();
-        for (int r = 0; r < n; ++r)
-            stats->push_back(hub.endpoint(r).stats());
-    }
-    QStringList all;
-    for (const auto& f : fails)
-        for (const auto& s : f)
-            all << QString::fromStdString(s);
-    return all.join('\n');
+    return runLocalHub(
+        n, [&](LocalComm& c) { return guarded(c.rank(), [&] { return scenario(c); }); }, stats);
 }
 
 /// Ring exchange with device buffers: rank r sends ringCount(r) doubles right (tag 0) and left (tag 1).
@@ -360,10 +340,27 @@ class tst_Nccl : public QObject {
     Q_OBJECT
 
 private slots:
+    /// NCCL is opened at first use: on every machine the loader either reaches the library or says why
+    /// (no GPU needed), and the entry points answer accordingly.
+    void loaderAnswers() {
+        std::string why;
+        if (ncclLoadable(&why)) {
+            QVERIFY(why.empty());
+            const std::string text = ncclGetErrorString(ncclInvalidArgument);
+            QVERIFY(!text.empty());
+            QVERIFY2(text.find("could not be loaded") == std::string::npos, text.c_str());
+        } else {
+            QVERIFY2(why.find("libnccl") != std::string::npos, why.c_str());
+            const std::string text = ncclGetErrorString(ncclSystemError);
+            QVERIFY2(text.find("could not be loaded") != std::string::npos, text.c_str());
+            ncclUniqueId id;
+            QCOMPARE(ncclGetUniqueId(&id), ncclSystemError);
+        }
+    }
     void built() {
         REQUIRE_GPUS(1);
-        QVERIFY(ncclBuilt());
-        QVERIFY(yee::cuda::built());
+        std::string why;
+        QVERIFY2(ncclLoadable(&why), why.c_str());
         NcclHub hub({0});
         QCOMPARE(hub.size(), 1);
         hub.run([](NcclComm& c) {

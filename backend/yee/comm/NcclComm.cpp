@@ -803,8 +803,4 @@ void NcclHub::run(const std::function<void(NcclComm&)>& body) {
         });
 }
 
-bool ncclBuilt() {
-    return true;
-}
-
 } // namespace yee::comm

@@ -71,8 +71,6 @@ private:
     std::vector<std::unique_ptr<NcclComm>> comms_;
 };
 
-/// True when this build has NCCL.
-bool ncclBuilt();
 /// True when the NCCL library can be loaded on this machine (it is loaded at first use, not linked);
 /// else false with the reason in *why.
 bool ncclLoadable(std::string* why = nullptr);

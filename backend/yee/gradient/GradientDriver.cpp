@@ -4,6 +4,7 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <type_traits>
 
 #include "yee/core/Error.hpp"
 #include "yee/device/Exec.hpp"
@@ -428,17 +429,17 @@ void GradientDriver<T>::scatter(PointSet& ps, typename solver::Tile<T>::FieldSet
     device::launchIndex(dev, n, 1, k);
 }
 
-template <class T> int GradientDriver<T>::sourceIndex(int comp, std::int64_t off) {
-    auto [it, fresh] = srcIndex_.try_emplace({comp, off}, int(src_.pts.size()));
-    if (fresh)
-        src_.pts.push_back({comp, off});
-    return it->second;
-}
-
 template <class T> void GradientDriver<T>::buildSources() {
     // Every location adjointSources() adds to, once each; repeated adds to one location are applied in
     // their original order to its single host value, so the sums round exactly as direct updates would.
     srcOfPoint_.assign(points_.size(), -1);
+    std::map<std::pair<int, std::int64_t>, int> index;
+    auto sourceIndex = [&](int comp, std::int64_t off) {
+        auto [it, fresh] = index.try_emplace({comp, off}, int(src_.pts.size()));
+        if (fresh)
+            src_.pts.push_back({comp, off});
+        return it->second;
+    };
     const ArrayShape& sh = tile_.shape();
     const Box& tb = tile_.box();
     for (Term& t : terms_) {
@@ -469,7 +470,6 @@ template <class T> void GradientDriver<T>::buildSources() {
             srcOfPoint_[std::size_t(q)] =
                 sourceIndex(points_[std::size_t(q)].comp, points_[std::size_t(q)].off);
     }
-    srcIndex_.clear();
 }
 
 template <class T> void GradientDriver<T>::capture(std::vector<T>& out) {
@@ -573,6 +573,15 @@ void GradientDriver<T>::accumulateGradient(const std::vector<T>& after, const st
 }
 
 namespace {
+/// f(std::integral_constant<int, A>{}) for the runtime axis a (0, 1, 2).
+template <class F> void withAxis(int a, F&& f) {
+    if (a == 0)
+        f(std::integral_constant<int, 0>{});
+    else if (a == 1)
+        f(std::integral_constant<int, 1>{});
+    else
+        f(std::integral_constant<int, 2>{});
+}
 template <class T, int A>
 void eAdjW(device::Device& dev, View<T>* f, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& psi,
            std::array<Buffer<T>, 2>& w, int th) {
@@ -664,16 +673,11 @@ template <class T> void GradientDriver<T>::cpmlEAdjoint() {
             if (sl.slab.axis != a)
                 continue;
             auto& sa = slabAdj_[std::size_t(s)];
-            if (a == 0) {
-                eAdjW<T, 0>(tile_.device(), f, sl, sa.psiE, sa.w, th);
-                m ? eAdjQ<T, 0, true>(f, tile_, sl, sa.w, th) : eAdjQ<T, 0, false>(f, tile_, sl, sa.w, th);
-            } else if (a == 1) {
-                eAdjW<T, 1>(tile_.device(), f, sl, sa.psiE, sa.w, th);
-                m ? eAdjQ<T, 1, true>(f, tile_, sl, sa.w, th) : eAdjQ<T, 1, false>(f, tile_, sl, sa.w, th);
-            } else {
-                eAdjW<T, 2>(tile_.device(), f, sl, sa.psiE, sa.w, th);
-                m ? eAdjQ<T, 2, true>(f, tile_, sl, sa.w, th) : eAdjQ<T, 2, false>(f, tile_, sl, sa.w, th);
-            }
+            withAxis(a, [&](auto axis) {
+                constexpr int A = decltype(axis)::value;
+                eAdjW<T, A>(tile_.device(), f, sl, sa.psiE, sa.w, th);
+                m ? eAdjQ<T, A, true>(f, tile_, sl, sa.w, th) : eAdjQ<T, A, false>(f, tile_, sl, sa.w, th);
+            });
         }
 }
 
@@ -689,16 +693,11 @@ template <class T> void GradientDriver<T>::cpmlHAdjoint() {
             if (sl.slab.axis != a)
                 continue;
             auto& sa = slabAdj_[std::size_t(s)];
-            if (a == 0) {
-                hAdjW<T, 0>(tile_.device(), f, sl, sa.psiH, sa.w, th);
-                hAdjP<T, 0>(f, tile_, sl, sa.w, th);
-            } else if (a == 1) {
-                hAdjW<T, 1>(tile_.device(), f, sl, sa.psiH, sa.w, th);
-                hAdjP<T, 1>(f, tile_, sl, sa.w, th);
-            } else {
-                hAdjW<T, 2>(tile_.device(), f, sl, sa.psiH, sa.w, th);
-                hAdjP<T, 2>(f, tile_, sl, sa.w, th);
-            }
+            withAxis(a, [&](auto axis) {
+                constexpr int A = decltype(axis)::value;
+                hAdjW<T, A>(tile_.device(), f, sl, sa.psiH, sa.w, th);
+                hAdjP<T, A>(f, tile_, sl, sa.w, th);
+            });
         }
 }
 

@@ -86,7 +86,6 @@ private:
     void gather(PointSet& ps, typename solver::Tile<T>::FieldSet& s, std::int64_t count, std::vector<T>& out);
     /// Write `in` to every location of ps in s.
     void scatter(PointSet& ps, typename solver::Tile<T>::FieldSet& s, const std::vector<T>& in);
-    int sourceIndex(int comp, std::int64_t off);
     struct Term {
         int kind = 0;  ///< 0 flux time-domain, 1 flux phasor, 2 energy
         int det = 0;   ///< detector index
@@ -135,9 +134,8 @@ private:
     typename solver::Tile<T>::FieldSet adj_;
     comm::ExchangeGroup mergedE_, mergedH_;
     std::vector<Point> points_;
-    PointSet cap_;                                         ///< the capture list (points_)
-    PointSet src_;                                         ///< where adjoint sources are added
-    std::map<std::pair<int, std::int64_t>, int> srcIndex_; ///< construction only
+    PointSet cap_;                ///< the capture list (points_)
+    PointSet src_;                ///< where adjoint sources are added
     std::vector<int> srcOfPoint_; ///< capture point -> its adjoint-source location (or -1)
     std::vector<double> srcCoef_; ///< Cb (E) or Db (H) at each source location, read after fill
     std::vector<T> srcVal_, pVal_;

@@ -13,8 +13,8 @@ namespace yee::gradient {
 RecordStore::RecordStore(device::Device& dev, std::int64_t recordBytes, int records, const std::string& tier,
                          int transferInterval, int ringBuffers, const std::string& diskDir)
     : recordBytes_(recordBytes), records_(records), scales_(std::size_t(std::max(records, 0)), 1.0),
-      dev_(&dev), copies_(dev.staged()) {
-    if (copies_)
+      dev_(&dev) {
+    if (dev.staged())
         readBuf_.resize(std::size_t(std::max<std::int64_t>(recordBytes, 0)));
     if (tier == "device" || records == 0 || recordBytes == 0) {
         all_ = device::Buffer<unsigned char>(dev, recordBytes * records, device::Category::Recorder);
@@ -182,7 +182,7 @@ int RecordStore::slotFor(int group, bool forLoad) {
 void RecordStore::put(int r, const unsigned char* data, double scale) {
     scales_[std::size_t(r)] = scale;
     auto write = [&](unsigned char* dst) {
-        if (copies_)
+        if (dev_->staged())
             dev_->copy(dst, data, recordBytes_);
         else
             std::memcpy(dst, data, std::size_t(recordBytes_));
@@ -212,7 +212,7 @@ void RecordStore::finishWrites() {
 const unsigned char* RecordStore::get(int r, double& scale) {
     scale = scales_[std::size_t(r)];
     auto read = [&](const unsigned char* src) -> const unsigned char* {
-        if (!copies_)
+        if (!dev_->staged())
             return src;
         dev_->copy(readBuf_.data(), src, recordBytes_);
         return readBuf_.data();

@@ -71,7 +71,6 @@ private:
     // GPUs: records really live in device memory, so puts and gets are copies; the host tier's backing
     // is page-locked and the worker moves slots on its own stream, overlapping the compute stream.
     device::Device* dev_ = nullptr;
-    bool copies_ = false;                ///< put/get copy to/from device memory (Device::staged)
     std::vector<unsigned char> readBuf_; ///< host copy of the record last returned by get()
     void* copyStream_ = nullptr;         ///< CUDA: the worker's stream
     bool pinned_ = false;

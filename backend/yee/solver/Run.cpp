@@ -527,20 +527,33 @@ template <class T> struct TileRun {
     }
 };
 
-/// The device tile t runs on (or, with an external communicator, this rank's device).
+/// The GPU tile t runs on (backend Cuda).
+int gpuOf(const RunOptions& o, int t) {
+    return o.gpus.at(std::size_t(t) % o.gpus.size());
+}
+
+/// Bytes tile t's device may hold: the given capacity, else the GPU's free memory, else a share of the
+/// host's memory among `devices` emulated devices.
+std::int64_t capacityFor(const RunOptions& o, int t, int devices) {
+    if (o.backend != Backend::Cuda)
+        return capacityOf(o, devices);
+    if (o.deviceCapacity > 0)
+        return o.deviceCapacity;
+    std::int64_t freeB = 0, totalB = 0;
+    cuda::memoryInfo(gpuOf(o, t), freeB, totalB);
+    return freeB;
+}
+
+/// The device tile t runs on (or, with an external communicator, this rank's device). A dry-run device
+/// has no capacity limit: it records what the run would allocate (estimateTyped).
 std::unique_ptr<device::Device> makeDevice(const RunOptions& o, int t, int devices, bool dryRun) {
-    if (o.backend == Backend::Cuda) {
-        const int id = o.gpus.at(std::size_t(t) % o.gpus.size());
-        std::int64_t cap = o.deviceCapacity;
-        if (cap <= 0 && dryRun) {
-            std::int64_t freeB = 0, totalB = 0;
-            cuda::memoryInfo(id, freeB, totalB);
-            cap = freeB;
-        }
-        return std::make_unique<device::Device>(device::DeviceKind::Cuda, id, 1, cap, dryRun);
-    }
-    auto dev = std::make_unique<device::Device>(
-        device::DeviceKind::Cpu, t, dryRun ? 1 : threadsOf(o, devices), capacityOf(o, devices), dryRun);
+    const bool gpu = o.backend == Backend::Cuda;
+    const std::int64_t unlimited = std::numeric_limits<std::int64_t>::max() / 4;
+    // A real GPU device with capacity 0 takes the driver's free memory when it opens.
+    const std::int64_t capacity = dryRun ? unlimited : gpu ? o.deviceCapacity : capacityOf(o, devices);
+    auto dev = std::make_unique<device::Device>(gpu ? device::DeviceKind::Cuda : device::DeviceKind::Cpu,
+                                                gpu ? gpuOf(o, t) : t,
+                                                gpu || dryRun ? 1 : threadsOf(o, devices), capacity, dryRun);
     dev->setStagedPaths(o.gpuDataPaths);
     return dev;
 }
@@ -591,23 +604,19 @@ template <class T> Estimate estimateTyped(std::shared_ptr<const Plan> plan, cons
     const int N = plan->tiles->count();
     const bool mpi = o.communicator != nullptr;
     for (int t = 0; t < N; ++t) {
-        // The capacity the run will have, and a dry run of exactly its allocations on a device of the
-        // same kind (so GPU-only buffers are counted) without a limit.
-        const std::int64_t capacity = makeDevice(o, t, mpi ? 1 : N, true)->capacity();
-        const int id = o.backend == Backend::Cuda ? o.gpus.at(std::size_t(t) % o.gpus.size()) : t;
-        device::Device dev(o.backend == Backend::Cuda ? device::DeviceKind::Cuda : device::DeviceKind::Cpu,
-                           id, 1, std::numeric_limits<std::int64_t>::max() / 4, true);
-        dev.setStagedPaths(o.gpuDataPaths);
+        // A dry run of exactly the run's allocations on a device of the same kind (so GPU-only buffers
+        // are counted), against the capacity the run will have.
+        const auto dev = makeDevice(o, t, mpi ? 1 : N, true);
         {
-            Tile<T> tile(plan, t, dev);
+            Tile<T> tile(plan, t, *dev);
             if (o.gradient)
                 gradient::GradientDriver<T> g(tile, gradient::makeGradientPlan(*plan));
         }
         DeviceSummary d;
-        d.name = mpi && o.backend == Backend::Cpu ? "rank:" + std::to_string(t) : dev.name();
+        d.name = mpi && o.backend == Backend::Cpu ? "rank:" + std::to_string(t) : dev->name();
         d.tile = plan->tiles->tile(t).box;
-        d.capacity = capacity;
-        d.memory = dev.ledger().snapshot();
+        d.capacity = capacityFor(o, t, mpi ? 1 : N);
+        d.memory = dev->ledger().snapshot();
         e.devices.push_back(d);
     }
     return e;
