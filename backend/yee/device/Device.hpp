@@ -115,6 +115,8 @@ public:
     std::int64_t size() const { return n_; }
     std::int64_t bytes() const { return n_ * std::int64_t(sizeof(T)); }
     bool allocated() const { return n_ > 0; }
+    /// The ledger category this buffer was allocated under.
+    Category category() const { return cat_; }
     T& operator[](std::int64_t i) const { return p_[i]; }
 
 private:

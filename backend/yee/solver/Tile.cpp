@@ -103,6 +103,25 @@ Tile<T>::Tile(std::shared_ptr<const Plan> plan, int index, device::Device& dev)
 
     buildExchanges(fwd_, Category::Halo, 0);
     allocateDetectors();
+
+    // ---- the registry of evolving state: fields and CPML psi (Dynamics), detector accumulators (Record)
+    // ----
+    for (int c = 0; c < 6; ++c)
+        state_.add(std::string("field.") + componentName(c), StateRole::Dynamics, fwd_.f[c]);
+    for (std::size_t s = 0; s < slabs_.size(); ++s)
+        for (int q = 0; q < 2; ++q) {
+            const std::string pre = "pml." + std::to_string(s) + ".";
+            state_.add(pre + "psiE." + std::to_string(q), StateRole::Dynamics, slabs_[s]->psiE[q]);
+            state_.add(pre + "psiH." + std::to_string(q), StateRole::Dynamics, slabs_[s]->psiH[q]);
+        }
+    for (auto& d : dets_) {
+        const std::string pre = "detector." + d.plan->name + ".";
+        state_.add(pre + "sums", StateRole::Record, d.sums);
+        state_.add(pre + "phasor", StateRole::Record, d.phasor);
+        state_.add(pre + "prevE", StateRole::Record, d.prevE);
+        state_.add(pre + "series", StateRole::Record, d.series);
+        state_.add(pre + "snap", StateRole::Record, d.snap);
+    }
     if (dev.staged()) {
         nonFinite_ = Buffer<int>(dev, 1, Category::Staging);
         std::int64_t stage = 0;
@@ -947,27 +966,7 @@ template <class T> bool Tile<T>::finite() const {
 
 template <class T> std::vector<typename Tile<T>::StateBlock> Tile<T>::stateBlocks() {
     dev_.sync(); // the bytes are read or overwritten on the host
-    std::vector<StateBlock> blocks;
-    auto add = [&](std::string name, auto& buf) {
-        blocks.push_back({std::move(name), buf.data(), buf.bytes()});
-    };
-    for (int c = 0; c < 6; ++c)
-        add(std::string("field.") + componentName(c), fwd_.f[c]);
-    for (std::size_t s = 0; s < slabs_.size(); ++s)
-        for (int q = 0; q < 2; ++q) {
-            const std::string pre = "pml." + std::to_string(s) + ".";
-            add(pre + "psiE." + std::to_string(q), slabs_[s]->psiE[q]);
-            add(pre + "psiH." + std::to_string(q), slabs_[s]->psiH[q]);
-        }
-    for (auto& d : dets_) {
-        const std::string pre = "detector." + d.plan->name + ".";
-        add(pre + "sums", d.sums);
-        add(pre + "phasor", d.phasor);
-        add(pre + "prevE", d.prevE);
-        add(pre + "series", d.series);
-        add(pre + "snap", d.snap);
-    }
-    return blocks;
+    return state_.entries();
 }
 
 template class Tile<float>;

@@ -14,6 +14,7 @@
 #include "yee/core/View.hpp"
 #include "yee/device/Device.hpp"
 #include "yee/solver/Plan.hpp"
+#include "yee/solver/TileState.hpp"
 
 namespace yee::solver {
 
@@ -144,19 +145,16 @@ public:
     };
     std::vector<std::unique_ptr<Slab>>& slabs() { return slabs_; }
 
-    // ---- restart files (Restart.hpp) ----
+    // ---- evolving state (TileState.hpp) ----
+    /// The registry of this tile's evolving state: the six fields (with halos) and the CPML psi of
+    /// every slab (role Dynamics), then each detector's accumulators (role Record), in that order.
+    /// Gradient checkpoints iterate the Dynamics entries, restart files (Restart.hpp) all of them.
+    /// These bytes, taken after finishPending() at the end of step n and written back into a freshly
+    /// filled tile of the same plan, continue the run from step n bit for bit.
+    const TileState& state() const { return state_; }
     /// One buffer of the tile's evolving state, as raw bytes in the device's memory.
-    struct StateBlock {
-        std::string name;     ///< stable name, e.g. "field.Ex", "pml.0.psiE.1", "detector.out.phasor"
-        void* data = nullptr; ///< device memory (host-addressable on CPU devices); null when empty
-        std::int64_t bytes = 0;
-    };
-    /// Everything that evolves during a forward run, in a fixed order: the six fields with their
-    /// halos, the CPML psi of every slab and each detector's accumulators (sums, phasor, prevE, series,
-    /// snap). Constants rebuilt by fill() (materials, CPML profiles, injections, detector eps/mu) and the
-    /// halo message buffers (refilled every step) are not part of it. These bytes, taken after
-    /// finishPending() at the end of step n and written back into a freshly filled tile of the same
-    /// plan, continue the run from step n bit for bit.
+    using StateBlock = StateEntry;
+    /// Every registered entry, after waiting for the device (the bytes are read or written on the host).
     std::vector<StateBlock> stateBlocks();
 
 private:
@@ -198,6 +196,7 @@ private:
     Box coreH_, coreE_;
     std::vector<Box> restH_, restE_;
     std::vector<TileDetector<T>> dets_;
+    TileState state_;
     device::Buffer<int> nonFinite_; ///< CUDA: the divergence guard's flag word
     device::Buffer<T> detStage_;    ///< CUDA: packed detector regions on their way to the host
     std::vector<T> detHost_;        ///< CUDA: their host copy
