@@ -55,8 +55,8 @@ std::array<int, 3> parseTiles(const std::string& text) {
 
 std::string parseDevices(const std::string& text) {
     // The solver's own parser, on scratch options: one syntax for run.devices and --devices.
-    solver::RunOptions scratch;
-    solver::selectDevices(text, "--devices", 1, scratch);
+    run::RunOptions scratch;
+    run::selectDevices(text, "--devices", 1, scratch);
     return text;
 }
 
@@ -114,9 +114,9 @@ RunArgs parseRunArgs(const std::vector<std::string>& args) {
         else if (name == "--precision") {
             std::string p = value();
             if (p == "float32")
-                r.precision = solver::Precision::Float32;
+                r.precision = run::Precision::Float32;
             else if (p == "float64")
-                r.precision = solver::Precision::Float64;
+                r.precision = run::Precision::Float64;
             else
                 throw InputError("--precision: expected float32 or float64, got '" + p + "'");
         } else if (name == "--max-steps") {
@@ -183,19 +183,19 @@ std::string defaultSnapshotsDir(const std::string& scenePath) {
     return stemOf(scenePath) + ".fields";
 }
 
-solver::RunOptions makeRunOptions(const scene::Scene& scene, const RunArgs& args) {
-    solver::RunOptions o = solver::RunOptions::fromScene(scene);
+run::RunOptions makeRunOptions(const scene::Scene& scene, const RunArgs& args) {
+    run::RunOptions o = run::RunOptions::fromScene(scene);
     // fromScene leaves a CPU choice without a notice only when the scene itself asks for CPU devices.
-    const bool sceneAsksForCpu = o.backend == solver::Backend::Cpu && o.deviceNotice.empty();
+    const bool sceneAsksForCpu = o.backend == run::Backend::Cpu && o.deviceNotice.empty();
     if (args.tiles)
         o.tiles = *args.tiles;
     const int tiles = o.tiles[0] * o.tiles[1] * o.tiles[2];
     if (args.devices)
-        solver::selectDevices(*args.devices, "--devices", tiles, o);
+        run::selectDevices(*args.devices, "--devices", tiles, o);
     else if (args.tiles && sceneAsksForCpu)
         o.devices = tiles; // one emulated device per tile
     else if (args.tiles)
-        solver::selectDevices(scene.run.devices, "run.devices", tiles, o); // GPU list, or fall back per tile
+        run::selectDevices(scene.run.devices, "run.devices", tiles, o); // GPU list, or fall back per tile
     if (args.precision)
         o.precision = *args.precision;
     if (args.noOverlap)

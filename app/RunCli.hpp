@@ -1,14 +1,14 @@
 #pragma once
 /// \file RunCli.hpp
 /// The command line of `yee-run`: parsing into a plain struct, defaults, and turning it into
-/// solver::RunOptions. Pure functions, no I/O, so tests can drive them with argument lists.
+/// run::RunOptions. Pure functions, no I/O, so tests can drive them with argument lists.
 #include <array>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "yee/bundle/Bundle.hpp"
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 
 namespace yee::cli {
 
@@ -26,7 +26,7 @@ struct RunArgs {
     bool check = false;                         ///< --check: validate and estimate only
     std::optional<std::array<int, 3>> tiles;    ///< --tiles PXxPYxPZ
     std::optional<std::string> devices;         ///< --devices cpu:N | cuda | cuda:all | cuda:ID[,ID...]
-    std::optional<solver::Precision> precision; ///< --precision float32|float64
+    std::optional<run::Precision> precision; ///< --precision float32|float64
     bool noOverlap = false;                     ///< --no-overlap
     bool gradient = false;                      ///< --grad: value and gradient (scene's "gradient" section)
     std::optional<int> maxSteps;                ///< --max-steps N
@@ -60,7 +60,7 @@ RunArgs parseRunArgs(const std::vector<std::string>& args);
 /// `PXxPYxPZ` with positive integers, e.g. "2x1x1". Throws InputError naming --tiles.
 std::array<int, 3> parseTiles(const std::string& text);
 /// A device list: `cpu:N` (N >= 1), `cuda`, `cuda:all` or `cuda:ID[,ID...]`; returns it unchanged.
-/// Checked with solver::selectDevices: a malformed list, a GPU listed twice, or (on a machine with GPUs)
+/// Checked with run::selectDevices: a malformed list, a GPU listed twice, or (on a machine with GPUs)
 /// a GPU that does not exist throws InputError naming --devices. No GPU at all is not an error here (the
 /// run falls back to CPU devices, see makeRunOptions).
 std::string parseDevices(const std::string& text);
@@ -71,10 +71,10 @@ std::string defaultOutputPath(const std::string& scenePath);
 std::string defaultSnapshotsDir(const std::string& scenePath);
 
 /// RunOptions::fromScene(scene) with the command-line overrides applied. --devices goes through
-/// solver::selectDevices (field "--devices") once the tile grid is known, so a GPU list on a machine
+/// run::selectDevices (field "--devices") once the tile grid is known, so a GPU list on a machine
 /// without a usable GPU falls back to one emulated CPU device per tile and sets deviceNotice. --tiles
 /// without --devices sets one CPU device per tile (a scene asking for GPUs keeps its GPU list).
-solver::RunOptions makeRunOptions(const scene::Scene& scene, const RunArgs& args);
+run::RunOptions makeRunOptions(const scene::Scene& scene, const RunArgs& args);
 
 /// Number of ranks the launcher (mpirun, srun, hydra) started, from OMPI_COMM_WORLD_SIZE, PMI_SIZE or
 /// SLURM_NTASKS (first one set); 1 when none is set or parsable.

@@ -90,7 +90,7 @@ std::string formatMemoryTable(const std::vector<solver::DeviceSummary>& devices)
     return renderTable(header, rows, 2);
 }
 
-std::string formatEstimate(const solver::Estimate& e) {
+std::string formatEstimate(const run::Estimate& e) {
     std::string out = "Memory estimate: grid " + std::to_string(e.gridCells[0]) + "x" +
                       std::to_string(e.gridCells[1]) + "x" + std::to_string(e.gridCells[2]) + " cells, " +
                       std::to_string(e.steps) + " steps, " + std::to_string(e.devices.size()) +

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "yee/cuda/Runtime.hpp"
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 #include "yee/telemetry/Telemetry.hpp"
 
 namespace yee::cli {
@@ -20,7 +20,7 @@ std::string renderTable(const std::vector<std::string>& header,
 
 /// The pre-run estimate: grid, steps, then per device its tile, peak bytes of every category used by
 /// any device, peak total, capacity and the share of capacity.
-std::string formatEstimate(const solver::Estimate& estimate);
+std::string formatEstimate(const run::Estimate& estimate);
 
 /// Per-device peak memory by category (categories used by any device), peak total and capacity.
 std::string formatMemoryTable(const std::vector<solver::DeviceSummary>& devices);

@@ -25,7 +25,7 @@
 #include "yee/io/ResultsWriter.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
 #include "yee/scene/SceneJson.hpp"
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 
 #ifdef YEE_HAVE_MPI
 #include "yee/comm/MpiComm.hpp"
@@ -116,7 +116,7 @@ struct Launch {
 /// Everything decided before the run.
 struct Plan {
     scene::Scene scene;
-    solver::RunOptions options;
+    run::RunOptions options;
     std::string output;
     std::string snapshotsDir;
     std::vector<std::string> notes; ///< printed once (rank 0) on stderr before anything runs
@@ -159,7 +159,7 @@ Plan prepare(const cli::RunArgs& args, const Launch& launch) {
     p.options.communicator = launch.communicator;
     if (!p.options.deviceNotice.empty())
         p.notes.push_back(p.options.deviceNotice);
-    const bool gpus = p.options.backend == solver::Backend::Cuda;
+    const bool gpus = p.options.backend == run::Backend::Cuda;
 #ifndef YEE_HAVE_NCCL
     if (gpus && !launch.communicator && p.options.gpus.size() > 1) {
         p.options.nccl = false;
@@ -197,7 +197,7 @@ Plan prepare(const cli::RunArgs& args, const Launch& launch) {
                              std::to_string(launch.communicator->size()) +
                              " MPI ranks were started (one rank per tile)");
     }
-    solver::validateOptions(p.scene, p.options);
+    run::validateOptions(p.scene, p.options);
     p.output = args.outputPath();
     p.snapshotsDir = args.snapshotsPath();
     if (!args.check) {
@@ -217,7 +217,7 @@ int estimate(const cli::RunArgs& args, const Launch& launch, const Plan& p) {
     if (launch.rank0)
         for (const auto& n : p.notes)
             printNote(n);
-    solver::Estimate e = solver::estimate(p.scene, p.options);
+    run::Estimate e = run::estimate(p.scene, p.options);
     if (launch.rank0 && (args.check || !args.quiet))
         std::printf("%s", cli::formatEstimate(e).c_str());
     if (args.check && launch.rank0)
@@ -242,7 +242,7 @@ int execute(const cli::RunArgs& args, const Launch& launch, Plan& p) {
     if (gCancel.load() && !launch.communicator)
         throw Cancelled();
 
-    solver::RunResult result = solver::run(p.scene, p.options);
+    run::RunResult result = run::run(p.scene, p.options);
     if (talk)
         progress.finish();
     // Other ranks hold only their device summary (see RunResult); rank 0 reports the outcome.
@@ -362,7 +362,7 @@ Outcome agree(const Outcome& mine, int rank, int size) {
 /// (or a build without NCCL) stage them through host memory over MpiComm. Collective: every rank takes
 /// the same decision (`nccl`), and a job whose ranks disagree on having GPUs is refused on all of them.
 int chooseGpuExchange(const cli::RunArgs& args, const Launch& launch, Plan& plan, bool& nccl) {
-    const bool gpus = plan.options.backend == solver::Backend::Cuda;
+    const bool gpus = plan.options.backend == run::Backend::Cuda;
     int any[3] = {gpus ? 1 : 0, gpus ? 0 : 1, gpus && launch.ranksOnNode > plan.gpusListed ? 1 : 0};
     MPI_Allreduce(MPI_IN_PLACE, any, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     const bool someGpu = any[0] != 0, someCpu = any[1] != 0, someShared = any[2] != 0;

@@ -25,7 +25,7 @@
 #include "yee/device/Device.hpp"
 #include "yee/scene/Scene.hpp"
 #include "yee/scene/SceneJson.hpp"
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 
 using namespace yee;
 
@@ -46,11 +46,11 @@ void printPeaks(const std::vector<solver::DeviceSummary>& devices) {
 /// Values moved per cell update by the two sweeps (lossless, non-magnetic kernels):
 /// H: read+write H (6) + read E (3); E: read+write E (6) + read H (3) + read Cb (3) = 21 values.
 constexpr double kValuesPerCell = 21;
-double bytesPerCell(solver::Precision p) {
-    return kValuesPerCell * (p == solver::Precision::Float32 ? 4 : 8);
+double bytesPerCell(run::Precision p) {
+    return kValuesPerCell * (p == run::Precision::Float32 ? 4 : 8);
 }
-const char* precisionName(solver::Precision p) {
-    return p == solver::Precision::Float32 ? "float32" : "float64";
+const char* precisionName(run::Precision p) {
+    return p == run::Precision::Float32 ? "float32" : "float64";
 }
 
 scene::Scene benchScene(int n, int pml, int steps) {
@@ -167,26 +167,26 @@ scene::Scene waveguideScene(double lengthUm, double durationFs) {
     return s;
 }
 
-double runOnce(const scene::Scene& s, solver::Precision p, std::array<int, 3> tiles, int steps,
+double runOnce(const scene::Scene& s, run::Precision p, std::array<int, 3> tiles, int steps,
                bool overlap) {
-    solver::RunOptions o = solver::RunOptions::fromScene(s);
+    run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
     o.tiles = tiles;
     o.devices = tiles[0] * tiles[1] * tiles[2];
     o.maxSteps = steps;
     o.overlap = overlap;
     o.guardInterval = 1000000;
-    solver::RunResult r = solver::run(s, o);
+    run::RunResult r = run::run(s, o);
     return double(r.cellUpdates) / r.seconds / 1e6;
 }
 
-solver::RunResult runGradCase(const scene::Scene& s, int n, bool gradient) {
-    solver::RunOptions o = solver::RunOptions::fromScene(s);
+run::RunResult runGradCase(const scene::Scene& s, int n, bool gradient) {
+    run::RunOptions o = run::RunOptions::fromScene(s);
     o.tiles = {n, 1, 1};
     o.devices = n;
     o.gradient = gradient;
     o.guardInterval = 1000000;
-    return solver::run(s, o);
+    return run::run(s, o);
 }
 
 /// Value-and-grad on 1, 2, 4 emulated devices: per-device peak memory, VJP / forward time, and the
@@ -202,8 +202,8 @@ void gradientBenchmark(double lengthUm, double durationFs) {
                 "peak/dev_MiB", "peak_ratio", "recorder_MiB");
     double single = 0;
     for (int n : {1, 2, 4}) {
-        const solver::RunResult f = runGradCase(s, n, false);
-        const solver::RunResult g = runGradCase(s, n, true);
+        const run::RunResult f = runGradCase(s, n, false);
+        const run::RunResult g = runGradCase(s, n, true);
         std::int64_t peak = 0, rec = 0;
         for (const auto& d : g.devices) {
             peak = std::max(peak, d.memory.peakTotal);
@@ -219,7 +219,7 @@ void gradientBenchmark(double lengthUm, double durationFs) {
     }
     // Storage tiers: backward time relative to the device tier and the recorder memory left on the device.
     {
-        const solver::RunResult base = runGradCase(s, 1, true);
+        const run::RunResult base = runGradCase(s, 1, true);
         const double b0 = base.backwardSeconds;
         const double r0 = double(base.devices[0].memory.peak[int(device::Category::Recorder)]);
         std::printf("%-6s %-9s %-5s %-18s %-16s\n", "tier", "interval", "ring", "backward/device",
@@ -232,7 +232,7 @@ void gradientBenchmark(double lengthUm, double durationFs) {
                     t.gradient.tier = tier;
                     t.gradient.transferInterval = interval;
                     t.gradient.ringBuffers = ring;
-                    const solver::RunResult g = runGradCase(t, 1, true);
+                    const run::RunResult g = runGradCase(t, 1, true);
                     std::printf(
                         "%-6s %-9d %-5d %-18.3f %-16.3f\n", tier, interval, ring, g.backwardSeconds / b0,
                         double(g.devices[0].memory.peak[int(device::Category::Recorder)]) / 1048576.0);
@@ -242,8 +242,8 @@ void gradientBenchmark(double lengthUm, double durationFs) {
     s.gradient.recorder.clear();
     for (int c : {8, 32}) {
         s.gradient.numCheckpoints = c;
-        const solver::RunResult f = runGradCase(s, 1, false);
-        const solver::RunResult g = runGradCase(s, 1, true);
+        const run::RunResult f = runGradCase(s, 1, false);
+        const run::RunResult g = runGradCase(s, 1, true);
         const double recompute = double(g.steps + g.recomputedSteps) / double(g.steps);
         std::printf("checkpointed num_checkpoints=%d: recompute_factor %.3f vjp/fwd %.3f peak %.2f MiB\n", c,
                     recompute, (g.forwardSeconds + g.backwardSeconds) / f.seconds,
@@ -261,11 +261,11 @@ constexpr bool kHaveNccl = false;
 #endif
 
 /// Options for a run with tile t of an Nx1x1 grid on gpus[t].
-solver::RunOptions gpuOptions(const scene::Scene& s, solver::Precision p, const std::vector<int>& gpus,
+run::RunOptions gpuOptions(const scene::Scene& s, run::Precision p, const std::vector<int>& gpus,
                               bool nccl, bool gradient, int steps = -1) {
-    solver::RunOptions o = solver::RunOptions::fromScene(s);
+    run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
-    o.backend = solver::Backend::Cuda;
+    o.backend = run::Backend::Cuda;
     o.gpus = gpus;
     o.devices = int(gpus.size());
     o.tiles = {int(gpus.size()), 1, 1};
@@ -287,7 +287,7 @@ std::string gpuList(const std::vector<int>& gpus) {
     return l;
 }
 
-std::int64_t peakPerDevice(const solver::RunResult& r) {
+std::int64_t peakPerDevice(const run::RunResult& r) {
     std::int64_t m = 0;
     for (const auto& d : r.devices)
         m = std::max(m, d.memory.peakTotal);
@@ -295,10 +295,10 @@ std::int64_t peakPerDevice(const solver::RunResult& r) {
 }
 
 /// Best Gcell-updates/s of `reps` runs (and the per-GPU ledger peak of the last).
-double bestGcells(const scene::Scene& s, const solver::RunOptions& o, int reps, std::int64_t& peak) {
+double bestGcells(const scene::Scene& s, const run::RunOptions& o, int reps, std::int64_t& peak) {
     double best = 0;
     for (int r = 0; r < reps; ++r) {
-        const solver::RunResult res = solver::run(s, o);
+        const run::RunResult res = run::run(s, o);
         if (!res.completed)
             throw RunError("GPU run did not complete: " + res.status);
         best = std::max(best, double(res.cellUpdates) / res.seconds / 1e9);
@@ -324,7 +324,7 @@ void gpuForwardBenchmark(const std::vector<int>& gpus, int n, int steps, int pml
     {
         const scene::Scene w = benchScene(32, 5, 10);
         for (int g : gpus)
-            (void)solver::run(w, gpuOptions(w, solver::Precision::Float32, {g}, false, false));
+            (void)run::run(w, gpuOptions(w, run::Precision::Float32, {g}, false, false));
     }
     const std::vector<int> first{gpus[0]};
     const double bw1 = bandwidth(gpus[0]);
@@ -333,7 +333,7 @@ void gpuForwardBenchmark(const std::vector<int>& gpus, int n, int steps, int pml
     std::printf("gpu:%d hbm_peak_GBps %.0f measured_copy_GBps %.0f (%.2f of peak)\n", gpus[0], bw1, bwCopy,
                 bw1 > 0 ? bwCopy / bw1 : 0.0);
     for (int pi = 0; pi < (onlyF32 ? 1 : 2); ++pi) {
-        const auto prec = pi == 0 ? solver::Precision::Float32 : solver::Precision::Float64;
+        const auto prec = pi == 0 ? run::Precision::Float32 : run::Precision::Float64;
         const double bytes = bytesPerCell(prec);
         std::int64_t peak = 0;
         const double g = bestGcells(s, gpuOptions(s, prec, first, false, false, steps), reps, peak);
@@ -349,7 +349,7 @@ void gpuForwardBenchmark(const std::vector<int>& gpus, int n, int steps, int pml
     double bwAll = 0;
     for (int g : gpus)
         bwAll += bandwidth(g);
-    const auto prec = solver::Precision::Float32;
+    const auto prec = run::Precision::Float32;
     std::int64_t peak = 0;
     const double single = bestGcells(s, gpuOptions(s, prec, first, false, false, steps), reps, peak);
     for (bool nccl : {true, false}) {
@@ -377,7 +377,7 @@ void gpuGradientBenchmark(const std::vector<int>& gpus, double lengthUm, double 
     {
         const scene::Scene w = benchScene(32, 5, 10); // warm-up
         for (int g : gpus)
-            (void)solver::run(w, gpuOptions(w, solver::Precision::Float32, {g}, false, false));
+            (void)run::run(w, gpuOptions(w, run::Precision::Float32, {g}, false, false));
     }
     std::printf("%-8s %-10s %-10s %-10s %-10s %-14s %-14s\n", "gpus", "fwd_s", "vjp_s", "vjp/fwd", "drift",
                 "peak/gpu_MiB", "recorder_MiB");
@@ -389,10 +389,10 @@ void gpuGradientBenchmark(const std::vector<int>& gpus, double lengthUm, double 
             continue;
         }
         const std::vector<int> use(gpus.begin(), gpus.begin() + n);
-        const solver::RunResult f =
-            solver::run(s, gpuOptions(s, solver::Precision::Float32, use, kHaveNccl, false));
-        const solver::RunResult g =
-            solver::run(s, gpuOptions(s, solver::Precision::Float32, use, kHaveNccl, true));
+        const run::RunResult f =
+            run::run(s, gpuOptions(s, run::Precision::Float32, use, kHaveNccl, false));
+        const run::RunResult g =
+            run::run(s, gpuOptions(s, run::Precision::Float32, use, kHaveNccl, true));
         if (!f.completed || !g.completed)
             throw RunError("GPU run did not complete: " + f.status + " / " + g.status);
         std::int64_t rec = 0;
@@ -468,9 +468,9 @@ int main(int argc, char** argv) {
         }
         if (!gpus.empty()) {
             // GPU measurements replace the CPU ones.
-            solver::RunOptions sel;
-            solver::selectDevices(gpus == "all" ? "cuda:all" : "cuda:" + gpus, "--gpus", 1, sel);
-            if (sel.backend != solver::Backend::Cuda || sel.gpus.empty()) {
+            run::RunOptions sel;
+            run::selectDevices(gpus == "all" ? "cuda:all" : "cuda:" + gpus, "--gpus", 1, sel);
+            if (sel.backend != run::Backend::Cuda || sel.gpus.empty()) {
                 const std::string why = cuda::unavailableReason();
                 std::printf("yee-bench: --gpus %s: nothing measured: %s\n", gpus.c_str(),
                             why.empty() ? sel.deviceNotice.c_str() : why.c_str());
@@ -498,7 +498,7 @@ int main(int argc, char** argv) {
         const double bw = rmwBandwidth(threads);
         std::printf("rmw_bandwidth_GBps %.2f\n", bw);
         for (int pi = 0; pi < (onlyF32 ? 1 : 2); ++pi) {
-            const auto prec = pi == 0 ? solver::Precision::Float32 : solver::Precision::Float64;
+            const auto prec = pi == 0 ? run::Precision::Float32 : run::Precision::Float64;
             const double bytes = bytesPerCell(prec);
             double best = 0;
             for (int r = 0; r < reps; ++r)
@@ -511,10 +511,10 @@ int main(int argc, char** argv) {
         if (decomposed) {
             double single = 0, two = 0, twoSerial = 0;
             for (int r = 0; r < reps; ++r) {
-                single = std::max(single, runOnce(s, solver::Precision::Float32, {1, 1, 1}, steps, true));
-                two = std::max(two, runOnce(s, solver::Precision::Float32, {2, 1, 1}, steps, true));
+                single = std::max(single, runOnce(s, run::Precision::Float32, {1, 1, 1}, steps, true));
+                two = std::max(two, runOnce(s, run::Precision::Float32, {2, 1, 1}, steps, true));
                 twoSerial =
-                    std::max(twoSerial, runOnce(s, solver::Precision::Float32, {2, 1, 1}, steps, false));
+                    std::max(twoSerial, runOnce(s, run::Precision::Float32, {2, 1, 1}, steps, false));
             }
             std::printf("local_1x1x1 Mcell_per_s %.1f\n", single);
             std::printf("local_2x1x1 Mcell_per_s %.1f ratio_to_single %.3f\n", two, two / single);

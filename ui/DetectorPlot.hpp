@@ -3,7 +3,7 @@
 /// Detector plots (Qt Charts): time series against time_fs and spectra against wavelengths_um.
 #include <QWidget>
 
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 
 class QChart;
 class QChartView;

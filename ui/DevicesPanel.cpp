@@ -199,14 +199,14 @@ void DevicesPanel::syncFromScene() {
         tiles_[a]->setValue(run.tiles[a]);
     }
     // Where run.devices runs here, decided by the solver's own parser exactly as a run would.
-    solver::RunOptions o;
+    run::RunOptions o;
     QString note;
     bool valid = true;
     try {
-        solver::selectDevices(run.devices, "run.devices", tileCount(run), o);
+        run::selectDevices(run.devices, "run.devices", tileCount(run), o);
         if (!o.deviceNotice.empty()) {
             note = QString::fromStdString(o.deviceNotice);
-        } else if (o.backend == solver::Backend::Cuda) {
+        } else if (o.backend == run::Backend::Cuda) {
             QStringList ids;
             for (int id : o.gpus)
                 ids << QStringLiteral("cuda:%1").arg(id);
@@ -217,11 +217,11 @@ void DevicesPanel::syncFromScene() {
         valid = false;
         note = QString::fromUtf8(e.what());
     }
-    const bool cpu = valid && o.backend == solver::Backend::Cpu && o.deviceNotice.empty();
+    const bool cpu = valid && o.backend == run::Backend::Cpu && o.deviceNotice.empty();
     {
         const QSignalBlocker block(devices_);
         devices_->setEnabled(cpu);
-        if (valid && o.backend == solver::Backend::Cpu)
+        if (valid && o.backend == run::Backend::Cpu)
             devices_->setValue(o.devices); // a GPU request falling back: the devices it runs on, read-only
     }
     {
@@ -229,7 +229,7 @@ void DevicesPanel::syncFromScene() {
         for (int i = 0; i < gpus_->topLevelItemCount(); ++i) {
             QTreeWidgetItem* item = gpus_->topLevelItem(i);
             const int id = item->data(kGpuId, kGpuIdRole).toInt();
-            const bool used = valid && o.backend == solver::Backend::Cuda &&
+            const bool used = valid && o.backend == run::Backend::Cuda &&
                               std::find(o.gpus.begin(), o.gpus.end(), id) != o.gpus.end();
             item->setCheckState(kGpuId, used ? Qt::Checked : Qt::Unchecked);
         }

@@ -8,8 +8,8 @@
 
 namespace yee::ui {
 
-solver::RunOptions RunSettings::optionsFor(const scene::Scene& s) const {
-    solver::RunOptions o = solver::RunOptions::fromScene(s);
+run::RunOptions RunSettings::optionsFor(const scene::Scene& s) const {
+    run::RunOptions o = run::RunOptions::fromScene(s);
     o.deviceCapacity = deviceCapacity;
     o.maxSteps = maxSteps;
     o.gradient = gradient;
@@ -37,9 +37,9 @@ void Estimator::request(const scene::Scene& s, const RunSettings& settings) {
 
 namespace {
 /// One dry run; returns the reason it cannot run (or an empty string) and fills `out`.
-QString estimateOne(const scene::Scene& s, solver::RunOptions o, std::optional<solver::Estimate>& out) {
+QString estimateOne(const scene::Scene& s, run::RunOptions o, std::optional<run::Estimate>& out) {
     try {
-        solver::Estimate e = solver::estimate(s, o);
+        run::Estimate e = run::estimate(s, o);
         QString problem;
         for (const auto& d : e.devices)
             if (d.memory.peakTotal > d.capacity && problem.isEmpty())
@@ -65,7 +65,7 @@ EstimateOutcome Estimator::compute(const scene::Scene& s, const RunSettings& set
         out.problem = out.gradientProblem = QString::fromStdString(e.what());
         return out;
     }
-    solver::RunOptions o = settings.optionsFor(s);
+    run::RunOptions o = settings.optionsFor(s);
     o.gradient = false;
     out.problem = estimateOne(s, o, out.estimate);
     if (!s.objective.defined())

@@ -1,6 +1,6 @@
 #pragma once
 /// \file Estimator.hpp
-/// Per-device memory estimates (solver::estimate, a dry run of the allocation path) computed off the
+/// Per-device memory estimates (run::estimate, a dry run of the allocation path) computed off the
 /// GUI thread whenever the scene or the run settings change. Panels show the latest one.
 #include <QObject>
 #include <QThreadPool>
@@ -10,7 +10,7 @@
 #include <memory>
 #include <optional>
 
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 
 namespace yee::ui {
 
@@ -24,18 +24,18 @@ struct RunSettings {
     bool gradient = false;
 
     /// RunOptions for `s`: the scene's run section (RunOptions::fromScene) plus these settings.
-    solver::RunOptions optionsFor(const scene::Scene& s) const;
+    run::RunOptions optionsFor(const scene::Scene& s) const;
 };
 
 /// Outcome of one estimate: the forward and the value-and-grad estimates, or why they are impossible.
 struct EstimateOutcome {
     /// Forward run (no gradient state is allocated).
-    std::optional<solver::Estimate> estimate;
+    std::optional<run::Estimate> estimate;
     /// Why a forward run cannot run (bad tile grid, too few devices, not enough memory on a device),
     /// naming the scene field; empty when it can run.
     QString problem;
     /// Value-and-grad run: forward state plus recorder / checkpoints / adjoint, per device.
-    std::optional<solver::Estimate> gradientEstimate;
+    std::optional<run::Estimate> gradientEstimate;
     /// Why a value-and-grad run cannot run (no objective, no design region, gradient settings, memory).
     QString gradientProblem;
     /// Generation counter; larger is newer.

@@ -4,7 +4,7 @@
 #include <array>
 #include <vector>
 
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 
 namespace yee::ui {
 

@@ -11,7 +11,7 @@
 
 namespace yee::ui {
 
-ResultsData ResultsData::fromRun(std::shared_ptr<const solver::RunResult> result, const scene::Scene& s,
+ResultsData ResultsData::fromRun(std::shared_ptr<const run::RunResult> result, const scene::Scene& s,
                                  const QString& path) {
     ResultsData d;
     d.keep_ = result;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "yee/scene/Scene.hpp"
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 
 namespace yee::ui {
 
@@ -48,7 +48,7 @@ struct ResultsData {
     std::vector<SnapshotSeries> snapshots;
 
     /// From a run just finished (keeps `result` alive for the in-memory snapshots).
-    static ResultsData fromRun(std::shared_ptr<const solver::RunResult> result, const scene::Scene& s,
+    static ResultsData fromRun(std::shared_ptr<const run::RunResult> result, const scene::Scene& s,
                                const QString& path);
     /// From a results file. Throws yee::InputError naming the file and what is wrong with it.
     static ResultsData load(const QString& path);
@@ -59,7 +59,7 @@ struct ResultsData {
     bool empty() const { return detectors.empty() && snapshots.empty() && gradients.empty(); }
 
 private:
-    std::shared_ptr<const solver::RunResult> keep_;
+    std::shared_ptr<const run::RunResult> keep_;
 };
 
 } // namespace yee::ui

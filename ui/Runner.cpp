@@ -11,7 +11,7 @@ namespace yee::ui {
 
 void RunWorker::execute(const std::shared_ptr<const RunRequest>& request) {
     try {
-        solver::RunOptions o = request->options;
+        run::RunOptions o = request->options;
         o.cancel = cancel_;
         // Reports go to the GUI as queued signals and, sampled, into the results file's timeline.
         std::vector<telemetry::Report> timeline;
@@ -19,7 +19,7 @@ void RunWorker::execute(const std::shared_ptr<const RunRequest>& request) {
             timeline.push_back(r);
             emit telemetryReceived(r);
         };
-        auto result = std::make_shared<solver::RunResult>(solver::run(request->scene, o));
+        auto result = std::make_shared<run::RunResult>(run::run(request->scene, o));
         if (!request->resultPath.isEmpty()) {
             io::ResultsExtras extras;
             extras.timeline = std::move(timeline);

@@ -9,18 +9,18 @@
 #include <atomic>
 #include <memory>
 
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 #include "yee/telemetry/Telemetry.hpp"
 
 namespace yee::ui {
 
 /// Shared, immutable result of a finished (or cancelled) run.
-using RunResultPtr = std::shared_ptr<const solver::RunResult>;
+using RunResultPtr = std::shared_ptr<const run::RunResult>;
 
 /// What to run and where to put the results.
 struct RunRequest {
     scene::Scene scene;
-    solver::RunOptions options; ///< cancel and onTelemetry are set by the runner
+    run::RunOptions options; ///< cancel and onTelemetry are set by the runner
     /// HDF5 results file written through io::writeResults (empty: keep results in memory only).
     QString resultPath;
     /// Directory for VTKHDF snapshot series (empty: next to resultPath, "<stem>_snapshots").

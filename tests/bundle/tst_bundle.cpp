@@ -18,7 +18,7 @@
 #include "yee/io/ResultsWriter.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
 #include "yee/scene/SceneJson.hpp"
-#include "yee/solver/Restart.hpp"
+#include "yee/run/Restart.hpp"
 
 using namespace yee;
 
@@ -545,7 +545,7 @@ private slots:
                                    job, env);
         QVERIFY2(ck.code == 0, qPrintable(explain(ck)));
         for (int rank = 0; rank < 4; ++rank)
-            QCOMPARE(solver::readRestartHeader((job + "/ck.rank" + QString::number(rank)).toStdString()).step,
+            QCOMPARE(run::readRestartHeader((job + "/ck.rank" + QString::number(rank)).toStdString()).step,
                      (a.totalSteps - 1) / 30 * 30);
         // A resubmitted job finds restart files (as a job stopped at its time limit leaves them) and resumes.
         for (int rank = 0; rank < 4; ++rank)

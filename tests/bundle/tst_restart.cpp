@@ -10,8 +10,8 @@
 #include "decomp/ResultCompare.hpp"
 #include "yee/core/Error.hpp"
 #include "yee/scene/SceneJson.hpp"
-#include "yee/solver/Restart.hpp"
-#include "yee/solver/Run.hpp"
+#include "yee/run/Restart.hpp"
+#include "yee/run/Run.hpp"
 
 using namespace yee;
 
@@ -19,8 +19,8 @@ namespace {
 
 const std::string kQuickBox = YEE_SOURCE_DIR "/resources/scenes/quick_box.json";
 
-solver::RunOptions optionsFor(const scene::Scene& s, std::array<int, 3> tiles, solver::Precision p) {
-    solver::RunOptions o = solver::RunOptions::fromScene(s);
+run::RunOptions optionsFor(const scene::Scene& s, std::array<int, 3> tiles, run::Precision p) {
+    run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
     o.tiles = tiles;
     o.devices = tiles[0] * tiles[1] * tiles[2];
@@ -75,26 +75,26 @@ private slots:
         QFETCH(bool, overlap);
         QFETCH(int, stopAt);
         const scene::Scene s = scene::loadScene(kQuickBox);
-        solver::RunOptions o =
-            optionsFor(s, {px, 1, 1}, f64 ? solver::Precision::Float64 : solver::Precision::Float32);
+        run::RunOptions o =
+            optionsFor(s, {px, 1, 1}, f64 ? run::Precision::Float64 : run::Precision::Float32);
         o.overlap = overlap;
-        const solver::RunResult whole = solver::run(s, o);
+        const run::RunResult whole = run::run(s, o);
         QVERIFY(whole.completed);
         QVERIFY(whole.steps > stopAt);
 
         QTemporaryDir dir;
         std::atomic<bool> cancel{true}; // cancelled from the start: stops at the first guard step
-        solver::RunOptions first = o;
+        run::RunOptions first = o;
         first.guardInterval = stopAt;
         first.cancel = &cancel;
         first.checkpointPath = base(dir, "ck");
-        const solver::RunResult stopped = solver::run(s, first);
+        const run::RunResult stopped = run::run(s, first);
         QVERIFY(!stopped.completed);
         QCOMPARE(stopped.steps, stopAt);
         for (int r = 0; r < px; ++r) {
-            const std::string file = solver::restartFileFor(first.checkpointPath, r);
+            const std::string file = run::restartFileFor(first.checkpointPath, r);
             QVERIFY2(QFile::exists(QString::fromStdString(file)), file.c_str());
-            const solver::RestartHeader h = solver::readRestartHeader(file);
+            const run::RestartHeader h = run::readRestartHeader(file);
             QCOMPARE(h.step, stopAt);
             QCOMPARE(h.rank, r);
             QCOMPARE(h.ranks, px);
@@ -104,9 +104,9 @@ private slots:
         }
         QVERIFY(!QFile::exists(dir.filePath("ck.rank" + QString::number(px))));
 
-        solver::RunOptions second = o;
+        run::RunOptions second = o;
         second.resumeFrom = first.checkpointPath;
-        const solver::RunResult resumed = solver::run(s, second);
+        const run::RunResult resumed = run::run(s, second);
         QVERIFY2(resumed.completed, resumed.status.c_str());
         QCOMPARE(resumed.steps, whole.steps);
         const std::string diff = testing::bitDiff(whole, resumed);
@@ -127,28 +127,28 @@ private slots:
         QFETCH(int, px);
         QFETCH(bool, f64);
         const scene::Scene s = scene::loadScene(kQuickBox);
-        const solver::RunOptions o =
-            optionsFor(s, {px, 1, 1}, f64 ? solver::Precision::Float64 : solver::Precision::Float32);
-        const solver::RunResult whole = solver::run(s, o);
+        const run::RunOptions o =
+            optionsFor(s, {px, 1, 1}, f64 ? run::Precision::Float64 : run::Precision::Float32);
+        const run::RunResult whole = run::run(s, o);
         QVERIFY(whole.completed);
 
         QTemporaryDir dir;
-        solver::RunOptions writing = o;
+        run::RunOptions writing = o;
         writing.checkpointEvery = 60;
         writing.checkpointPath = base(dir, "periodic");
-        const solver::RunResult withFiles = solver::run(s, writing);
+        const run::RunResult withFiles = run::run(s, writing);
         QVERIFY(withFiles.completed);
         std::string diff = testing::bitDiff(whole, withFiles);
         QVERIFY2(diff.empty(), diff.c_str());
         const int last = (whole.totalSteps - 1) / 60 * 60; // the final step writes none
         for (int r = 0; r < px; ++r)
-            QCOMPARE(solver::readRestartHeader(solver::restartFileFor(writing.checkpointPath, r)).step, last);
+            QCOMPARE(run::readRestartHeader(run::restartFileFor(writing.checkpointPath, r)).step, last);
         for (const QString& e : QDir(dir.path()).entryList(QDir::Files))
             QVERIFY2(!e.contains(".tmp."), qPrintable(e));
 
-        solver::RunOptions resume = o;
+        run::RunOptions resume = o;
         resume.resumeFrom = writing.checkpointPath;
-        const solver::RunResult resumed = solver::run(s, resume);
+        const run::RunResult resumed = run::run(s, resume);
         QVERIFY(resumed.completed);
         diff = testing::bitDiff(whole, resumed);
         QVERIFY2(diff.empty(), diff.c_str());
@@ -189,20 +189,20 @@ private slots:
         QFETCH(QString, message);
         QTemporaryDir dir;
         const scene::Scene s = scene::loadScene(kQuickBox);
-        solver::RunOptions o = optionsFor(s, {2, 1, 1}, solver::Precision::Float32);
+        run::RunOptions o = optionsFor(s, {2, 1, 1}, run::Precision::Float32);
         // Restart files of a 2x1x1 float32 run at step 40 (ck) and at step 20 (early).
         auto writeSet = [&](const char* name, int step) {
             std::atomic<bool> cancel{true};
-            solver::RunOptions w = o;
+            run::RunOptions w = o;
             w.guardInterval = step;
             w.cancel = &cancel;
             w.checkpointPath = base(dir, name);
-            QCOMPARE(solver::run(s, w).steps, step);
+            QCOMPARE(run::run(s, w).steps, step);
         };
         writeSet("ck", 40);
         const std::string ck = base(dir, "ck");
         scene::Scene runScene = s;
-        solver::RunOptions r = o;
+        run::RunOptions r = o;
         r.resumeFrom = ck;
         if (what == "scene") {
             runScene.materials[1].eps = 2.5;
@@ -210,7 +210,7 @@ private slots:
             r.tiles = {1, 1, 1};
             r.devices = 1;
         } else if (what == "precision") {
-            r.precision = solver::Precision::Float64;
+            r.precision = run::Precision::Float64;
         } else if (what == "steps") {
             r.maxSteps = 100;
         } else if (what == "missing") {
@@ -240,8 +240,8 @@ private slots:
         } else if (what == "gradient") {
             r.gradient = true;
         }
-        const QString checkMsg = inputError([&] { solver::estimate(runScene, r); }); // --check sees it too
-        const QString runMsg = inputError([&] { solver::run(runScene, r); });
+        const QString checkMsg = inputError([&] { run::estimate(runScene, r); }); // --check sees it too
+        const QString runMsg = inputError([&] { run::run(runScene, r); });
         QVERIFY2(runMsg.contains(message), qPrintable(runMsg));
         QCOMPARE(checkMsg, runMsg);
         QVERIFY2(!runMsg.contains('\n'), qPrintable(runMsg));
@@ -251,13 +251,13 @@ private slots:
     void corruptPayloadRefused() {
         QTemporaryDir dir;
         const scene::Scene s = scene::loadScene(kQuickBox);
-        solver::RunOptions o = optionsFor(s, {1, 1, 1}, solver::Precision::Float32);
+        run::RunOptions o = optionsFor(s, {1, 1, 1}, run::Precision::Float32);
         std::atomic<bool> cancel{true};
-        solver::RunOptions w = o;
+        run::RunOptions w = o;
         w.guardInterval = 30;
         w.cancel = &cancel;
         w.checkpointPath = base(dir, "ck");
-        QCOMPARE(solver::run(s, w).steps, 30);
+        QCOMPARE(run::run(s, w).steps, 30);
         QFile f(dir.filePath("ck.rank0"));
         QVERIFY(f.open(QIODevice::ReadWrite));
         QVERIFY(f.seek(f.size() / 2));
@@ -266,10 +266,10 @@ private slots:
         QVERIFY(f.seek(f.size() / 2));
         QVERIFY(f.putChar(char(c ^ 0x40)));
         f.close();
-        solver::RunOptions r = o;
+        run::RunOptions r = o;
         r.resumeFrom = w.checkpointPath;
         try {
-            solver::run(s, r);
+            run::run(s, r);
             QFAIL("a corrupt restart file was accepted");
         } catch (const RunError& e) {
             QVERIFY2(QString(e.what()).contains("corrupt (payload checksum mismatch)"), e.what());

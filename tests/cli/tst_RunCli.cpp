@@ -29,7 +29,7 @@ QString describe(const cli::RunArgs& a) {
                               : std::string("-"));
     s += " devices=" + opt(a.devices);
     s +=
-        " precision=" + (a.precision ? std::string(*a.precision == solver::Precision::Float64 ? "f64" : "f32")
+        " precision=" + (a.precision ? std::string(*a.precision == run::Precision::Float64 ? "f64" : "f32")
                                      : std::string("-"));
     s += " noOverlap=" + std::to_string(a.noOverlap);
     s += " maxSteps=" + opt(a.maxSteps);
@@ -192,8 +192,8 @@ private slots:
         auto options = [&](const QStringList& args) {
             return cli::makeRunOptions(s, cli::parseRunArgs(toStd(args)));
         };
-        solver::RunOptions o = options({"a.json"});
-        QCOMPARE(int(o.backend), int(solver::Backend::Cpu));
+        run::RunOptions o = options({"a.json"});
+        QCOMPARE(int(o.backend), int(run::Backend::Cpu));
         QCOMPARE(o.devices, 1);
         QVERIFY(o.deviceNotice.empty());
         o = options({"a.json", "--tiles", "2x1x1"}); // one CPU device per tile
@@ -201,12 +201,12 @@ private slots:
         QVERIFY(o.deviceNotice.empty());
         o = options({"a.json", "--tiles", "2x1x1", "--devices", "cpu:4"});
         QCOMPARE(o.devices, 4);
-        QCOMPARE(int(o.backend), int(solver::Backend::Cpu));
+        QCOMPARE(int(o.backend), int(run::Backend::Cpu));
 
         const int gpus = cuda::deviceCount();
         o = options({"a.json", "--devices", "cuda:all", "--tiles", "3x1x1"});
         if (gpus == 0) {
-            QCOMPARE(int(o.backend), int(solver::Backend::Cpu));
+            QCOMPARE(int(o.backend), int(run::Backend::Cpu));
             QCOMPARE(o.devices, 3); // one emulated device per tile
             QVERIFY(o.gpus.empty());
             const QString notice = QString::fromStdString(o.deviceNotice);
@@ -215,7 +215,7 @@ private slots:
                          notice.endsWith("running on 3 emulated CPU devices") && !notice.contains('\n'),
                      qPrintable(notice));
         } else {
-            QCOMPARE(int(o.backend), int(solver::Backend::Cuda));
+            QCOMPARE(int(o.backend), int(run::Backend::Cuda));
             QCOMPARE(int(o.gpus.size()), gpus);
             QVERIFY(o.deviceNotice.empty());
         }
@@ -225,16 +225,16 @@ private slots:
         s.run.devices = "cuda:all";
         o = options({"a.json", "--tiles", "2x1x1"});
         if (gpus == 0) {
-            QCOMPARE(int(o.backend), int(solver::Backend::Cpu));
+            QCOMPARE(int(o.backend), int(run::Backend::Cpu));
             QCOMPARE(o.devices, 2);
             QVERIFY2(
                 QString::fromStdString(o.deviceNotice).startsWith("run.devices asks for GPUs (cuda:all)"),
                 o.deviceNotice.c_str());
         } else {
-            QCOMPARE(int(o.backend), int(solver::Backend::Cuda));
+            QCOMPARE(int(o.backend), int(run::Backend::Cuda));
         }
         o = options({"a.json", "--devices", "cpu:2", "--tiles", "2x1x1"}); // --devices wins over the scene
-        QCOMPARE(int(o.backend), int(solver::Backend::Cpu));
+        QCOMPARE(int(o.backend), int(run::Backend::Cpu));
         QCOMPARE(o.devices, 2);
         QVERIFY(o.deviceNotice.empty());
     }

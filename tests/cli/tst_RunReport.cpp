@@ -115,7 +115,7 @@ private slots:
     }
 
     void estimateNamesGridAndDevices() {
-        solver::Estimate e;
+        run::Estimate e;
         e.gridCells = {16, 8, 8};
         e.steps = 300;
         e.devices = {summary(0), summary(1)};

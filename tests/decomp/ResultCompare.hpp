@@ -3,12 +3,12 @@
 #include <cstring>
 #include <string>
 
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 
 namespace yee::testing {
 
 /// Empty string when `a` and `b` are bit-identical, else a description of the first difference.
-inline std::string bitDiff(const solver::RunResult& a, const solver::RunResult& b) {
+inline std::string bitDiff(const run::RunResult& a, const run::RunResult& b) {
     if (a.detectors.size() != b.detectors.size())
         return "detector count differs";
     for (std::size_t d = 0; d < a.detectors.size(); ++d) {

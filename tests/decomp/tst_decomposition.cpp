@@ -7,7 +7,7 @@
 #include "decomp/DecompScene.hpp"
 #include "decomp/ResultCompare.hpp"
 #include "yee/core/Error.hpp"
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 
 using namespace yee;
 using namespace yee::testing;
@@ -15,16 +15,16 @@ using comm::Kind;
 using comm::Phase;
 
 namespace {
-solver::RunResult runTiles(const scene::Scene& s, std::array<int, 3> tiles, solver::Precision p, bool overlap,
+run::RunResult runTiles(const scene::Scene& s, std::array<int, 3> tiles, run::Precision p, bool overlap,
                            int guard = 16) {
-    solver::RunOptions o = solver::RunOptions::fromScene(s);
+    run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
     o.tiles = tiles;
     o.devices = tiles[0] * tiles[1] * tiles[2];
     o.overlap = overlap;
     o.guardInterval = guard;
     o.threadsPerDevice = 1;
-    return solver::run(s, o);
+    return run::run(s, o);
 }
 std::int64_t haloPeak(const solver::DeviceSummary& d) {
     return d.memory.peak[int(device::Category::Halo)];
@@ -72,9 +72,9 @@ void tst_Decomposition::bitIdentical() {
     QFETCH(bool, f64);
     QFETCH(bool, overlap);
     const scene::Scene s = decompScene();
-    const auto prec = f64 ? solver::Precision::Float64 : solver::Precision::Float32;
-    const solver::RunResult single = runTiles(s, {1, 1, 1}, prec, true);
-    const solver::RunResult tiled = runTiles(s, {px, py, pz}, prec, overlap);
+    const auto prec = f64 ? run::Precision::Float64 : run::Precision::Float32;
+    const run::RunResult single = runTiles(s, {1, 1, 1}, prec, true);
+    const run::RunResult tiled = runTiles(s, {px, py, pz}, prec, overlap);
     QVERIFY(single.completed);
     QVERIFY(tiled.completed);
     QVERIFY(single.objective.has_value());
@@ -107,7 +107,7 @@ void tst_Decomposition::collectiveCountsPinned() {
     QFETCH(int, pz);
     const int steps = 48, guard = 16;
     const scene::Scene s = decompScene(steps);
-    const solver::RunResult r = runTiles(s, {px, py, pz}, solver::Precision::Float32, true, guard);
+    const run::RunResult r = runTiles(s, {px, py, pz}, run::Precision::Float32, true, guard);
     QVERIFY(r.completed);
     QCOMPARE(r.steps, steps);
     for (const auto& d : r.devices) {
@@ -136,10 +136,10 @@ void tst_Decomposition::memoryShardedNotReplicated() {
     s.sources.push_back(dipole("d", {0, 0, 0}, {0, 0, 1}, 0.8, 0.3));
     s.detectors.push_back(detector("e", scene::DetectorType::Energy, {0, 0, 0}, {6.0, 0.6, 0.6}));
     s.durationFs = 7.5 * s.dtFs();
-    const solver::RunResult single = runTiles(s, {1, 1, 1}, solver::Precision::Float32, true);
+    const run::RunResult single = runTiles(s, {1, 1, 1}, run::Precision::Float32, true);
     const std::int64_t one = single.devices.at(0).memory.peakTotal;
     for (int n : {2, 4, 8}) {
-        const solver::RunResult r = runTiles(s, {n, 1, 1}, solver::Precision::Float32, true);
+        const run::RunResult r = runTiles(s, {n, 1, 1}, run::Precision::Float32, true);
         std::int64_t sum = 0, halo = 0, largest = 0, largestHalo = 0;
         for (const auto& d : r.devices) {
             sum += d.memory.peakTotal;
@@ -174,13 +174,13 @@ void tst_Decomposition::estimateMatchesLedger() {
     QFETCH(int, py);
     QFETCH(bool, f64);
     const scene::Scene s = decompScene(8);
-    solver::RunOptions o = solver::RunOptions::fromScene(s);
+    run::RunOptions o = run::RunOptions::fromScene(s);
     o.tiles = {px, py, 1};
     o.devices = px * py;
-    o.precision = f64 ? solver::Precision::Float64 : solver::Precision::Float32;
+    o.precision = f64 ? run::Precision::Float64 : run::Precision::Float32;
     o.threadsPerDevice = 1;
-    const solver::Estimate e = solver::estimate(s, o);
-    const solver::RunResult r = solver::run(s, o);
+    const run::Estimate e = run::estimate(s, o);
+    const run::RunResult r = run::run(s, o);
     QCOMPARE(e.devices.size(), r.devices.size());
     for (std::size_t d = 0; d < e.devices.size(); ++d) {
         const double est = double(e.devices[d].memory.peakTotal), got = double(r.devices[d].memory.peakTotal);
@@ -211,11 +211,11 @@ void tst_Decomposition::impossibleGridsRefused() {
     QFETCH(int, devices);
     QFETCH(QString, message);
     const scene::Scene s = decompScene(4);
-    solver::RunOptions o = solver::RunOptions::fromScene(s);
+    run::RunOptions o = run::RunOptions::fromScene(s);
     o.tiles = {px, py, pz};
     o.devices = devices;
     try {
-        (void)solver::run(s, o);
+        (void)run::run(s, o);
         QFAIL("impossible grid accepted");
     } catch (const InputError& e) {
         const QString m = QString::fromStdString(e.what());
@@ -227,12 +227,12 @@ void tst_Decomposition::impossibleGridsRefused() {
 
 void tst_Decomposition::notEnoughMemoryRefused() {
     const scene::Scene s = decompScene(4);
-    solver::RunOptions o = solver::RunOptions::fromScene(s);
+    run::RunOptions o = run::RunOptions::fromScene(s);
     o.tiles = {2, 1, 1};
     o.devices = 2;
     o.deviceCapacity = 64 * 1024;
     try {
-        (void)solver::run(s, o);
+        (void)run::run(s, o);
         QFAIL("run that does not fit was accepted");
     } catch (const MemoryError& e) {
         const QString m = QString::fromStdString(e.what());
@@ -247,7 +247,7 @@ void tst_Decomposition::divergenceStopsAllTiles() {
     s.sources[0].profile.type = scene::ProfileType::Cw;
     s.sources[0].profile.ramp = 0.01;
     s.sources[0].profile.amplitude = 1e39; // beyond float32: the first injection is Inf
-    const solver::RunResult r = runTiles(s, {2, 1, 1}, solver::Precision::Float32, true, 8);
+    const run::RunResult r = runTiles(s, {2, 1, 1}, run::Precision::Float32, true, 8);
     QVERIFY(!r.completed);
     QVERIFY2(QString::fromStdString(r.status).contains("diverged"), r.status.c_str());
     QVERIFY2(QString::fromStdString(r.status).contains("step " + QString::number(r.steps)), r.status.c_str());
@@ -259,7 +259,7 @@ void tst_Decomposition::divergenceStopsAllTiles() {
 void tst_Decomposition::cancelStopsWithinGuard() {
     const scene::Scene s = decompScene(48);
     std::atomic<bool> cancel{false};
-    solver::RunOptions o = solver::RunOptions::fromScene(s);
+    run::RunOptions o = run::RunOptions::fromScene(s);
     o.tiles = {2, 2, 1};
     o.devices = 4;
     o.guardInterval = 4;
@@ -272,7 +272,7 @@ void tst_Decomposition::cancelStopsWithinGuard() {
         if (rep.step >= 12)
             cancel = true;
     };
-    const solver::RunResult r = solver::run(s, o);
+    const run::RunResult r = run::run(s, o);
     QVERIFY(!r.completed);
     QVERIFY2(QString::fromStdString(r.status).contains("cancelled"), r.status.c_str());
     QCOMPARE(r.steps, 16);

@@ -19,7 +19,7 @@
 #include "yee/core/Error.hpp"
 #include "yee/cuda/Runtime.hpp"
 #include "yee/device/Device.hpp"
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 
 using namespace yee;
 using namespace yee::testing;
@@ -76,13 +76,13 @@ int tileCount(std::array<int, 3> t) {
 }
 
 /// Options for a run on GPUs 0..N-1, tile t on GPU t.
-solver::RunOptions gpuOptions(const scene::Scene& s, std::array<int, 3> tiles, solver::Precision p,
+run::RunOptions gpuOptions(const scene::Scene& s, std::array<int, 3> tiles, run::Precision p,
                               bool nccl = true, bool gradient = false) {
-    solver::RunOptions o = solver::RunOptions::fromScene(s);
+    run::RunOptions o = run::RunOptions::fromScene(s);
     const int n = tileCount(tiles);
     o.precision = p;
     o.tiles = tiles;
-    o.backend = solver::Backend::Cuda;
+    o.backend = run::Backend::Cuda;
     o.gpus.clear();
     for (int g = 0; g < n; ++g)
         o.gpus.push_back(g);
@@ -95,12 +95,12 @@ solver::RunOptions gpuOptions(const scene::Scene& s, std::array<int, 3> tiles, s
 }
 
 /// The same run on N emulated CPU devices (one per tile).
-solver::RunOptions cpuOptions(const scene::Scene& s, std::array<int, 3> tiles, solver::Precision p,
+run::RunOptions cpuOptions(const scene::Scene& s, std::array<int, 3> tiles, run::Precision p,
                               bool gradient = false) {
-    solver::RunOptions o = solver::RunOptions::fromScene(s);
+    run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
     o.tiles = tiles;
-    o.backend = solver::Backend::Cpu;
+    o.backend = run::Backend::Cpu;
     o.gpus.clear();
     o.devices = tileCount(tiles);
     o.deviceNotice.clear();
@@ -110,8 +110,8 @@ solver::RunOptions cpuOptions(const scene::Scene& s, std::array<int, 3> tiles, s
 }
 
 /// Runs and insists on completion (throws otherwise, which guarded() reports).
-solver::RunResult mustRun(const scene::Scene& s, const solver::RunOptions& o) {
-    solver::RunResult r = solver::run(s, o);
+run::RunResult mustRun(const scene::Scene& s, const run::RunOptions& o) {
+    run::RunResult r = run::run(s, o);
     if (!r.completed)
         throw std::runtime_error("run did not complete: " + r.status);
     return r;
@@ -126,7 +126,7 @@ struct Difference {
     std::string error; ///< structural mismatch (shapes, counts); empty if none
 };
 
-Difference relativeDifference(const solver::RunResult& a, const solver::RunResult& b) {
+Difference relativeDifference(const run::RunResult& a, const run::RunResult& b) {
     Difference d;
     auto rel = [](double err, double scale) {
         if (err == 0)
@@ -224,7 +224,7 @@ double gradientDifference(const std::vector<solver::NamedArray>& a, const std::v
 }
 
 /// bitDiff() and, for gradient runs, bit-identical gradients: empty when identical, else what differs.
-std::string bitDiffWithGradients(const solver::RunResult& a, const solver::RunResult& b, bool grad) {
+std::string bitDiffWithGradients(const run::RunResult& a, const run::RunResult& b, bool grad) {
     std::string diff = bitDiff(a, b);
     if (!diff.empty() || !grad)
         return diff;
@@ -238,7 +238,7 @@ std::string bitDiffWithGradients(const solver::RunResult& a, const solver::RunRe
 }
 
 /// The largest |field| over all snapshots: the comparison means something only if the run did something.
-double maxField(const solver::RunResult& r) {
+double maxField(const run::RunResult& r) {
     double m = 0;
     for (const auto& sn : r.snapshots)
         for (float v : sn.data)
@@ -299,9 +299,9 @@ void tst_Gpu::forwardMatchesCpu() {
     REQUIRE_GPUS(1);
     guarded([&] {
         const scene::Scene s = decompScene(kSteps);
-        const auto prec = f64 ? solver::Precision::Float64 : solver::Precision::Float32;
-        const solver::RunResult cpu = mustRun(s, cpuOptions(s, {1, 1, 1}, prec));
-        const solver::RunResult gpu = mustRun(s, gpuOptions(s, {1, 1, 1}, prec));
+        const auto prec = f64 ? run::Precision::Float64 : run::Precision::Float32;
+        const run::RunResult cpu = mustRun(s, cpuOptions(s, {1, 1, 1}, prec));
+        const run::RunResult gpu = mustRun(s, gpuOptions(s, {1, 1, 1}, prec));
         QCOMPARE(gpu.steps, kSteps);
         QCOMPARE(gpu.cellUpdates, cpu.cellUpdates);
         QCOMPARE(int(gpu.devices.size()), 1);
@@ -368,11 +368,11 @@ void tst_Gpu::decompositionBitIdentical() {
     REQUIRE_GPUS(tileCount(tiles));
     REQUIRE_NCCL_IF(nccl);
     guarded([&] {
-        const auto prec = f64 ? solver::Precision::Float64 : solver::Precision::Float32;
+        const auto prec = f64 ? run::Precision::Float64 : run::Precision::Float32;
         const bool grad = !method.isEmpty();
         const scene::Scene s = grad ? decomposableGradScene(method.toStdString()) : decompScene(kSteps);
-        const solver::RunResult one = mustRun(s, gpuOptions(s, {1, 1, 1}, prec, nccl, grad));
-        const solver::RunResult tiled = mustRun(s, gpuOptions(s, tiles, prec, nccl, grad));
+        const run::RunResult one = mustRun(s, gpuOptions(s, {1, 1, 1}, prec, nccl, grad));
+        const run::RunResult tiled = mustRun(s, gpuOptions(s, tiles, prec, nccl, grad));
         QCOMPARE(int(tiled.devices.size()), tileCount(tiles));
         for (std::size_t t = 0; t < tiled.devices.size(); ++t)
             QCOMPARE(QString::fromStdString(tiled.devices[t].name), QString("cuda:%1").arg(t));
@@ -419,9 +419,9 @@ void tst_Gpu::collectiveCountsMatchCpu() {
     REQUIRE_NCCL_IF(nccl);
     guarded([&] {
         const scene::Scene s = gradient ? decomposableGradScene("reversible") : decompScene(48);
-        const auto prec = solver::Precision::Float32;
-        const solver::RunResult cpu = mustRun(s, cpuOptions(s, tiles, prec, gradient));
-        const solver::RunResult gpu = mustRun(s, gpuOptions(s, tiles, prec, nccl, gradient));
+        const auto prec = run::Precision::Float32;
+        const run::RunResult cpu = mustRun(s, cpuOptions(s, tiles, prec, gradient));
+        const run::RunResult gpu = mustRun(s, gpuOptions(s, tiles, prec, nccl, gradient));
         QCOMPARE(gpu.devices.size(), cpu.devices.size());
         QCOMPARE(gpu.steps, cpu.steps);
         QCOMPARE(gpu.recomputedSteps, cpu.recomputedSteps);
@@ -483,20 +483,20 @@ void tst_Gpu::tilesSharingOneGpu() {
     REQUIRE_GPUS(1);
     guarded([&] {
         const std::array<int, 3> tiles{px, py, pz};
-        const auto prec = f64 ? solver::Precision::Float64 : solver::Precision::Float32;
+        const auto prec = f64 ? run::Precision::Float64 : run::Precision::Float32;
         const bool grad = !method.isEmpty();
         const scene::Scene s = grad ? decomposableGradScene(method.toStdString()) : decompScene(kSteps);
-        solver::RunOptions shared = gpuOptions(s, tiles, prec, false, grad);
+        run::RunOptions shared = gpuOptions(s, tiles, prec, false, grad);
         shared.gpus.assign(std::size_t(tileCount(tiles)), 0);
-        solver::RunResult tiled;
+        run::RunResult tiled;
         try {
-            tiled = solver::run(s, shared);
+            tiled = run::run(s, shared);
         } catch (const InputError& e) {
             QSKIP(qPrintable(QString("tiles sharing a GPU refused: ") + e.what()));
         }
         QVERIFY2(tiled.completed, tiled.status.c_str());
-        const solver::RunResult one = mustRun(s, gpuOptions(s, {1, 1, 1}, prec, false, grad));
-        const solver::RunResult cpu = mustRun(s, cpuOptions(s, tiles, prec, grad));
+        const run::RunResult one = mustRun(s, gpuOptions(s, {1, 1, 1}, prec, false, grad));
+        const run::RunResult cpu = mustRun(s, cpuOptions(s, tiles, prec, grad));
         QVERIFY(one.objective.has_value() && *one.objective != 0.0);
         const std::string diff = bitDiffWithGradients(one, tiled, grad);
         QVERIFY2(diff.empty(), diff.c_str());
@@ -540,9 +540,9 @@ void tst_Gpu::gradientMatchesFdAndCpu() {
         go.lossy = lossy;
         scene::Scene s = gradScene(go);
         setGradientMethod(s, method.toStdString());
-        const auto f64 = solver::Precision::Float64;
-        const solver::RunResult gpu = mustRun(s, gpuOptions(s, {1, 1, 1}, f64, true, true));
-        const solver::RunResult cpu = mustRun(s, cpuOptions(s, {1, 1, 1}, f64, true));
+        const auto f64 = run::Precision::Float64;
+        const run::RunResult gpu = mustRun(s, gpuOptions(s, {1, 1, 1}, f64, true, true));
+        const run::RunResult cpu = mustRun(s, cpuOptions(s, {1, 1, 1}, f64, true));
         QVERIFY(gpu.objective.has_value() && cpu.objective.has_value());
         QCOMPARE(int(gpu.gradients.size()), 2);
         QCOMPARE(gpu.recomputedSteps, cpu.recomputedSteps);
@@ -594,10 +594,10 @@ void tst_Gpu::ledgerPeakEqualsEstimate() {
     guarded([&] {
         const bool grad = !method.isEmpty();
         const scene::Scene s = grad ? decomposableGradScene(method.toStdString()) : decompScene(16);
-        const auto prec = f64 ? solver::Precision::Float64 : solver::Precision::Float32;
-        const solver::RunOptions o = gpuOptions(s, {px, 1, 1}, prec, kHaveNccl, grad);
-        const solver::Estimate e = solver::estimate(s, o);
-        const solver::RunResult r = mustRun(s, o);
+        const auto prec = f64 ? run::Precision::Float64 : run::Precision::Float32;
+        const run::RunOptions o = gpuOptions(s, {px, 1, 1}, prec, kHaveNccl, grad);
+        const run::Estimate e = run::estimate(s, o);
+        const run::RunResult r = mustRun(s, o);
         QCOMPARE(e.devices.size(), r.devices.size());
         for (std::size_t d = 0; d < e.devices.size(); ++d) {
             const auto& est = e.devices[d].memory;
@@ -665,29 +665,29 @@ void tst_Gpu::ledgerMatchesDriver() {
 void tst_Gpu::noGpuBehaviour() {
     guarded([&] {
         const int visible = cuda::deviceCount();
-        solver::RunOptions o;
-        solver::selectDevices("cuda:all", "run.devices", 2, o);
+        run::RunOptions o;
+        run::selectDevices("cuda:all", "run.devices", 2, o);
         if (visible == 0) {
             QVERIFY(!cuda::unavailableReason().empty());
             QVERIFY(cuda::devices().empty());
-            QVERIFY(o.backend == solver::Backend::Cpu);
+            QVERIFY(o.backend == run::Backend::Cpu);
             QVERIFY(o.gpus.empty());
             QCOMPARE(o.devices, 2);
             QVERIFY2(!o.deviceNotice.empty(), "no notice when falling back to CPU");
             QVERIFY2(QString::fromStdString(o.deviceNotice).contains("run.devices"), o.deviceNotice.c_str());
             qInfo("notice: %s", o.deviceNotice.c_str());
             // A named GPU falls back the same way (there is none to check it against).
-            solver::RunOptions p;
-            solver::selectDevices("cuda:0,1", "--devices", 1, p);
-            QVERIFY(p.backend == solver::Backend::Cpu);
+            run::RunOptions p;
+            run::selectDevices("cuda:0,1", "--devices", 1, p);
+            QVERIFY(p.backend == run::Backend::Cpu);
             QVERIFY(!p.deviceNotice.empty());
             // A scene asking for GPUs runs on the CPU and completes.
             scene::Scene s = decompScene(8);
             s.run.devices = "cuda:all";
-            const solver::RunOptions so = solver::RunOptions::fromScene(s);
-            QVERIFY(so.backend == solver::Backend::Cpu);
+            const run::RunOptions so = run::RunOptions::fromScene(s);
+            QVERIFY(so.backend == run::Backend::Cpu);
             QVERIFY(!so.deviceNotice.empty());
-            const solver::RunResult r = solver::run(s, so);
+            const run::RunResult r = run::run(s, so);
             QVERIFY2(r.completed, r.status.c_str());
             QCOMPARE(QString::fromStdString(r.devices.at(0).name), QString("cpu:0"));
             // Opening a GPU that is not there is an error, not a crash.
@@ -699,12 +699,12 @@ void tst_Gpu::noGpuBehaviour() {
                 QVERIFY(QString::fromStdString(e.what()).contains("cuda:0"));
             }
             // Asking the solver itself for a GPU is refused before anything runs (no silent CPU run).
-            solver::RunOptions c = solver::RunOptions::fromScene(s);
-            c.backend = solver::Backend::Cuda;
+            run::RunOptions c = run::RunOptions::fromScene(s);
+            c.backend = run::Backend::Cuda;
             c.gpus = {0};
             c.devices = 1;
             try {
-                (void)solver::run(s, c);
+                (void)run::run(s, c);
                 QFAIL("a CUDA run without a GPU was accepted");
             } catch (const InputError& e) {
                 qInfo("run(Backend::Cuda): %s", e.what());
@@ -716,26 +716,26 @@ void tst_Gpu::noGpuBehaviour() {
             QCOMPARE(dry.driverUsedBytes(), std::int64_t(-1));
         } else {
             QVERIFY(cuda::unavailableReason().empty());
-            QVERIFY(o.backend == solver::Backend::Cuda);
+            QVERIFY(o.backend == run::Backend::Cuda);
             QCOMPARE(int(o.gpus.size()), visible);
             for (int g = 0; g < visible; ++g)
                 QCOMPARE(o.gpus[std::size_t(g)], g);
             QVERIFY2(o.deviceNotice.empty(), o.deviceNotice.c_str());
             // An id past the last GPU is an input error naming the field.
-            solver::RunOptions p;
+            run::RunOptions p;
             try {
-                solver::selectDevices("cuda:" + std::to_string(visible), "run.devices", 1, p);
+                run::selectDevices("cuda:" + std::to_string(visible), "run.devices", 1, p);
                 QFAIL("a GPU id that does not exist was accepted");
             } catch (const InputError& e) {
                 QVERIFY2(QString::fromStdString(e.what()).startsWith("run.devices"), e.what());
             }
             scene::Scene s = decompScene(8);
-            solver::RunOptions c = solver::RunOptions::fromScene(s);
-            c.backend = solver::Backend::Cuda;
+            run::RunOptions c = run::RunOptions::fromScene(s);
+            c.backend = run::Backend::Cuda;
             c.gpus = {visible};
             c.devices = 1;
             try {
-                (void)solver::run(s, c);
+                (void)run::run(s, c);
                 QFAIL("a run on a GPU that does not exist was accepted");
             } catch (const InputError& e) {
                 QVERIFY2(QString::fromStdString(e.what()).startsWith("run.devices"), e.what());

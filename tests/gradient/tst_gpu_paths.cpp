@@ -13,15 +13,15 @@
 #include "decomp/DecompScene.hpp"
 #include "decomp/ResultCompare.hpp"
 #include "gradient/GradScene.hpp"
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 
 using namespace yee;
 using namespace yee::testing;
 
 namespace {
-solver::RunResult runWith(const scene::Scene& s, std::array<int, 3> tiles, solver::Precision p, bool staged,
+run::RunResult runWith(const scene::Scene& s, std::array<int, 3> tiles, run::Precision p, bool staged,
                           bool gradient, bool overlap = true) {
-    solver::RunOptions o = solver::RunOptions::fromScene(s);
+    run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
     o.tiles = tiles;
     o.devices = tiles[0] * tiles[1] * tiles[2];
@@ -30,11 +30,11 @@ solver::RunResult runWith(const scene::Scene& s, std::array<int, 3> tiles, solve
     o.gradient = gradient;
     o.overlap = overlap;
     o.gpuDataPaths = staged;
-    solver::RunResult r = solver::run(s, o);
+    run::RunResult r = run::run(s, o);
     if (!r.completed)
         throw std::runtime_error(r.status);
     // The staged paths allocate staging buffers through the ledger: the dry run must see them too.
-    const solver::Estimate e = solver::estimate(s, o);
+    const run::Estimate e = run::estimate(s, o);
     if (e.devices.size() != r.devices.size())
         throw std::runtime_error("estimate device count differs");
     for (std::size_t d = 0; d < r.devices.size(); ++d)
@@ -45,7 +45,7 @@ solver::RunResult runWith(const scene::Scene& s, std::array<int, 3> tiles, solve
     return r;
 }
 
-std::string gradientDiff(const solver::RunResult& a, const solver::RunResult& b) {
+std::string gradientDiff(const run::RunResult& a, const run::RunResult& b) {
     if (a.gradients.size() != b.gradients.size())
         return "gradient count differs";
     for (std::size_t d = 0; d < a.gradients.size(); ++d) {
@@ -89,9 +89,9 @@ void tst_GpuPaths::forwardBitIdentical() {
     QFETCH(bool, f64);
     QFETCH(bool, overlap);
     const scene::Scene s = decompScene(40);
-    const auto p = f64 ? solver::Precision::Float64 : solver::Precision::Float32;
-    const solver::RunResult direct = runWith(s, {px, py, 1}, p, false, false, overlap);
-    const solver::RunResult staged = runWith(s, {px, py, 1}, p, true, false, overlap);
+    const auto p = f64 ? run::Precision::Float64 : run::Precision::Float32;
+    const run::RunResult direct = runWith(s, {px, py, 1}, p, false, false, overlap);
+    const run::RunResult staged = runWith(s, {px, py, 1}, p, true, false, overlap);
     const std::string diff = bitDiff(direct, staged);
     QVERIFY2(diff.empty(), diff.c_str());
     QVERIFY(direct.objective && *direct.objective != 0);
@@ -118,9 +118,9 @@ void tst_GpuPaths::gradientBitIdentical() {
     QFETCH(QString, method);
     QFETCH(int, px);
     const scene::Scene s = decomposableGradScene(method.toStdString());
-    for (auto p : {solver::Precision::Float32, solver::Precision::Float64}) {
-        const solver::RunResult direct = runWith(s, {px, 1, 1}, p, false, true);
-        const solver::RunResult staged = runWith(s, {px, 1, 1}, p, true, true);
+    for (auto p : {run::Precision::Float32, run::Precision::Float64}) {
+        const run::RunResult direct = runWith(s, {px, 1, 1}, p, false, true);
+        const run::RunResult staged = runWith(s, {px, 1, 1}, p, true, true);
         const std::string diff = bitDiff(direct, staged);
         QVERIFY2(diff.empty(), diff.c_str());
         const std::string gdiff = gradientDiff(direct, staged);
@@ -151,8 +151,8 @@ void tst_GpuPaths::recorderTiersBitIdentical() {
     s.gradient.tier = tier.toStdString();
     s.gradient.transferInterval = 4;
     s.gradient.ringBuffers = 3;
-    const solver::RunResult direct = runWith(s, {2, 1, 1}, solver::Precision::Float32, false, true);
-    const solver::RunResult staged = runWith(s, {2, 1, 1}, solver::Precision::Float32, true, true);
+    const run::RunResult direct = runWith(s, {2, 1, 1}, run::Precision::Float32, false, true);
+    const run::RunResult staged = runWith(s, {2, 1, 1}, run::Precision::Float32, true, true);
     const std::string gdiff = gradientDiff(direct, staged);
     QVERIFY2(gdiff.empty(), gdiff.c_str());
 }

@@ -7,7 +7,7 @@
 #include "decomp/ResultCompare.hpp"
 #include "gradient/GradScene.hpp"
 #include "yee/core/Error.hpp"
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 
 using namespace yee;
 using namespace yee::testing;
@@ -16,16 +16,16 @@ using comm::Phase;
 
 namespace {
 
-solver::RunResult runGrad(const scene::Scene& s, std::array<int, 3> tiles = {1, 1, 1},
-                          solver::Precision p = solver::Precision::Float64, bool gradient = true) {
-    solver::RunOptions o = solver::RunOptions::fromScene(s);
+run::RunResult runGrad(const scene::Scene& s, std::array<int, 3> tiles = {1, 1, 1},
+                          run::Precision p = run::Precision::Float64, bool gradient = true) {
+    run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
     o.tiles = tiles;
     o.devices = tiles[0] * tiles[1] * tiles[2];
     o.gradient = gradient;
     o.threadsPerDevice = 1;
     o.guardInterval = 1000;
-    solver::RunResult r = solver::run(s, o);
+    run::RunResult r = run::run(s, o);
     if (!r.completed)
         throw std::runtime_error(r.status);
     return r;
@@ -33,7 +33,7 @@ solver::RunResult runGrad(const scene::Scene& s, std::array<int, 3> tiles = {1, 
 
 double objectiveOf(scene::Scene s, int d, std::size_t v, double value) {
     s.designs[std::size_t(d)].latent[v] = value;
-    return *runGrad(s, {1, 1, 1}, solver::Precision::Float64, false).objective;
+    return *runGrad(s, {1, 1, 1}, run::Precision::Float64, false).objective;
 }
 
 } // namespace
@@ -74,7 +74,7 @@ void tst_Gradient::finiteDifferences() {
     go.lossy = lossy;
     scene::Scene s = gradScene(go);
     setGradientMethod(s, method.toStdString());
-    const solver::RunResult r = runGrad(s);
+    const run::RunResult r = runGrad(s);
     QVERIFY(r.objective.has_value());
     QCOMPARE(int(r.gradients.size()), 2);
     int checked = 0;
@@ -103,8 +103,8 @@ void tst_Gradient::decomposedBitIdentical() {
     QFETCH(int, py);
     QFETCH(int, pz);
     const scene::Scene s = decomposableGradScene(method.toStdString());
-    for (auto prec : {solver::Precision::Float32, solver::Precision::Float64}) {
-        const solver::RunResult a = runGrad(s, {1, 1, 1}, prec), b = runGrad(s, {px, py, pz}, prec);
+    for (auto prec : {run::Precision::Float32, run::Precision::Float64}) {
+        const run::RunResult a = runGrad(s, {1, 1, 1}, prec), b = runGrad(s, {px, py, pz}, prec);
         const std::string diff = bitDiff(a, b);
         QVERIFY2(diff.empty(), diff.c_str());
         QCOMPARE(a.gradients.size(), b.gradients.size());
@@ -137,7 +137,7 @@ void tst_Gradient::adjointCountsPinned() {
     setGradientMethod(s, method.toStdString());
     std::int64_t recomputed1 = -1;
     for (std::array<int, 3> t : {std::array<int, 3>{1, 1, 1}, {2, 1, 1}, {4, 1, 1}, {8, 1, 1}, {2, 2, 2}}) {
-        const solver::RunResult r = runGrad(s, t, solver::Precision::Float32);
+        const run::RunResult r = runGrad(s, t, run::Precision::Float32);
         if (recomputed1 < 0)
             recomputed1 = r.recomputedSteps;
         QCOMPARE(r.recomputedSteps, recomputed1);
@@ -195,7 +195,7 @@ void tst_Gradient::memorySharded() {
     s.objective.terms.push_back(t);
     setGradientMethod(s, method.toStdString());
     s.durationFs = 39.5 * s.dtFs();
-    auto largestAndSum = [&](const solver::RunResult& r, std::int64_t& sum, std::int64_t& halo,
+    auto largestAndSum = [&](const run::RunResult& r, std::int64_t& sum, std::int64_t& halo,
                              std::int64_t& largest, std::int64_t& largestExtra) {
         sum = halo = largest = largestExtra = 0;
         std::int64_t minPml = -1;
@@ -212,10 +212,10 @@ void tst_Gradient::memorySharded() {
             }
         }
     };
-    const solver::RunResult one = runGrad(s, {1, 1, 1}, solver::Precision::Float32);
+    const run::RunResult one = runGrad(s, {1, 1, 1}, run::Precision::Float32);
     const double single = double(one.devices[0].memory.peakTotal);
     for (int n : {2, 4, 8}) {
-        const solver::RunResult r = runGrad(s, {n, 1, 1}, solver::Precision::Float32);
+        const run::RunResult r = runGrad(s, {n, 1, 1}, run::Precision::Float32);
         std::int64_t sum, halo, largest, extra;
         largestAndSum(r, sum, halo, largest, extra);
         // The adjoint keeps its own halo buffers (counted under adjoint), as many bytes as the forward's.
@@ -238,7 +238,7 @@ void tst_Gradient::lossyRecorderErrorBounded() {
     go.steps = 300;
     scene::Scene s = gradScene(go);
     setGradientMethod(s, "full");
-    const solver::RunResult exact = runGrad(s, {1, 1, 1}, solver::Precision::Float32);
+    const run::RunResult exact = runGrad(s, {1, 1, 1}, run::Precision::Float32);
     auto relError = [&](int k, const char* dtype) {
         s.gradient.method = scene::GradientMethod::Reversible;
         s.gradient.recorder.clear();
@@ -249,7 +249,7 @@ void tst_Gradient::lossyRecorderErrorBounded() {
         md.module = "DtypeConversion";
         md.dtype = dtype;
         s.gradient.recorder = {mk, md};
-        const solver::RunResult r = runGrad(s, {1, 1, 1}, solver::Precision::Float32);
+        const run::RunResult r = runGrad(s, {1, 1, 1}, run::Precision::Float32);
         double num = 0, den = 0;
         for (std::size_t d = 0; d < exact.gradients.size(); ++d)
             for (std::size_t v = 0; v < exact.gradients[d].data.size(); ++v) {
@@ -277,10 +277,10 @@ void tst_Gradient::reversibleCheckpointsBoundDrift() {
     go.lossy = true; // reversing a lossy medium amplifies rounding; checkpoints restore exact states
     scene::Scene s = gradScene(go);
     setGradientMethod(s, "full");
-    const solver::RunResult exact = runGrad(s);
+    const run::RunResult exact = runGrad(s);
     setGradientMethod(s, "reversible");
     s.gradient.numCheckpointsReversible = 4;
-    const solver::RunResult rev = runGrad(s);
+    const run::RunResult rev = runGrad(s);
     double num = 0, den = 0;
     for (std::size_t d = 0; d < exact.gradients.size(); ++d)
         for (std::size_t v = 0; v < exact.gradients[d].data.size(); ++v) {
@@ -313,11 +313,11 @@ void tst_Gradient::stagedTiers() {
     go.steps = 120;
     scene::Scene s = gradScene(go);
     setLossyRecorder(s, 2, "bfloat16");
-    const solver::RunResult dev = runGrad(s, {2, 1, 1}, solver::Precision::Float32);
+    const run::RunResult dev = runGrad(s, {2, 1, 1}, run::Precision::Float32);
     s.gradient.tier = tier.toStdString();
     s.gradient.transferInterval = interval;
     s.gradient.ringBuffers = ring;
-    const solver::RunResult staged = runGrad(s, {2, 1, 1}, solver::Precision::Float32);
+    const run::RunResult staged = runGrad(s, {2, 1, 1}, run::Precision::Float32);
     for (std::size_t d = 0; d < dev.gradients.size(); ++d)
         QVERIFY(std::memcmp(dev.gradients[d].data.data(), staged.gradients[d].data.data(),
                             dev.gradients[d].data.size() * sizeof(double)) == 0);

@@ -55,8 +55,8 @@ solver::DeviceSummary summary(int i) {
     return d;
 }
 
-solver::RunResult makeResult() {
-    solver::RunResult r;
+run::RunResult makeResult() {
+    run::RunResult r;
     r.completed = true;
     r.status = "completed";
     r.steps = 420;
@@ -118,7 +118,7 @@ private:
 private slots:
     void roundTripKeepsEveryField() {
         const scene::Scene s = makeScene();
-        const solver::RunResult r = makeResult();
+        const run::RunResult r = makeResult();
         io::ResultsExtras extras;
         extras.gradients["taper"] = array("taper", {4, 3, 2});
         extras.gradients["ring"] = array("ring", {5});
@@ -196,7 +196,7 @@ private slots:
     }
 
     void incompleteRunIsMarked() {
-        solver::RunResult r = makeResult();
+        run::RunResult r = makeResult();
         r.completed = false;
         r.status = "cancelled";
         r.steps = 128;
@@ -215,7 +215,7 @@ private slots:
     }
 
     void statusText() {
-        solver::RunResult r;
+        run::RunResult r;
         r.completed = true;
         QCOMPARE(io::resultsStatus(r), std::string("complete"));
         r.completed = false;
@@ -226,7 +226,7 @@ private slots:
     }
 
     void emptyRunRoundTrips() {
-        solver::RunResult r;
+        run::RunResult r;
         const std::string file = path("empty.h5");
         io::writeResults(file, scene::Scene{}, "", r);
         const io::ResultsFile f = io::readResults(file);
@@ -239,7 +239,7 @@ private slots:
     void failedWriteKeepsPreviousFile() {
         const std::string file = path("kept.h5");
         io::writeResults(file, makeScene(), "{\"first\": true}", makeResult());
-        solver::RunResult bad = makeResult();
+        run::RunResult bad = makeResult();
         bad.detectors[1].name = "bad/name"; // refused while the file is half written
         QVERIFY_THROWS_EXCEPTION(yee::RunError, io::writeResults(file, makeScene(), "{}", bad));
         QCOMPARE(io::readResults(file).sceneJson, std::string("{\"first\": true}"));
@@ -247,7 +247,7 @@ private slots:
     }
 
     void mismatchedArrayShapeIsRefused() {
-        solver::RunResult r = makeResult();
+        run::RunResult r = makeResult();
         r.detectors[0].arrays[0].shape = {7};
         QVERIFY_THROWS_EXCEPTION(yee::RunError, io::writeResults(path("shape.h5"), makeScene(), "{}", r));
         QVERIFY(!QFile::exists(QString::fromStdString(path("shape.h5"))));

@@ -234,7 +234,7 @@ private slots:
 
         // An HDF5 file of the wrong kind, both ways round.
         const std::string results = path("r.h5");
-        io::writeResults(results, scene::Scene{}, "{}", solver::RunResult{});
+        io::writeResults(results, scene::Scene{}, "{}", run::RunResult{});
         QVERIFY_THROWS_EXCEPTION(yee::InputError, io::readVtkHdf(results));
         const std::string image = path("i.vtkhdf");
         io::writeVtkHdf(image, snapshot("p", "Ex", 0, {1, 1, 1}));

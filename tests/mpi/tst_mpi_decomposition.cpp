@@ -3,7 +3,7 @@
 // gradients bit-identical; collective counts pinned per rank and equal to LocalComm's for the same tile grid.
 //
 // Every case has the same shape on every rank:
-//   1. collective work: a fresh MpiComm, solver::run() with RunOptions::communicator, one broadcast of rank
+//   1. collective work: a fresh MpiComm, run::run() with RunOptions::communicator, one broadcast of rank
 //   0's
 //      recomputed-step count — entered by every rank in the same order, whatever happens;
 //   2. local work: rank 0 runs the references in-process (LocalComm: 1x1x1 on one device, and the same tile
@@ -27,7 +27,7 @@
 #include "gradient/GradScene.hpp"
 #include "yee/comm/MpiComm.hpp"
 #include "yee/core/Error.hpp"
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 
 using namespace yee;
 using namespace yee::testing;
@@ -109,9 +109,9 @@ struct Checks {
     }
 };
 
-solver::RunOptions options(const scene::Scene& s, const Grid& tiles, solver::Precision p, bool gradient,
+run::RunOptions options(const scene::Scene& s, const Grid& tiles, run::Precision p, bool gradient,
                            int guard, bool overlap = true) {
-    solver::RunOptions o = solver::RunOptions::fromScene(s);
+    run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
     o.tiles = tiles;
     o.devices = tiles[0] * tiles[1] * tiles[2];
@@ -125,11 +125,11 @@ solver::RunOptions options(const scene::Scene& s, const Grid& tiles, solver::Pre
 /// Runs `s` with RunOptions::communicator = a fresh MpiComm (fresh CommStats) on every rank. Collective.
 /// Validation errors are thrown identically by every rank before any communication and come back as a
 /// failure; an error inside the run ends the job through Communicator::fail (MPI_Abort), by design.
-std::optional<solver::RunResult> runMpi(const scene::Scene& s, solver::RunOptions o, Checks& c) {
+std::optional<run::RunResult> runMpi(const scene::Scene& s, run::RunOptions o, Checks& c) {
     comm::MpiComm comm(MPI_COMM_WORLD);
     o.communicator = &comm;
     try {
-        return solver::run(s, o);
+        return run::run(s, o);
     } catch (const std::exception& e) {
         c(false, std::string("MpiComm run threw: ") + e.what());
         return std::nullopt;
@@ -137,10 +137,10 @@ std::optional<solver::RunResult> runMpi(const scene::Scene& s, solver::RunOption
 }
 
 /// In-process run without a communicator (LocalComm on o.devices emulated devices). Rank 0 only.
-std::optional<solver::RunResult> runLocal(const scene::Scene& s, const solver::RunOptions& o,
+std::optional<run::RunResult> runLocal(const scene::Scene& s, const run::RunOptions& o,
                                           const std::string& what, Checks& c) {
     try {
-        solver::RunResult r = solver::run(s, o);
+        run::RunResult r = run::run(s, o);
         if (!c(r.completed, what + " run did not complete: " + r.status))
             return std::nullopt;
         return r;
@@ -151,9 +151,9 @@ std::optional<solver::RunResult> runLocal(const scene::Scene& s, const solver::R
 }
 
 /// The single-domain reference (tiles 1x1x1, one device, no communicator), cached per scene key (rank 0).
-const solver::RunResult* singleReference(const std::string& key, const scene::Scene& s, solver::RunOptions o,
+const run::RunResult* singleReference(const std::string& key, const scene::Scene& s, run::RunOptions o,
                                          Checks& c) {
-    static std::map<std::string, solver::RunResult> cache;
+    static std::map<std::string, run::RunResult> cache;
     if (auto it = cache.find(key); it != cache.end())
         return &it->second;
     o.tiles = {1, 1, 1};
@@ -206,7 +206,7 @@ void checkCounts(const comm::CommStats& st, const Expected& e, const std::string
 
 /// Rank 0: device summaries of the MPI run against those of the LocalComm run on the same grid: tile boxes,
 /// every collective's calls and bytes, the ledger's peak per category. Also: call tables equal on all ranks.
-void compareDevices(const solver::RunResult& mpi, const solver::RunResult& local, Checks& c) {
+void compareDevices(const run::RunResult& mpi, const run::RunResult& local, Checks& c) {
     if (!c(mpi.devices.size() == local.devices.size(), "device count " + std::to_string(mpi.devices.size()) +
                                                            " vs LocalComm " +
                                                            std::to_string(local.devices.size())))
@@ -234,7 +234,7 @@ void compareDevices(const solver::RunResult& mpi, const solver::RunResult& local
 }
 
 /// Bitwise comparison of gradient arrays; "" when identical. `norm` gets max |g| of `a`.
-std::string gradientDiff(const solver::RunResult& a, const solver::RunResult& b, double& norm) {
+std::string gradientDiff(const run::RunResult& a, const run::RunResult& b, double& norm) {
     norm = 0;
     if (a.gradients.size() != b.gradients.size())
         return "gradient region count differs";
@@ -268,16 +268,16 @@ scene::Scene gradSceneFor(const QString& method) {
 
 /// One MPI run and its checks, shared by the forward and gradient cases. Returns this rank's failures.
 std::vector<std::string> runCase(const scene::Scene& s, const std::string& key, const Grid& grid,
-                                 solver::Precision prec, bool gradient, bool overlap,
+                                 run::Precision prec, bool gradient, bool overlap,
                                  const Expected& expectIn) {
     Checks c;
     const int rank = worldRank();
     const int N = worldSize();
     const int steps = expectIn.steps;
-    const solver::RunOptions o = options(s, grid, prec, gradient, expectIn.guard, overlap);
+    const run::RunOptions o = options(s, grid, prec, gradient, expectIn.guard, overlap);
 
     // ---- 1. collective work, every rank, same order ----
-    std::optional<solver::RunResult> mpi = runMpi(s, o, c);
+    std::optional<run::RunResult> mpi = runMpi(s, o, c);
     std::int64_t recomputed = (rank == 0 && mpi) ? mpi->recomputedSteps : -1;
     MPI_Bcast(&recomputed, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
     if (!mpi)
@@ -299,7 +299,7 @@ std::vector<std::string> runCase(const scene::Scene& s, const std::string& key, 
     for (std::size_t d = 0; d < mpi->devices.size(); ++d)
         checkCounts(mpi->devices[d].comm, e, "rank " + std::to_string(d), c);
 
-    const solver::RunResult* single = singleReference(key, s, o, c);
+    const run::RunResult* single = singleReference(key, s, o, c);
     if (single) {
         c(single->objective.has_value() && *single->objective != 0.0,
           "single-domain objective is zero or missing");
@@ -338,8 +338,8 @@ std::vector<std::string> runCase(const scene::Scene& s, const std::string& key, 
     return c.fails;
 }
 
-const char* precName(solver::Precision p) {
-    return p == solver::Precision::Float64 ? "f64" : "f32";
+const char* precName(run::Precision p) {
+    return p == run::Precision::Float64 ? "f64" : "f32";
 }
 
 } // namespace
@@ -397,7 +397,7 @@ void tst_MpiDecomposition::forwardBitIdentical() {
     const Grid grid{px, py, pz};
     QFETCH(bool, f64);
     QFETCH(bool, overlap);
-    const auto prec = f64 ? solver::Precision::Float64 : solver::Precision::Float32;
+    const auto prec = f64 ? run::Precision::Float64 : run::Precision::Float32;
     const scene::Scene s = decompScene(kForwardSteps);
     Expected e;
     e.steps = kForwardSteps;
@@ -427,7 +427,7 @@ void tst_MpiDecomposition::gradientBitIdentical() {
     QFETCH(int, pz);
     const Grid grid{px, py, pz};
     QFETCH(bool, f64);
-    const auto prec = f64 ? solver::Precision::Float64 : solver::Precision::Float32;
+    const auto prec = f64 ? run::Precision::Float64 : run::Precision::Float32;
     const scene::Scene s = gradSceneFor(method);
     Expected e;
     e.steps = kGradSteps;

@@ -8,7 +8,7 @@
 #include <numbers>
 
 #include "physics/SceneBuilder.hpp"
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 
 using namespace yee;
 using namespace yee::testing;
@@ -18,7 +18,7 @@ using scene::SourceType;
 
 namespace {
 
-const solver::NamedArray& arrayOf(const solver::RunResult& r, const std::string& det,
+const solver::NamedArray& arrayOf(const run::RunResult& r, const std::string& det,
                                   const std::string& name) {
     for (const auto& d : r.detectors)
         if (d.name == det)
@@ -27,12 +27,12 @@ const solver::NamedArray& arrayOf(const solver::RunResult& r, const std::string&
     throw std::runtime_error("missing " + det + "/" + name);
 }
 
-solver::RunResult runScene(const scene::Scene& s, solver::Precision p = solver::Precision::Float64,
+run::RunResult runScene(const scene::Scene& s, run::Precision p = run::Precision::Float64,
                            int maxSteps = -1) {
-    solver::RunOptions o = solver::RunOptions::fromScene(s);
+    run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
     o.maxSteps = maxSteps;
-    solver::RunResult r = solver::run(s, o);
+    run::RunResult r = run::run(s, o);
     if (!r.completed)
         throw std::runtime_error("run did not complete: " + r.status);
     return r;
@@ -102,7 +102,7 @@ void tst_Physics::planeWaveDispersion() {
     d.wavelengths = {wl};
     s.detectors.push_back(d);
     s.durationFs = 160;
-    const solver::RunResult r = runScene(s);
+    const run::RunResult r = runScene(s);
     const auto& re = arrayOf(r, "line", "Ey_re");
     const auto& im = arrayOf(r, "line", "Ey_im");
     const std::size_t n = re.data.size();
@@ -160,9 +160,9 @@ void tst_Physics::cpmlReflection() {
         p.components = {"Ez"};
         s.detectors.push_back(p);
         s.durationFs = 420 * s.dtFs();
-        return runScene(s, solver::Precision::Float64);
+        return runScene(s, run::Precision::Float64);
     };
-    const solver::RunResult small = run(80), big = run(320);
+    const run::RunResult small = run(80), big = run(320);
     const auto& a = arrayOf(small, "p", "Ez").data;
     const auto& b = arrayOf(big, "p", "Ez").data;
     QCOMPARE(a.size(), b.size());
@@ -191,7 +191,7 @@ void tst_Physics::pecCavityResonance() {
     p.components = {"Ey"};
     s.detectors.push_back(p);
     s.durationFs = 6000 * s.dtFs();
-    const solver::RunResult r = runScene(s);
+    const run::RunResult r = runScene(s);
     const auto& ey = arrayOf(r, "p", "Ey").data;
     // Skip the source's active time (pulse centre 5 sigma; use 12 sigma).
     const double dt = r.dt; // normalised: time unit = one cell / c
@@ -242,7 +242,7 @@ void tst_Physics::fresnelReflectance() {
         s.durationFs = 130;
         return s;
     };
-    const solver::RunResult inc = runScene(make(false)), sca = runScene(make(true));
+    const run::RunResult inc = runScene(make(false)), sca = runScene(make(true));
     const auto& pInc = arrayOf(inc, "fwd", "power").data;
     const auto& leak = arrayOf(inc, "back", "power").data;
     const auto& pBack = arrayOf(sca, "back", "power").data;
@@ -279,7 +279,7 @@ void tst_Physics::dipoleFluxBoxes() {
     addBox("small", 8 * cell);
     addBox("large", 16 * cell);
     s.durationFs = 700 * s.dtFs();
-    const solver::RunResult r = runScene(s, solver::Precision::Float32);
+    const run::RunResult r = runScene(s, run::Precision::Float32);
     for (std::size_t w = 0; w < wls.size(); ++w) {
         double ps = 0, pl = 0;
         for (const auto& d : r.detectors) {
@@ -321,7 +321,7 @@ void tst_Physics::energyConservation() {
         detector("energy", DetectorType::Energy, {0, 0, 0}, {16 * cell, 18 * cell, 20 * cell});
     s.detectors.push_back(e);
     s.durationFs = 1500 * s.dtFs();
-    const solver::RunResult r = runScene(s, f64 ? solver::Precision::Float64 : solver::Precision::Float32);
+    const run::RunResult r = runScene(s, f64 ? run::Precision::Float64 : run::Precision::Float32);
     const auto& u = arrayOf(r, "energy", "energy").data;
     const std::size_t start = 600; // source off (pulse centre 5 sigma ~ 200 steps)
     double lo = u[start], hi = u[start];

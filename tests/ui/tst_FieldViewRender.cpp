@@ -37,8 +37,8 @@ solver::Snapshot wave(int step, double phase) {
 }
 
 /// A run result with a flux time series and spectrum and two snapshot frames.
-std::shared_ptr<solver::RunResult> fakeRun() {
-    auto r = std::make_shared<solver::RunResult>();
+std::shared_ptr<run::RunResult> fakeRun() {
+    auto r = std::make_shared<run::RunResult>();
     r->completed = true;
     r->status = "completed";
     r->steps = r->totalSteps = 20;

@@ -131,7 +131,7 @@ private slots:
         req.scene.run.tiles = {2, 1, 1};
         req.scene.run.devices = "cuda:all";
         req.options = RunSettings{}.optionsFor(req.scene); // RunOptions::fromScene: falls back to CPU
-        QCOMPARE(int(req.options.backend), int(solver::Backend::Cpu));
+        QCOMPARE(int(req.options.backend), int(run::Backend::Cpu));
         QCOMPARE(req.options.devices, 2);
         QVERIFY(runner.start(req));
         QCOMPARE(notice.count(), 1);

@@ -14,7 +14,7 @@
 #include "yee/device/MemoryLedger.hpp"
 #include "yee/io/AtomicFile.hpp"
 #include "yee/scene/SceneJson.hpp"
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 
 namespace yee::bundle {
 
@@ -158,9 +158,9 @@ BatchResources resolveResources(const scene::Scene& s, const BundleOptions& o) {
     // taken), which refuses tile grids the solver cannot use (thinner than the stencil, ...).
     const scene::Scene b = bundledScene(s, r);
     scene::validateScene(b);
-    solver::RunOptions ro = solver::RunOptions::fromScene(b);
+    run::RunOptions ro = run::RunOptions::fromScene(b);
     ro.gradient = o.gradient;
-    const solver::Estimate e = solver::estimate(b, ro);
+    const run::Estimate e = run::estimate(b, ro);
     r.steps = e.steps;
     r.memoryPerRankBytes = e.maxDevicePeak();
     return r;

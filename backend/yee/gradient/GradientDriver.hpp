@@ -16,6 +16,7 @@
 #include "yee/core/Bytes.hpp"
 #include "yee/gradient/Codec.hpp"
 #include "yee/gradient/RecordStore.hpp"
+#include "yee/solver/Result.hpp"
 #include "yee/solver/Tile.hpp"
 
 namespace yee::gradient {

@@ -115,7 +115,7 @@ void writeTimeline(hid_t telemetry, const std::vector<telemetry::Report>& report
 }
 
 void writeFile(const std::string& path, const scene::Scene& scene, const std::string& sceneJson,
-               const solver::RunResult& result, const ResultsExtras& extras) {
+               const run::RunResult& result, const ResultsExtras& extras) {
     h5::Handle file = h5::createFile(path);
     h5::writeAttr(file, "format", kResultsFormat);
     h5::writeAttr(file, "version", kResultsVersion);
@@ -332,14 +332,14 @@ const solver::DetectorResult* ResultsFile::detector(const std::string& name) con
     return nullptr;
 }
 
-std::string resultsStatus(const solver::RunResult& result) {
+std::string resultsStatus(const run::RunResult& result) {
     if (result.completed)
         return "complete";
     return "incomplete: " + (result.status.empty() ? std::string("stopped") : result.status);
 }
 
 void writeResults(const std::string& path, const scene::Scene& scene, const std::string& sceneJson,
-                  const solver::RunResult& result, const ResultsExtras& extras) {
+                  const run::RunResult& result, const ResultsExtras& extras) {
     writeAtomically(path, [&](const std::string& temp) {
         h5::Session session;
         writeFile(temp, scene, sceneJson, result, extras);

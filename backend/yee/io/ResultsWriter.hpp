@@ -39,7 +39,7 @@
 #include <string>
 #include <vector>
 
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 #include "yee/telemetry/Telemetry.hpp"
 
 namespace yee::io {
@@ -99,14 +99,14 @@ struct ResultsFile {
 };
 
 /// The root `status` text for a run result: "complete", or "incomplete: <reason>".
-std::string resultsStatus(const solver::RunResult& result);
+std::string resultsStatus(const run::RunResult& result);
 
 /// Writes the results of a run to `path` atomically (temporary file, then rename).
 /// `sceneJson` is the scene as saved (stored verbatim in /scene). Throws yee::RunError on I/O failure
 /// (the previous file at `path`, if any, is then left untouched) or when a name cannot be used as an
 /// HDF5 group name (empty, ".", or containing '/').
 void writeResults(const std::string& path, const scene::Scene& scene, const std::string& sceneJson,
-                  const solver::RunResult& result, const ResultsExtras& extras = {});
+                  const run::RunResult& result, const ResultsExtras& extras = {});
 
 /// Reads a results file written by writeResults(). Throws yee::InputError when the file is missing,
 /// is not HDF5, is not a yee results file or has a newer major version, naming the file and the

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 
 namespace yee::io {
 

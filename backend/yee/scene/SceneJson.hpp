@@ -47,7 +47,7 @@ void saveScene(const Scene& s, const std::string& path);
 
 /// Check everything the solver needs of a scene, in file order, and throw InputError naming the
 /// first offending field (`grid.courant: 1.2 is unstable (must be in (0, 1])`). Does not look at the
-/// host (devices present, memory): that is solver::validateOptions()'s job.
+/// host (devices present, memory): that is run::validateOptions()'s job.
 void validateScene(const Scene& s);
 
 /// Stable content hash of the scene: FNV-1a 64 of its canonical compact JSON, as 16 lower-case hex

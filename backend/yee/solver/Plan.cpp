@@ -56,7 +56,7 @@ int Geometry::nearest(int comp, int axis, double um) const {
     return std::clamp(i, 0, cells[axis] - 1);
 }
 
-std::shared_ptr<Plan> makePlan(const scene::Scene& s, const RunOptions& o) {
+std::shared_ptr<Plan> makePlan(const scene::Scene& s, const PlanOptions& o) {
     scene::validateScene(s); // bad scenes are refused here, before anything is allocated
     auto plan = std::make_shared<Plan>();
     Plan& p = *plan;

@@ -10,7 +10,6 @@
 
 #include "yee/core/Box.hpp"
 #include "yee/scene/Scene.hpp"
-#include "yee/solver/Run.hpp"
 #include "yee/solver/SourceTime.hpp"
 #include "yee/tiling/TileGrid.hpp"
 
@@ -95,8 +94,14 @@ struct Plan {
     std::shared_ptr<const scene::Rasterizer> raster;
 };
 
-/// Build the plan: validates options against the scene (tile grid, devices) and throws InputError
-/// naming the field before anything is allocated.
-std::shared_ptr<Plan> makePlan(const scene::Scene& s, const RunOptions& o);
+/// What the plan needs besides the scene: typed values decided by the run layer.
+struct PlanOptions {
+    std::array<int, 3> tiles{1, 1, 1}; ///< tile grid px, py, pz
+    int maxSteps = -1;                 ///< <0: the scene's duration; else at most this many steps
+};
+
+/// Build the plan of a validated scene for a tile grid. Throws InputError naming the field before
+/// anything is allocated.
+std::shared_ptr<Plan> makePlan(const scene::Scene& s, const PlanOptions& o);
 
 } // namespace yee::solver

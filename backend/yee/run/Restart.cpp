@@ -1,4 +1,4 @@
-#include "yee/solver/Restart.hpp"
+#include "yee/run/Restart.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -17,7 +17,9 @@
 #include "yee/solver/Plan.hpp"
 #include "yee/solver/Tile.hpp"
 
-namespace yee::solver {
+namespace yee::run {
+
+using namespace yee::solver;
 
 namespace {
 
@@ -342,4 +344,4 @@ template void saveRestart<double>(const std::string&, Tile<double>&, comm::Commu
 template int loadRestart<float>(const std::string&, Tile<float>&, comm::Communicator&, const RestartKey&);
 template int loadRestart<double>(const std::string&, Tile<double>&, comm::Communicator&, const RestartKey&);
 
-} // namespace yee::solver
+} // namespace yee::run

@@ -13,7 +13,7 @@
 /// bytes 24..31  uint64 header length H
 /// H bytes       header: yee version, scene hash, precision, tile grid, rank, ranks, step, total steps,
 ///               tile box, state block list (name, bytes), payload length, payload checksum
-/// payload       the state blocks, raw, in list order (Tile::stateBlocks())
+/// payload       the state blocks, raw, in list order (solver::Tile::stateBlocks(), the TileState registry)
 /// ```
 ///
 /// On resume every header is checked against the run before anything is allocated (wrong scene,
@@ -27,16 +27,18 @@
 #include <vector>
 
 #include "yee/core/Box.hpp"
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 
 namespace yee::comm {
 class Communicator;
 }
 
 namespace yee::solver {
-
 struct Plan;
 template <class T> class Tile;
+} // namespace yee::solver
+
+namespace yee::run {
 
 /// Format tag at the start of every restart file.
 inline constexpr const char* kRestartFormat = "yee-restart";
@@ -91,14 +93,15 @@ void checkRestartOptions(const scene::Scene& scene, const RunOptions& o);
 /// start of the next step). Throws RunError naming the file on I/O failure (the previous file is then
 /// left as it was).
 template <class T>
-void saveRestart(const std::string& base, Tile<T>& tile, comm::Communicator& comm, const RestartKey& key,
-                 int step);
+void saveRestart(const std::string& base, solver::Tile<T>& tile, comm::Communicator& comm,
+                 const RestartKey& key, int step);
 
 /// Loads the state of `tile` (filled, not yet stepped) from restartFileFor(base, tile.index()) and
 /// returns the step the run continues with. All ranks agree on that step first (one all-reduce in the
 /// Setup phase). Throws InputError when the file does not belong to this run, RunError when the ranks
 /// saved different steps, the state layout differs or the payload is corrupt.
 template <class T>
-int loadRestart(const std::string& base, Tile<T>& tile, comm::Communicator& comm, const RestartKey& key);
+int loadRestart(const std::string& base, solver::Tile<T>& tile, comm::Communicator& comm,
+                const RestartKey& key);
 
-} // namespace yee::solver
+} // namespace yee::run

@@ -1,4 +1,4 @@
-#include "yee/solver/Run.hpp"
+#include "yee/run/Run.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -15,20 +15,17 @@
 #include "yee/core/ExactSum.hpp"
 #include "yee/cuda/Runtime.hpp"
 #include "yee/gradient/GradientDriver.hpp"
+#include "yee/run/Restart.hpp"
 #include "yee/solver/Plan.hpp"
-#include "yee/solver/Restart.hpp"
 #include "yee/solver/Tile.hpp"
 
-namespace yee::solver {
+namespace yee::run {
+
+using namespace yee::solver;
 
 namespace {
 using Clock = std::chrono::steady_clock;
 constexpr int kSumWords = ExactSum::kWords + 1;
-
-bool allDigits(const std::string& t) {
-    return !t.empty() && t.size() <= 6 &&
-           std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
 
 /// Capacity of one emulated device.
 std::int64_t capacityOf(const RunOptions& o, int devices) {
@@ -623,36 +620,18 @@ template <class T> Estimate estimateTyped(std::shared_ptr<const Plan> plan, cons
 }
 } // namespace
 
-void selectDevices(const std::string& spec, const std::string& field, int tiles, RunOptions& o) {
-    const std::string bad = field + ": expected cpu:N, cuda:all or cuda:ID[,ID...], got '" + spec + "'";
+namespace {
+/// selectDevices() with the list as the user wrote it (`spec`), for the notice.
+void applyDevices(const scene::DeviceSpec& d, const std::string& spec, const std::string& field, int tiles,
+                  RunOptions& o) {
     o.deviceNotice.clear();
-    if (spec == "cpu" || spec.rfind("cpu:", 0) == 0) {
-        const std::string n = spec == "cpu" ? "1" : spec.substr(4);
-        if (!allDigits(n) || std::stoi(n) < 1)
-            throw InputError(bad);
+    if (d.kind == scene::DeviceSpec::Kind::Cpu) {
         o.backend = Backend::Cpu;
         o.gpus.clear();
-        o.devices = std::stoi(n);
+        o.devices = d.cpuDevices;
         return;
     }
-    if (spec != "cuda" && spec.rfind("cuda:", 0) != 0)
-        throw InputError(bad);
-    std::vector<int> ids;
-    const std::string list = spec == "cuda" ? "all" : spec.substr(5);
-    if (list != "all") {
-        std::size_t pos = 0;
-        while (pos <= list.size()) {
-            const std::size_t comma = std::min(list.find(',', pos), list.size());
-            const std::string t = list.substr(pos, comma - pos);
-            if (!allDigits(t))
-                throw InputError(bad);
-            const int id = std::stoi(t);
-            if (std::find(ids.begin(), ids.end(), id) != ids.end())
-                throw InputError(field + ": GPU " + t + " is listed twice");
-            ids.push_back(id);
-            pos = comma + 1;
-        }
-    }
+    std::vector<int> ids = d.allGpus ? std::vector<int>{} : d.gpus;
     const int visible = cuda::deviceCount();
     if (visible == 0) {
         // No GPU here: run the same tiles on emulated CPU devices and say so.
@@ -686,6 +665,15 @@ void selectDevices(const std::string& spec, const std::string& field, int tiles,
         o.deviceNotice = "this build has no NCCL: the GPUs exchange halos through host-coherent memory";
 #endif
     }
+}
+} // namespace
+
+void selectDevices(const std::string& spec, const std::string& field, int tiles, RunOptions& o) {
+    applyDevices(scene::DeviceSpec::parse(spec, field), spec, field, tiles, o);
+}
+
+void selectDevices(const scene::DeviceSpec& d, const std::string& field, int tiles, RunOptions& o) {
+    applyDevices(d, d.str(), field, tiles, o);
 }
 
 RunOptions RunOptions::fromScene(const scene::Scene& s) {
@@ -745,13 +733,13 @@ void validateOptions(const scene::Scene& s, const RunOptions& o) {
 
 Estimate estimate(const scene::Scene& s, const RunOptions& o) {
     validateOptions(s, o);
-    auto plan = makePlan(s, o);
+    auto plan = makePlan(s, solver::PlanOptions{o.tiles, o.maxSteps});
     return o.precision == Precision::Float64 ? estimateTyped<double>(plan, o) : estimateTyped<float>(plan, o);
 }
 
 RunResult run(const scene::Scene& s, const RunOptions& o) {
     validateOptions(s, o);
-    auto plan = makePlan(s, o);
+    auto plan = makePlan(s, solver::PlanOptions{o.tiles, o.maxSteps});
     // Refuse before allocating: the dry run of the same allocation path gives every device's peak.
     Estimate e =
         o.precision == Precision::Float64 ? estimateTyped<double>(plan, o) : estimateTyped<float>(plan, o);
@@ -762,4 +750,4 @@ RunResult run(const scene::Scene& s, const RunOptions& o) {
     return o.precision == Precision::Float64 ? runTyped<double>(plan, o) : runTyped<float>(plan, o);
 }
 
-} // namespace yee::solver
+} // namespace yee::run

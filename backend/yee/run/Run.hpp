@@ -1,6 +1,9 @@
 #pragma once
 /// \file Run.hpp
-/// Public entry points of the forward solver: estimate (dry run) and run. Plain C++ types only.
+/// The run layer's facade: options, estimate (dry run of the allocation path) and run (forward, or
+/// value-and-grad). Orchestration lives here (run/): device selection, communicator choice, the time
+/// loop, telemetry and result assembly; the solver below owns the plan, the tiles and the stepper.
+/// Plain C++ types only.
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -14,14 +17,16 @@
 #include "yee/comm/CommStats.hpp"
 #include "yee/core/Box.hpp"
 #include "yee/device/MemoryLedger.hpp"
+#include "yee/scene/DeviceSpec.hpp"
 #include "yee/scene/Scene.hpp"
+#include "yee/solver/Result.hpp"
 #include "yee/telemetry/Telemetry.hpp"
 
 namespace yee::comm {
 class Communicator;
 }
 
-namespace yee::solver {
+namespace yee::run {
 
 enum class Precision { Float32, Float64 };
 
@@ -61,50 +66,6 @@ struct RunOptions {
     static RunOptions fromScene(const scene::Scene& s);
 };
 
-/// A named n-d array of a result, row-major with the LAST index fastest (C/HDF5 order).
-struct NamedArray {
-    std::string name;
-    std::vector<std::int64_t> shape;
-    std::vector<double> data;
-};
-
-/// Everything one detector produced, assembled over tiles in global order.
-struct DetectorResult {
-    std::string name;
-    std::string type; ///< "flux", "energy", "probe", "phasor", "snapshot"
-    std::vector<NamedArray> arrays;
-    std::map<std::string, double> attrs;
-    const NamedArray* find(const std::string& n) const {
-        for (auto& a : arrays)
-            if (a.name == n)
-                return &a;
-        return nullptr;
-    }
-};
-
-/// A field snapshot on a regular grid, for VTKHDF output. Data x-fastest (VTK order), float32.
-struct Snapshot {
-    std::string detector;
-    std::string component; ///< "Ex".."Hz"
-    int step = 0;
-    double timeFs = 0;
-    std::array<int, 3> dims{0, 0, 0};
-    std::array<double, 3> originUm{0, 0, 0};
-    std::array<double, 3> spacingUm{0, 0, 0};
-    std::vector<float> data;
-};
-
-struct DeviceSummary {
-    std::string name;
-    Box tile;
-    std::int64_t capacity = 0;
-    device::LedgerSnapshot memory;
-    comm::CommStats comm;
-    /// GPUs: memory the driver reports in use by this run on the device (Device::driverUsedBytes) when
-    /// the summary was taken, the cross-check of memory.current; -1 on CPU devices and in estimates.
-    std::int64_t driverBytes = -1;
-};
-
 /// Result of a forward run (on rank 0: assembled; on other ranks: devices only).
 struct RunResult {
     bool completed = false;
@@ -116,13 +77,13 @@ struct RunResult {
     double seconds = 0; ///< wall time of the time loop
     std::int64_t cellUpdates = 0;
     std::array<int, 3> gridCells{0, 0, 0};
-    std::vector<DetectorResult> detectors;
-    std::vector<Snapshot> snapshots;
+    std::vector<solver::DetectorResult> detectors;
+    std::vector<solver::Snapshot> snapshots;
     std::optional<double> objective;
-    std::vector<DeviceSummary> devices;
+    std::vector<solver::DeviceSummary> devices;
     // ---- value-and-grad runs ----
     /// dJ/dlatent per design region (name = design name, shape [vz, vy, vx]); empty for forward runs.
-    std::vector<NamedArray> gradients;
+    std::vector<solver::NamedArray> gradients;
     double forwardSeconds = 0;        ///< wall time of the forward sweep
     double backwardSeconds = 0;       ///< wall time of the reverse sweep (reconstruction + adjoint)
     std::int64_t recomputedSteps = 0; ///< forward steps recomputed during the reverse sweep (tile 0)
@@ -133,7 +94,7 @@ struct RunResult {
 struct Estimate {
     std::array<int, 3> gridCells{0, 0, 0};
     int steps = 0;
-    std::vector<DeviceSummary> devices; ///< memory.peak per device
+    std::vector<solver::DeviceSummary> devices; ///< memory.peak per device
     std::int64_t maxDevicePeak() const;
     std::int64_t totalPeak() const;
 };
@@ -142,6 +103,8 @@ struct Estimate {
 /// "cuda" (= all). A GPU list on a machine without a usable GPU (or a build without CUDA) falls back to
 /// `tiles` emulated CPU devices and says why in o.deviceNotice; a GPU id that does not exist while others
 /// do is an InputError naming the field.
+void selectDevices(const scene::DeviceSpec& spec, const std::string& field, int tiles, RunOptions& o);
+/// As above for a device list still in text form (parsed once by scene::DeviceSpec::parse).
 void selectDevices(const std::string& spec, const std::string& field, int tiles, RunOptions& o);
 
 /// Validate run options against the scene (tile grid, devices). Throws InputError naming the field.
@@ -152,4 +115,4 @@ Estimate estimate(const scene::Scene& s, const RunOptions& o);
 /// completed=false on cancel or divergence.
 RunResult run(const scene::Scene& s, const RunOptions& o);
 
-} // namespace yee::solver
+} // namespace yee::run
