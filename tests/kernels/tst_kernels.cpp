@@ -10,7 +10,8 @@
 ///    contraction off (-ffp-contract=off here, -fmad=false in the CUDA units) they match bit for bit.
 /// 2. Dot-product tests <A x, y> = <x, A^T y> for every forward/adjoint kernel pair the gradient uses,
 ///    with A^T applied exactly as gradient/GradientDriver.cpp applies it (adjoint variables
-///    P = Cb Ebar, Q = -Db Hbar; psibar unscaled). Each test defines its A in a comment.
+///    P = Cb Ebar, Q = -Db Hbar; psibar unscaled). Each test defines its A in a comment. dotStep checks a
+///    whole step with CPML on every side against the reverse step, so the composition is covered too.
 /// 3. Each dot-product test has perturbed-transpose rows ("mutant"): a test-local copy of an adjoint
 ///    functor with one sign or index changed, or the library adjoint applied with one coefficient, box or
 ///    order wrong; the identity must then fail by far more than the tolerance. Test-local functors have no
@@ -345,6 +346,8 @@ private slots:
     void dotHalo();
     void dotPoints_data();
     void dotPoints();
+    void dotStep_data();
+    void dotStep();
     void cleanupTestCase();
 };
 
@@ -1370,6 +1373,180 @@ void tst_Kernels::dotPoints() {
         for (int c = 0; c < 6; ++c)
             rhs += Grid::dotAll(f[c], back[c]);
         CHECK_DOT(Grid::dotAll(gathered, v), rhs, mutant);
+    });
+}
+
+namespace {
+/// One CPML slab of a tile: its axis, tile-local box and the E- and H-side gradings.
+struct SlabSpec {
+    int axis;
+    Box box;
+    Profile e, h;
+};
+
+/// The evolving state of a tile with CPML slabs: six field components and, per slab, psiE1, psiE2,
+/// psiH1, psiH2 (dense over the slab box).
+struct StepState {
+    Fields f;
+    std::vector<std::array<Array, 4>> psi;
+    StepState(const Grid& g, const std::vector<SlabSpec>& slabs) : f(g) {
+        for (const SlabSpec& s : slabs) {
+            const std::int64_t n = s.box.cells();
+            psi.push_back({g.dense(n), g.dense(n), g.dense(n), g.dense(n)});
+        }
+    }
+    void fill(const Grid& g, std::mt19937_64& rng) {
+        f.fill(g, rng);
+        for (auto& p : psi)
+            for (auto& a : p)
+                Grid::fillDense(a, rng, -1, 1);
+    }
+    void copyPsi(const StepState& o) {
+        for (std::size_t s = 0; s < psi.size(); ++s)
+            for (std::size_t n = 0; n < 4; ++n)
+                Grid::copy(psi[s][n], o.psi[s][n]);
+    }
+    long double dot(const Grid& g, const StepState& o) const {
+        long double d = f.dot(g, o.f);
+        for (std::size_t s = 0; s < psi.size(); ++s)
+            for (std::size_t n = 0; n < 4; ++n)
+                d += Grid::dotAll(psi[s][n], o.psi[s][n]);
+        return d;
+    }
+};
+} // namespace
+
+void tst_Kernels::dotStep_data() {
+    QTest::addColumn<QString>("device");
+    QTest::addColumn<bool>("lossy");
+    QTest::addColumn<bool>("magnetic");
+    QTest::addColumn<QString>("mutant");
+    for (const char* d : kDevices)
+        for (bool l : {false, true})
+            for (bool m : {false, true})
+                QTest::newRow(qPrintable(
+                    QString("%1/%2/%3").arg(d, l ? "with-ca" : "no-ca", m ? "db-per-cell" : "db-scalar")))
+                    << QString(d) << l << m << QString();
+    // P *= Ca applied at the end of the reverse step instead of between the two halves
+    QTest::newRow("cpu/with-ca/db-per-cell/mutant-ca-last")
+        << QString("cpu") << true << true << QString("ca-last");
+}
+
+/// A: one whole forward step of a 7x6x5 tile with CPML slabs (2 cells) on both sides of every axis, in the
+/// solver's order (solver/Tile.cpp, staged form): UpdateH, CpmlH on every slab, UpdateE, CpmlE on every slab,
+/// x = (E, H, psiE, psiH) -> (E', H', psiE', psiH'); coefficients, profiles constant, halos zero.
+/// A^T: the reverse step of GradientDriver::adjointStep without sources and exchanges: CPML-E^T on every
+/// slab (z, y, x; high before low), UpdateH on (Q, P), ScaleCa, CPML-H^T on every slab, UpdateE without Ca.
+/// Corner cells lie in two or three slabs, so this also checks how the slab transposes compose.
+void tst_Kernels::dotStep() {
+    guarded([&] {
+        OPEN_DEVICE(dev);
+        QFETCH(bool, lossy);
+        QFETCH(bool, magnetic);
+        QFETCH(QString, mutant);
+        Grid g(*dev, 7, 6, 5);
+        std::mt19937_64 rng(71);
+        const Coefficients m(g, rng);
+        std::vector<SlabSpec> slabs;
+        for (int a = 0; a < 3; ++a)
+            for (bool high : {false, true})
+                slabs.push_back({a, slabBox(g, a, high, 2), Profile(g, 2, rng), Profile(g, 2, rng)});
+        StepState x(g, slabs), ax(g, slabs), y(g, slabs), pq(g, slabs);
+        x.fill(g, rng);
+        y.fill(g, rng);
+        ax.f.copyFrom(x.f);
+        ax.copyPsi(x);
+        pq.f = toAdjoint(g, m, magnetic, y.f);
+        pq.copyPsi(y);
+        std::vector<std::array<Array, 2>> w;
+        for (const SlabSpec& s : slabs)
+            w.push_back({g.dense(s.box.cells()), g.dense(s.box.cells())});
+        withFlag(magnetic, [&](auto mag) {
+            constexpr bool M = decltype(mag)::value;
+            // ---- forward step ----
+            g.launch(g.box(), updateH<M>(g, ax.f, m));
+            for (std::size_t s = 0; s < slabs.size(); ++s)
+                withAxis(slabs[s].axis, [&](auto axisTag) {
+                    constexpr int A = decltype(axisTag)::value;
+                    constexpr int q1 = (A + 1) % 3, q2 = (A + 2) % 3;
+                    const Box& L = slabs[s].box;
+                    g.launch(L, kernels::CpmlH<T, A, M>{g.view(ax.f[3 + q1]), g.view(ax.f[3 + q2]),
+                                                        g.view(ax.f[q2]), g.view(ax.f[q1]), m.dbv(g, q1, M),
+                                                        m.dbv(g, q2, M), m.dbScalar, ax.psi[s][2].data(),
+                                                        ax.psi[s][3].data(), slabIndex(L), slabs[s].h.view(),
+                                                        L.lo[A]});
+                });
+            withFlag(lossy, [&](auto l) { g.launch(g.box(), updateE<decltype(l)::value>(g, ax.f, m)); });
+            for (std::size_t s = 0; s < slabs.size(); ++s)
+                withAxis(slabs[s].axis, [&](auto axisTag) {
+                    constexpr int A = decltype(axisTag)::value;
+                    constexpr int p1 = (A + 1) % 3, p2 = (A + 2) % 3;
+                    const Box& L = slabs[s].box;
+                    g.launch(L, kernels::CpmlE<T, A>{g.view(ax.f[p1]), g.view(ax.f[p2]), g.view(ax.f[3 + p2]),
+                                                     g.view(ax.f[3 + p1]), m.cbv(g, p1), m.cbv(g, p2),
+                                                     ax.psi[s][0].data(), ax.psi[s][1].data(), slabIndex(L),
+                                                     slabs[s].e.view(), L.lo[A]});
+                });
+            // ---- reverse step ----
+            for (int a = 2; a >= 0; --a)
+                for (int s = int(slabs.size()) - 1; s >= 0; --s) {
+                    if (slabs[std::size_t(s)].axis != a)
+                        continue;
+                    withAxis(a, [&](auto axisTag) {
+                        constexpr int A = decltype(axisTag)::value;
+                        constexpr int p1 = (A + 1) % 3, p2 = (A + 2) % 3;
+                        const SlabSpec& sl = slabs[std::size_t(s)];
+                        auto& ps = pq.psi[std::size_t(s)];
+                        auto& ws = w[std::size_t(s)];
+                        const Box& L = sl.box;
+                        g.launch(L, kernels::CpmlAdjointW<T, A>{
+                                        g.view(pq.f[p1]), g.view(pq.f[p2]), ps[0].data(), ps[1].data(),
+                                        ws[0].data(), ws[1].data(), slabIndex(L), sl.e.view(), L.lo[A]});
+                        Box hb = L;
+                        if (hb.lo[A] > 0)
+                            hb.lo[A] -= 1;
+                        g.launch(hb, kernels::CpmlEAdjointQ<T, A, M>{
+                                         g.view(pq.f[3 + p2]), g.view(pq.f[3 + p1]), m.dbv(g, p2, M),
+                                         m.dbv(g, p1, M), m.dbScalar, ws[0].data(), ws[1].data(),
+                                         slabIndex(L), L.lo[A], L.hi[A]});
+                    });
+                }
+            g.launch(g.box(), updateH<M>(g, pq.f, m));
+            const kernels::ScaleCa<T> scale{g.view(pq.f[0]), g.view(pq.f[1]), g.view(pq.f[2]),
+                                            m.cav(g, 0),     m.cav(g, 1),     m.cav(g, 2)};
+            if (lossy && mutant != "ca-last")
+                g.launch(g.box(), scale);
+            for (int a = 2; a >= 0; --a)
+                for (int s = int(slabs.size()) - 1; s >= 0; --s) {
+                    if (slabs[std::size_t(s)].axis != a)
+                        continue;
+                    withAxis(a, [&](auto axisTag) {
+                        constexpr int A = decltype(axisTag)::value;
+                        constexpr int q1 = (A + 1) % 3, q2 = (A + 2) % 3;
+                        const SlabSpec& sl = slabs[std::size_t(s)];
+                        auto& ps = pq.psi[std::size_t(s)];
+                        auto& ws = w[std::size_t(s)];
+                        const Box& L = sl.box;
+                        g.launch(L, kernels::CpmlAdjointW<T, A>{g.view(pq.f[3 + q1]), g.view(pq.f[3 + q2]),
+                                                                ps[2].data(), ps[3].data(), ws[0].data(),
+                                                                ws[1].data(), slabIndex(L), sl.h.view(),
+                                                                L.lo[A]});
+                        Box eb = L;
+                        if (eb.hi[A] < g.n(A))
+                            eb.hi[A] += 1;
+                        g.launch(eb, kernels::CpmlHAdjointP<T, A>{
+                                         g.view(pq.f[q2]), g.view(pq.f[q1]), m.cbv(g, q2), m.cbv(g, q1),
+                                         ws[0].data(), ws[1].data(), slabIndex(L), L.lo[A], L.hi[A]});
+                    });
+                }
+            g.launch(g.box(), updateE<false>(g, pq.f, m));
+            if (mutant == "ca-last")
+                g.launch(g.box(), scale);
+        });
+        StepState aty(g, slabs);
+        aty.f = fromAdjoint(g, m, magnetic, pq.f);
+        aty.copyPsi(pq);
+        CHECK_DOT(ax.dot(g, y), x.dot(g, aty), mutant);
     });
 }
 
