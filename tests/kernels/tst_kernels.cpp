@@ -813,7 +813,8 @@ void tst_Kernels::inverseRoundTrip_data() {
 
 /// The reversible gradient runs the interior backward: InverseUpdateE undoes UpdateE, InverseUpdateH undoes
 /// UpdateH (same E and H inputs), so one forward step H, E followed by the inverse step E, H returns the
-/// state to rounding (|error| <= 8 ulp of the largest value; division by Ca amplifies by at most 1/Ca <= 2).
+/// state to rounding: |error| <= 32 eps, the fields being below 4 in magnitude during the step (a few
+/// roundings of that size, amplified by at most 1/Ca <= 2 where the inverse divides by Ca).
 void tst_Kernels::inverseRoundTrip() {
     guarded([&] {
         OPEN_DEVICE(dev);
@@ -856,7 +857,7 @@ void tst_Kernels::inverseRoundTrip() {
                 moved = std::max(moved, std::fabs(g.at(once[c], i, j, k) - g.at(start[c], i, j, k)));
             });
         qInfo("round-trip error %.3g (one step moves H by %.3g)", worst, moved);
-        QVERIFY2(worst <= 8 * std::numeric_limits<double>::epsilon() * 4,
+        QVERIFY2(worst <= 32 * std::numeric_limits<double>::epsilon(),
                  ("inverse o forward != identity: " + std::to_string(worst)).c_str());
         QVERIFY(moved > 0.1);
     });
