@@ -192,11 +192,13 @@ Fields fromAdjoint(const Grid& g, const Coefficients& m, bool magnetic, const Fi
     return bar;
 }
 
+/// The H update functor over f with m's Db (per cell when Magnetic, else the scalar).
 template <bool Magnetic>
 kernels::UpdateH<T, Magnetic> updateH(const Grid& g, Fields& f, const Coefficients& m) {
     return {g.view(f[3]), g.view(f[4]),          g.view(f[5]),          g.view(f[0]),          g.view(f[1]),
             g.view(f[2]), m.dbv(g, 0, Magnetic), m.dbv(g, 1, Magnetic), m.dbv(g, 2, Magnetic), m.dbScalar};
 }
+/// The E update functor over f with m's Cb, and Ca when Lossy.
 template <bool Lossy> kernels::UpdateE<T, Lossy> updateE(const Grid& g, Fields& f, const Coefficients& m) {
     return {g.view(f[0]),
             g.view(f[1]),
@@ -221,9 +223,11 @@ Box slabBox(const Grid& g, int a, bool high, int thick) {
         L.hi[a] = thick;
     return L;
 }
+/// Dense x-fastest indexing of the slab box L (psi and w arrays).
 kernels::SlabIndex slabIndex(const Box& L) {
     return {L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)), std::int64_t(L.extent(0)) * L.extent(1)};
 }
+/// Dense x-fastest indexing of box b (halo buffers).
 kernels::BoxIndex boxIndex(const Box& b) {
     return {b.lo[0], b.lo[1], b.lo[2], std::int64_t(b.extent(0)), std::int64_t(b.extent(0)) * b.extent(1)};
 }
