@@ -25,7 +25,7 @@ std::mutex& libraryMutex();
 /// code path goes through the library mutex). Both only ever grow; read them with sessionStats().
 struct SessionStats {
     std::uint64_t entered = 0;   ///< Sessions that acquired libraryMutex()
-    std::uint64_t contended = 0; ///< of those, how many found it held and had to wait
+    std::uint64_t contended = 0; ///< of those, how many found it held (try_lock failed) and waited
 };
 /// Current counters (relaxed atomic reads; each count is exact, the pair is not one snapshot).
 SessionStats sessionStats();
