@@ -1,5 +1,5 @@
 # Cluster export bundles (sbatch script, MPI run of a bundle) and restart files (backend/yee/bundle,
-# backend/yee/solver/Restart).
+# backend/yee/run/Restart).
 set(_bundle ${CMAKE_CURRENT_LIST_DIR})
 
 yee_add_test(NAME restart SOURCES ${_bundle}/tst_restart.cpp LABELS bundle TIMEOUT 600)

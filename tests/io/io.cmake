@@ -1,7 +1,6 @@
-# Results files, VTKHDF snapshots and atomic writes (backend/yee/io).
+# Results files and VTKHDF snapshots (backend/yee/io). Atomic writes: tests/files.
 set(_io ${CMAKE_CURRENT_LIST_DIR})
 
-yee_add_test(NAME io_atomic SOURCES ${_io}/tst_AtomicFile.cpp LABELS io TIMEOUT 60)
 yee_add_test(NAME io_results SOURCES ${_io}/tst_ResultsWriter.cpp LABELS io TIMEOUT 60)
 # The VTKHDF test inspects raw attribute types with the HDF5 C API.
 yee_add_test(NAME io_vtkhdf SOURCES ${_io}/tst_VtkHdf.cpp LIBS ${HDF5_C_LIBRARIES} LABELS io TIMEOUT 60)

@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "yee/core/Error.hpp"
-#include "yee/io/AtomicFile.hpp"
+#include "yee/files/AtomicFile.hpp"
 #include "yee/io/ResultsWriter.hpp"
 #include "yee/scene/SceneJson.hpp"
 
@@ -272,7 +272,7 @@ private slots:
         const std::string file = path("foreign.h5");
         QFile::remove(QString::fromStdString(file));
         if (!content.isEmpty())
-            io::writeTextAtomically(file, content.toStdString());
+            files::writeTextAtomically(file, content.toStdString());
         try {
             io::readResults(file);
             QFAIL("no exception");

@@ -7,7 +7,7 @@
 #include <hdf5.h>
 
 #include "yee/core/Error.hpp"
-#include "yee/io/AtomicFile.hpp"
+#include "yee/files/AtomicFile.hpp"
 #include "yee/io/ResultsWriter.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
 
@@ -210,7 +210,7 @@ private slots:
         QVERIFY(json.contains("\"name\": \"xy_plane_000020.vtkhdf\""));
 
         // A shorter second run replaces the series and drops the stale step files, nothing else.
-        io::writeTextAtomically(dir + "/notes.txt", "mine");
+        files::writeTextAtomically(dir + "/notes.txt", "mine");
         snaps.resize(3);
         io::writeSnapshotSeries(dir, snaps);
         QStringList files = QDir(QString::fromStdString(dir)).entryList(QDir::Files, QDir::Name);
@@ -227,7 +227,7 @@ private slots:
 
     void readingForeignFilesIsAnInputError() {
         const std::string text = path("text.vtkhdf");
-        io::writeTextAtomically(text, "not hdf5");
+        files::writeTextAtomically(text, "not hdf5");
         QVERIFY_THROWS_EXCEPTION(yee::InputError, io::readVtkHdf(text));
         QVERIFY_THROWS_EXCEPTION(yee::InputError, io::readVtkHdf(path("missing.vtkhdf")));
         QVERIFY_THROWS_EXCEPTION(yee::InputError, io::readSeriesIndex(text));

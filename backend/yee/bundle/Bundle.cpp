@@ -12,7 +12,7 @@
 
 #include "yee/core/Error.hpp"
 #include "yee/device/MemoryLedger.hpp"
-#include "yee/io/AtomicFile.hpp"
+#include "yee/files/AtomicFile.hpp"
 #include "yee/scene/SceneJson.hpp"
 #include "yee/run/Run.hpp"
 
@@ -322,14 +322,14 @@ BatchResources exportBundle(const scene::Scene& s, const std::string& dir, const
         throw RunError("cannot create folder '" + temp.string() + "': " + ec.message());
     try {
         scene::saveScene(b, (temp / kSceneFile).string());
-        io::writeTextAtomically((temp / kScriptFile).string(),
-                                sbatchScript(s, r, o.gradient, o.checkpointEvery));
+        files::writeTextAtomically((temp / kScriptFile).string(),
+                                   sbatchScript(s, r, o.gradient, o.checkpointEvery));
         fs::permissions(temp / kScriptFile,
                         fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                         fs::perm_options::add);
         const bool sidecar = fs::exists(temp / kSidecarFile);
-        io::writeTextAtomically((temp / kReadmeFile).string(),
-                                readmeText(s, r, o.gradient, o.checkpointEvery, sidecar));
+        files::writeTextAtomically((temp / kReadmeFile).string(),
+                                   readmeText(s, r, o.gradient, o.checkpointEvery, sidecar));
         syncDirectory(temp);
         if (replace) {
             // Two renames: a crash between them leaves the old bundle at <dir>.old.<pid>, never half a

@@ -3,12 +3,14 @@
 #include <algorithm>
 
 #include "yee/core/Error.hpp"
-#include "yee/io/AtomicFile.hpp"
-#include "yee/io/Hdf5Util.hpp"
+#include "yee/files/AtomicFile.hpp"
+#include "yee/files/Hdf5Util.hpp"
 #include "yee/scene/Scene.hpp"
 #include "yee/scene/SceneJson.hpp"
 
 namespace yee::io {
+
+namespace h5 = files::h5;
 
 namespace {
 
@@ -340,7 +342,7 @@ std::string resultsStatus(const run::RunResult& result) {
 
 void writeResults(const std::string& path, const scene::Scene& scene, const std::string& sceneJson,
                   const run::RunResult& result, const ResultsExtras& extras) {
-    writeAtomically(path, [&](const std::string& temp) {
+    files::writeAtomically(path, [&](const std::string& temp) {
         h5::Session session;
         writeFile(temp, scene, sceneJson, result, extras);
     });

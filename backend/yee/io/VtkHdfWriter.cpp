@@ -11,12 +11,14 @@
 #include <nlohmann/json.hpp>
 
 #include "yee/core/Error.hpp"
-#include "yee/io/AtomicFile.hpp"
-#include "yee/io/Hdf5Util.hpp"
+#include "yee/files/AtomicFile.hpp"
+#include "yee/files/Hdf5Util.hpp"
 
 namespace fs = std::filesystem;
 
 namespace yee::io {
+
+namespace h5 = files::h5;
 
 namespace {
 
@@ -146,7 +148,7 @@ VtkImage readImage(hid_t file) {
 
 void writeVtkHdf(const std::string& path, const std::vector<const solver::Snapshot*>& components) {
     checkComponents(components);
-    writeAtomically(path, [&](const std::string& temp) {
+    files::writeAtomically(path, [&](const std::string& temp) {
         h5::Session session;
         writeImage(temp, components);
     });
@@ -161,7 +163,7 @@ void writeSeriesIndex(const std::string& path, const std::vector<SeriesEntry>& e
     for (const auto& e : entries)
         files.push_back({{"name", e.name}, {"time", e.time}});
     nlohmann::json index = {{"file-series-version", "1.0"}, {"files", files}};
-    writeTextAtomically(path, index.dump(2) + "\n");
+    files::writeTextAtomically(path, index.dump(2) + "\n");
 }
 
 std::vector<SeriesEntry> readSeriesIndex(const std::string& path) {

@@ -12,7 +12,7 @@
 #include "yee/comm/Communicator.hpp"
 #include "yee/core/Bytes.hpp"
 #include "yee/core/Error.hpp"
-#include "yee/io/AtomicFile.hpp"
+#include "yee/files/AtomicFile.hpp"
 #include "yee/scene/SceneJson.hpp"
 #include "yee/solver/Plan.hpp"
 #include "yee/solver/Tile.hpp"
@@ -276,7 +276,7 @@ void saveRestart(const std::string& base, Tile<T>& tile, comm::Communicator& com
     h.checksum = sum.h;
     const std::vector<char> header = encodeHeader(h);
     const std::string path = restartFileFor(base, tile.index());
-    io::writeAtomically(path, [&](const std::string& temp) {
+    files::writeAtomically(path, [&](const std::string& temp) {
         FilePtr f(std::fopen(temp.c_str(), "wb"), &std::fclose);
         if (!f)
             throw RunError("cannot create '" + temp + "': " + std::strerror(errno));

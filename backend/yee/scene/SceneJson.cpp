@@ -9,22 +9,23 @@
 #include <fstream>
 #include <functional>
 #include <initializer_list>
-#include <random>
 #include <set>
 #include <sstream>
 #include <string_view>
 #include <utility>
 
-#include <hdf5.h>
 #include <nlohmann/json.hpp>
 
 #include "yee/core/Error.hpp"
+#include "yee/files/AtomicFile.hpp"
+#include "yee/files/Hdf5Util.hpp"
 
 namespace yee::scene {
 
 namespace {
 
 namespace fs = std::filesystem;
+namespace h5 = files::h5;
 using Json = nlohmann::ordered_json;
 
 // ------------------------------------------------------------------------------------------------
@@ -491,40 +492,6 @@ Json parseText(const std::string& text) {
 // HDF5 sidecar arrays
 // ------------------------------------------------------------------------------------------------
 
-/// Silences HDF5's automatic error printing for its lifetime (restores the previous handler).
-class H5Quiet {
-public:
-    H5Quiet() {
-        H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
-        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    }
-    ~H5Quiet() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
-    H5Quiet(const H5Quiet&) = delete;
-    H5Quiet& operator=(const H5Quiet&) = delete;
-
-private:
-    H5E_auto2_t func_ = nullptr;
-    void* data_ = nullptr;
-};
-
-/// Owns an HDF5 identifier.
-class H5Id {
-public:
-    H5Id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-    ~H5Id() {
-        if (id_ >= 0)
-            close_(id_);
-    }
-    H5Id(const H5Id&) = delete;
-    H5Id& operator=(const H5Id&) = delete;
-    hid_t get() const { return id_; }
-    bool ok() const { return id_ >= 0; }
-
-private:
-    hid_t id_;
-    herr_t (*close_)(hid_t);
-};
-
 constexpr std::uint64_t kMaxLatent = std::uint64_t(1) << 28;
 
 /// Split "file.h5:/dataset" at the last ":/".
@@ -535,90 +502,81 @@ std::pair<std::string, std::string> splitParams(const std::string& params, const
     return {params.substr(0, p), params.substr(p + 1)};
 }
 
-/// Read a numeric dataset as doubles. `dims` receives its shape (C order).
+/// Read a numeric dataset as doubles (under the library-wide HDF5 session). `dims` receives its shape
+/// (C order).
 std::vector<double> readDataset(const std::string& file, const std::string& dataset, const std::string& path,
                                 std::vector<std::uint64_t>& dims) {
     std::error_code ec;
     if (!fs::is_regular_file(fs::u8path(file), ec))
         fail(path, "cannot find sidecar file " + dq(file));
-    H5Quiet quiet;
-    H5Id f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-    if (!f.ok())
+    h5::Session session;
+    h5::Handle f;
+    try {
+        f = h5::openFileReadOnly(file);
+    } catch (const std::runtime_error&) {
         fail(path, dq(file) + " is not a readable HDF5 file");
-    H5Id d(H5Dopen2(f.get(), dataset.c_str(), H5P_DEFAULT), H5Dclose);
-    if (!d.ok())
+    }
+    h5::Handle d;
+    try {
+        d = h5::openDataset(f, dataset);
+    } catch (const RunError&) {
         fail(path, "no dataset " + dq(dataset) + " in " + dq(file));
-    H5Id type(H5Dget_type(d.get()), H5Tclose);
-    const H5T_class_t cls = type.ok() ? H5Tget_class(type.get()) : H5T_NO_CLASS;
-    if (cls != H5T_FLOAT && cls != H5T_INTEGER)
+    }
+    if (!h5::holdsNumbers(d))
         fail(path, "dataset " + dq(dataset) + " does not hold numbers");
-    H5Id space(H5Dget_space(d.get()), H5Sclose);
-    const int rank = space.ok() ? H5Sget_simple_extent_ndims(space.get()) : -1;
+    const std::vector<std::int64_t> shape = h5::datasetShape(d);
+    const int rank = int(shape.size());
     if (rank < 1 || rank > 3)
         fail(path,
              "dataset " + dq(dataset) + " must have 1 to 3 dimensions (has " + std::to_string(rank) + ")");
-    hsize_t h[3] = {0, 0, 0};
-    H5Sget_simple_extent_dims(space.get(), h, nullptr);
     std::uint64_t count = 1;
-    dims.assign(h, h + rank);
+    dims.assign(shape.begin(), shape.end());
     for (int r = 0; r < rank; ++r) {
-        count *= h[r];
+        count *= dims[std::size_t(r)];
         if (count > kMaxLatent)
             fail(path, "dataset " + dq(dataset) + " is too large");
     }
-    std::vector<double> data(count);
-    if (count > 0 && H5Dread(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()) < 0)
+    try {
+        return h5::readDoubles(d);
+    } catch (const RunError&) {
         fail(path, "cannot read dataset " + dq(dataset) + " from " + dq(file));
-    return data;
-}
-
-std::string uniqueTempName(const fs::path& target) {
-    std::random_device rd;
-    char b[32];
-    std::snprintf(b, sizeof b, ".tmp-%08x", unsigned(rd()));
-    return target.string() + b;
+    }
 }
 
 /// One dataset of a sidecar file.
 struct SidecarArray {
     std::string dataset;               ///< absolute path in the file
-    std::vector<hsize_t> dims;         ///< C order
+    std::vector<std::int64_t> dims;    ///< C order
     const std::vector<double>* values; ///< not owned
 };
 
-/// Write the sidecar atomically (temporary file, then rename). Throws RunError.
+/// The group at absolute `path` in `file`, created (with its parents) where missing.
+h5::Handle groupFor(hid_t file, const std::string& path) {
+    h5::Handle g = h5::openGroup(file, "/");
+    std::size_t begin = 1;
+    while (begin < path.size()) {
+        const std::size_t end = std::min(path.find('/', begin), path.size());
+        const std::string name = path.substr(begin, end - begin);
+        if (!name.empty())
+            g = h5::exists(g, name) ? h5::openGroup(g, name) : h5::createGroup(g, name);
+        begin = end + 1;
+    }
+    return g;
+}
+
+/// Write the sidecar atomically (files::writeAtomically: temporary, fsync, rename) under the
+/// library-wide HDF5 session. Throws RunError.
 void writeSidecar(const fs::path& file, const std::vector<SidecarArray>& arrays) {
-    const std::string tmp = uniqueTempName(file);
-    {
-        H5Quiet quiet;
-        H5Id f(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-        if (!f.ok())
-            throw RunError("cannot create " + file.string());
-        bool ok = true;
-        H5Id lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
-        ok = ok && lcpl.ok() && H5Pset_create_intermediate_group(lcpl.get(), 1) >= 0;
+    files::writeAtomically(file.string(), [&](const std::string& temp) {
+        h5::Session session;
+        h5::Handle f = h5::createFile(temp);
         for (const auto& a : arrays) {
-            if (!ok)
-                break;
-            H5Id space(H5Screate_simple(int(a.dims.size()), a.dims.data(), nullptr), H5Sclose);
-            H5Id d(H5Dcreate2(f.get(), a.dataset.c_str(), H5T_IEEE_F64LE, space.get(), lcpl.get(),
-                              H5P_DEFAULT, H5P_DEFAULT),
-                   H5Dclose);
-            ok = space.ok() && d.ok() &&
-                 H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, a.values->data()) >= 0;
+            const std::size_t cut = a.dataset.rfind('/');
+            h5::Handle g = groupFor(f, a.dataset.substr(0, cut));
+            h5::writeDataset(g, a.dataset.substr(cut + 1), a.dims, *a.values);
         }
-        if (!ok) {
-            std::error_code ec;
-            fs::remove(tmp, ec);
-            throw RunError("cannot write " + file.string());
-        }
-    }
-    std::error_code ec;
-    fs::rename(tmp, file, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        throw RunError("cannot write " + file.string() + ": " + ec.message());
-    }
+        f.close("cannot write " + file.string());
+    });
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -2015,34 +1973,16 @@ void saveScene(const Scene& s, const std::string& path) {
         a.values = &g.latent;
         const auto v = copy.designVoxels(i);
         if (copy.designLatentSize(i) == g.latent.size())
-            a.dims = {hsize_t(v[2]), hsize_t(v[1]), hsize_t(v[0])};
+            a.dims = {v[2], v[1], v[0]};
         else
-            a.dims = {hsize_t(g.latent.size())};
+            a.dims = {std::int64_t(g.latent.size())};
         g.params = sidecar.filename().string() + ":" + a.dataset;
         arrays.push_back(a);
     }
     if (!arrays.empty())
         writeSidecar(sidecar, arrays);
 
-    const std::string text = sceneToJson(copy);
-    const std::string tmp = uniqueTempName(p);
-    {
-        std::ofstream out(fs::u8path(tmp), std::ios::binary | std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out) {
-            std::error_code ec;
-            out.close();
-            fs::remove(fs::u8path(tmp), ec);
-            throw RunError("cannot write " + path);
-        }
-    }
-    std::error_code ec;
-    fs::rename(fs::u8path(tmp), p, ec);
-    if (ec) {
-        fs::remove(fs::u8path(tmp), ec);
-        throw RunError("cannot write " + path + ": " + ec.message());
-    }
+    files::writeTextAtomically(path, sceneToJson(copy));
 }
 
 void validateScene(const Scene& s) {

@@ -1,8 +1,13 @@
 #pragma once
 /// \file Hdf5Util.hpp
-/// INTERNAL to backend/yee/io: thin RAII and typed helpers over the HDF5 C API. Includes <hdf5.h>, so
-/// it must never be included from a public header (HDF5 is a private dependency of libyee).
+/// INTERNAL to libyee (used by io/ and scene/): the one place that talks to the HDF5 C API. Thin RAII
+/// handles, typed helpers and the library-wide HDF5 mutex. Includes <hdf5.h>, so it must never be
+/// included from a public header (HDF5 is a private dependency of libyee).
 /// Every helper throws yee::RunError naming the file object and the HDF5 root cause on failure.
+///
+/// Threading: the HDF5 build we link (1.10, serial) is not thread-safe, so every HDF5 call in libyee
+/// must run inside an h5::Session, which holds libraryMutex(). Sessions do not nest (the mutex is not
+/// recursive): take one at the public entry point of a read or write, never inside a helper.
 #include <hdf5.h>
 
 #include <cstdint>
@@ -10,14 +15,25 @@
 #include <string>
 #include <vector>
 
-namespace yee::io::h5 {
+namespace yee::files::h5 {
 
 /// Serialises all HDF5 use in libyee (Debian's HDF5 is not built thread-safe). Take it, through a
 /// Session, for the whole of any public read or write.
 std::mutex& libraryMutex();
 
+/// Counters of Session use since the process started, for tests and diagnostics (they prove that a
+/// code path goes through the library mutex). Both only ever grow; read them with sessionStats().
+struct SessionStats {
+    std::uint64_t entered = 0;   ///< Sessions that acquired libraryMutex()
+    std::uint64_t contended = 0; ///< of those, how many found it held (try_lock failed) and waited
+};
+/// Current counters (relaxed atomic reads; each count is exact, the pair is not one snapshot).
+SessionStats sessionStats();
+
 /// Holds the library mutex and silences HDF5's automatic error printing for its lifetime; errors are
-/// turned into exceptions with the root-cause text instead.
+/// turned into exceptions with the root-cause text instead. Blocks while another thread holds the
+/// mutex (counted in SessionStats::contended). Not re-entrant: a thread holding a Session must not
+/// open another (it would deadlock).
 class Session {
 public:
     Session();
@@ -26,7 +42,7 @@ public:
     Session& operator=(const Session&) = delete;
 
 private:
-    std::lock_guard<std::mutex> lock_;
+    std::unique_lock<std::mutex> lock_;
     H5E_auto2_t oldFunc_ = nullptr;
     void* oldData_ = nullptr;
 };
@@ -66,6 +82,8 @@ Handle openFileReadOnly(const std::string& path);
 Handle createGroup(hid_t loc, const std::string& name);
 Handle openGroup(hid_t loc, const std::string& name);
 Handle openDataset(hid_t loc, const std::string& name);
+/// True when a dataset holds integers or floating-point numbers (readable by readDoubles()).
+bool holdsNumbers(hid_t dataset);
 /// True when `loc` has a direct link `name`.
 bool exists(hid_t loc, const std::string& name);
 /// Names of the direct children of a group, in creation order when tracked, else by name.
@@ -120,4 +138,4 @@ std::vector<std::int64_t> readInts(hid_t dataset, std::vector<std::int64_t>* sha
 std::string readStringDataset(hid_t dataset);
 std::vector<std::string> readStringArrayDataset(hid_t dataset);
 
-} // namespace yee::io::h5
+} // namespace yee::files::h5

@@ -2,15 +2,21 @@
 /// \file AtomicFile.hpp
 /// Atomic file replacement: a file is written completely under a temporary name in the target's
 /// directory, flushed to disk and renamed over the target. Readers see either the old file or the
-/// new one, never a half-written one. Every result file (HDF5, VTKHDF, JSON indexes) goes through here.
+/// new one, never a half-written one. Every file libyee writes (results, VTKHDF, JSON indexes, scenes
+/// and their design sidecars, restart files, bundles) goes through here.
+///
+/// Thread safety: any number of threads may write at once, also to the same target (each write has its
+/// own temporary; the last rename wins). Writing HDF5 content additionally needs an h5::Session
+/// (files/Hdf5Util.hpp) around the HDF5 calls inside the writer.
 #include <functional>
 #include <string>
 #include <string_view>
 
-namespace yee::io {
+namespace yee::files {
 
-/// The temporary name used while writing `path`: `<path>.tmp.<pid>` (same directory, so the final
-/// rename never crosses a file system).
+/// A fresh temporary name for writing `path`: `<path>.tmp.<pid>.<n>`, with `n` counting the calls in
+/// this process, so concurrent writers never share a temporary. Same directory as `path`, so the final
+/// rename never crosses a file system.
 std::string temporaryPathFor(const std::string& path);
 
 /// One pending atomic replacement of a file (RAII).
@@ -20,8 +26,7 @@ std::string temporaryPathFor(const std::string& path);
 /// is left as it was.
 class AtomicFile {
 public:
-    /// Prepares a replacement of `path`; removes a stale temporary of this process, if any.
-    /// Nothing is created yet.
+    /// Prepares a replacement of `path` under a fresh temporaryPathFor(path). Nothing is created yet.
     explicit AtomicFile(std::string path);
     /// Removes the temporary unless commit() succeeded. Never throws.
     ~AtomicFile();
@@ -52,4 +57,4 @@ void writeAtomically(const std::string& path, const std::function<void(const std
 /// Writes `text` to `path` atomically (binary, exactly those bytes). Throws yee::RunError on failure.
 void writeTextAtomically(const std::string& path, std::string_view text);
 
-} // namespace yee::io
+} // namespace yee::files

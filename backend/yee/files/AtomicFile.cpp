@@ -1,6 +1,8 @@
-#include "yee/io/AtomicFile.hpp"
+#include "yee/files/AtomicFile.hpp"
 
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
@@ -9,7 +11,7 @@
 
 #include "yee/core/Error.hpp"
 
-namespace yee::io {
+namespace yee::files {
 
 namespace {
 
@@ -38,12 +40,11 @@ std::string directoryOf(const std::string& path) {
 } // namespace
 
 std::string temporaryPathFor(const std::string& path) {
-    return path + ".tmp." + std::to_string(::getpid());
+    static std::atomic<std::uint64_t> counter{0};
+    return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
 }
 
-AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), temp_(temporaryPathFor(path_)) {
-    ::unlink(temp_.c_str());
-}
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), temp_(temporaryPathFor(path_)) {}
 
 AtomicFile::~AtomicFile() {
     if (!committed_)
@@ -86,4 +87,4 @@ void writeTextAtomically(const std::string& path, std::string_view text) {
     });
 }
 
-} // namespace yee::io
+} // namespace yee::files

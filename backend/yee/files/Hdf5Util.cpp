@@ -1,19 +1,37 @@
-#include "yee/io/Hdf5Util.hpp"
+#include "yee/files/Hdf5Util.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 
 #include "yee/core/Error.hpp"
 
-namespace yee::io::h5 {
+namespace yee::files::h5 {
 
 std::mutex& libraryMutex() {
     static std::mutex m;
     return m;
 }
 
-Session::Session() : lock_(libraryMutex()) {
+namespace {
+
+std::atomic<std::uint64_t> sessionsEntered{0};
+std::atomic<std::uint64_t> sessionsContended{0};
+
+} // namespace
+
+SessionStats sessionStats() {
+    return {sessionsEntered.load(std::memory_order_relaxed),
+            sessionsContended.load(std::memory_order_relaxed)};
+}
+
+Session::Session() : lock_(libraryMutex(), std::try_to_lock) {
+    if (!lock_.owns_lock()) {
+        sessionsContended.fetch_add(1, std::memory_order_relaxed);
+        lock_.lock();
+    }
+    sessionsEntered.fetch_add(1, std::memory_order_relaxed);
     H5Eget_auto2(H5E_DEFAULT, &oldFunc_, &oldData_);
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
 }
@@ -165,9 +183,7 @@ template <class T> std::vector<T> readNumericAttr(hid_t obj, const std::string& 
 
 template <class T>
 std::vector<T> readNumeric(hid_t dataset, hid_t memType, std::vector<std::int64_t>* shape) {
-    Handle type(H5Dget_type(dataset), "dataset type");
-    auto cls = H5Tget_class(type);
-    if (cls != H5T_INTEGER && cls != H5T_FLOAT)
+    if (!holdsNumbers(dataset))
         throw RunError("dataset " + where(dataset, "") + ": expected numbers");
     Handle space(H5Dget_space(dataset), "dataset space");
     std::vector<T> v(std::size_t(elementCount(space)));
@@ -273,6 +289,12 @@ Handle openGroup(hid_t loc, const std::string& name) {
 
 Handle openDataset(hid_t loc, const std::string& name) {
     return Handle(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), "opening dataset " + where(loc, name));
+}
+
+bool holdsNumbers(hid_t dataset) {
+    Handle type(H5Dget_type(dataset), "dataset type");
+    const H5T_class_t cls = H5Tget_class(type);
+    return cls == H5T_INTEGER || cls == H5T_FLOAT;
 }
 
 bool exists(hid_t loc, const std::string& name) {
@@ -475,4 +497,4 @@ std::string readStringDataset(hid_t dataset) {
     return v.empty() ? std::string() : v.front();
 }
 
-} // namespace yee::io::h5
+} // namespace yee::files::h5

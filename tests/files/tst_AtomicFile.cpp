@@ -5,10 +5,14 @@
 #include <QtTest>
 
 #include <cstdio>
+#include <set>
 #include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "yee/core/Error.hpp"
-#include "yee/io/AtomicFile.hpp"
+#include "yee/files/AtomicFile.hpp"
 
 using namespace yee;
 
@@ -52,26 +56,64 @@ private slots:
 
     void temporaryNameIsInTheSameDirectory() {
         const std::string p = "/some/dir/out.h5";
-        const std::string t = io::temporaryPathFor(p);
+        const std::string t = files::temporaryPathFor(p);
         QVERIFY(QString::fromStdString(t).startsWith("/some/dir/out.h5.tmp."));
         QVERIFY(t.size() > p.size() + 5);
     }
 
+    void temporaryNamesAreFreshPerCall() {
+        std::set<std::string> names;
+        for (int i = 0; i < 1000; ++i)
+            names.insert(files::temporaryPathFor("/d/out.h5"));
+        QCOMPARE(names.size(), std::size_t(1000));
+    }
+
+    /// Two threads replacing the same file: every read sees one writer's complete content, the last
+    /// one wins whole, and no temporary is left behind.
+    void concurrentWritersOfOneTargetNeverMix() {
+        const std::string target = path("shared.txt").toStdString();
+        const std::string a(64 * 1024, 'a');
+        const std::string b(48 * 1024, 'b');
+        constexpr int kRounds = 200;
+        std::exception_ptr failure;
+        std::thread other([&] {
+            try {
+                for (int i = 0; i < kRounds; ++i)
+                    files::writeTextAtomically(target, b);
+            } catch (...) {
+                failure = std::current_exception();
+            }
+        });
+        int torn = 0;
+        for (int i = 0; i < kRounds; ++i) {
+            files::writeTextAtomically(target, a);
+            const QByteArray got = readAll(path("shared.txt"));
+            if (got != QByteArray::fromStdString(a) && got != QByteArray::fromStdString(b))
+                ++torn;
+        }
+        other.join();
+        QVERIFY2(!failure, failure ? qPrintable(QString::fromStdString(describe(failure))) : "");
+        QCOMPARE(torn, 0);
+        const QByteArray last = readAll(path("shared.txt"));
+        QVERIFY(last == QByteArray::fromStdString(a) || last == QByteArray::fromStdString(b));
+        QCOMPARE(others({"shared.txt"}), QStringList());
+    }
+
     void textWriteCreatesAndReplaces() {
         const std::string target = path("a.txt").toStdString();
-        io::writeTextAtomically(target, "first");
+        files::writeTextAtomically(target, "first");
         QCOMPARE(readAll(path("a.txt")), QByteArray("first"));
-        io::writeTextAtomically(target, std::string_view("sec\0nd", 6));
+        files::writeTextAtomically(target, std::string_view("sec\0nd", 6));
         QCOMPARE(readAll(path("a.txt")), QByteArray("sec\0nd", 6));
         QCOMPARE(others({"a.txt"}), QStringList());
     }
 
     void throwingWriterLeavesOldFileAndNoTemp() {
         const std::string target = path("results.h5").toStdString();
-        io::writeTextAtomically(target, "old content");
+        files::writeTextAtomically(target, "old content");
         bool tempExistedMidway = false;
         QVERIFY_THROWS_EXCEPTION(std::runtime_error,
-                                 io::writeAtomically(target, [&](const std::string& temp) {
+                                 files::writeAtomically(target, [&](const std::string& temp) {
                                      writeRaw(temp, "half of the new cont");
                                      tempExistedMidway = QFile::exists(QString::fromStdString(temp));
                                      throw std::runtime_error("disk on fire");
@@ -83,7 +125,7 @@ private slots:
 
     void throwingWriterWithoutOldFileLeavesNothing() {
         const std::string target = path("new.h5").toStdString();
-        QVERIFY_THROWS_EXCEPTION(yee::RunError, io::writeAtomically(target, [&](const std::string& temp) {
+        QVERIFY_THROWS_EXCEPTION(yee::RunError, files::writeAtomically(target, [&](const std::string& temp) {
                                      writeRaw(temp, "partial");
                                      throw yee::RunError("I/O error");
                                  }));
@@ -92,8 +134,8 @@ private slots:
 
     void exceptionPropagatesUnchanged() {
         try {
-            io::writeAtomically(path("x").toStdString(),
-                                [](const std::string&) { throw yee::InputError("field: bad"); });
+            files::writeAtomically(path("x").toStdString(),
+                                   [](const std::string&) { throw yee::InputError("field: bad"); });
             QFAIL("no exception");
         } catch (const yee::InputError& e) {
             QCOMPARE(QString(e.what()), QString("field: bad"));
@@ -102,8 +144,8 @@ private slots:
 
     void writerThatCreatesNothingFailsToCommit() {
         const std::string target = path("keep.txt").toStdString();
-        io::writeTextAtomically(target, "kept");
-        QVERIFY_THROWS_EXCEPTION(yee::RunError, io::writeAtomically(target, [](const std::string&) {}));
+        files::writeTextAtomically(target, "kept");
+        QVERIFY_THROWS_EXCEPTION(yee::RunError, files::writeAtomically(target, [](const std::string&) {}));
         QCOMPARE(readAll(path("keep.txt")), QByteArray("kept"));
         QCOMPARE(others({"keep.txt"}), QStringList());
     }
@@ -112,7 +154,7 @@ private slots:
         const std::string target = path("rai.txt").toStdString();
         std::string temp;
         {
-            io::AtomicFile f(target);
+            files::AtomicFile f(target);
             temp = f.tempPath();
             writeRaw(temp, "never committed");
             QVERIFY(QFile::exists(QString::fromStdString(temp)));
@@ -124,7 +166,7 @@ private slots:
     void missingDirectoryIsARunError() {
         const std::string target = path("no/such/dir/out.txt").toStdString();
         try {
-            io::writeTextAtomically(target, "x");
+            files::writeTextAtomically(target, "x");
             QFAIL("no exception");
         } catch (const yee::RunError& e) {
             QVERIFY2(QString(e.what()).contains("no/such/dir/out.txt.tmp."), e.what());
