@@ -331,7 +331,8 @@ private:
 
 /// Refuse every key of `o` that does not apply to `variant` of `sec`, checked before any value is read
 /// so that a misspelt key is reported as such rather than as a missing one. A key of another variant
-/// is "not used by <discriminator> "<value>"", a key of a sub-section "belongs in" it, anything else
+/// is "not used by <discriminator> "<value>"", a key of a sub-section marked hintMisplaced "belongs in"
+/// it, anything else
 /// is unknown (with a spelling suggestion).
 void allowKeys(const Obj& o, const SectionSpec& sec, int variant, const std::string& variantName) {
     const auto allowed = sec.keysFor(variant);
@@ -350,8 +351,7 @@ void allowKeys(const Obj& o, const SectionSpec& sec, int variant, const std::str
                 why += std::string(" (") + sec.noteOf(variant) + ")";
         }
         for (const auto& sub : sec.keys)
-            if (why.empty() && sub.type == KeyType::Section && sub.subIndex < 0 &&
-                section(sub.sub).findAny(k))
+            if (why.empty() && sub.hintMisplaced && section(sub.sub).findAny(k))
                 why = "unknown key (" + k + " belongs in " + dq(sub.name) + ")";
         if (why.empty()) {
             why = "unknown key";
@@ -663,6 +663,7 @@ void finishSection(const Obj& o, const SectionSpec& sec, Scene& s, int index) {
         if (ob.shape == Shape::Polygon) {
             // The in-plane position comes from the vertices; center_um may repeat it, must not contradict it.
             const Vec3 given = ob.center;
+            ob.center = {0, 0, 0};
             const auto [lo, hi] = objectBounds(ob);
             Vec3 c{};
             for (int a = 0; a < 3; ++a)

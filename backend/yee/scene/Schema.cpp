@@ -181,6 +181,10 @@ struct K {
         k.subIndex = index;
         return *this;
     }
+    K& hintMisplaced() {
+        k.hintMisplaced = true;
+        return *this;
+    }
     K& item(const char* noun) {
         k.item = noun;
         return *this;
@@ -486,7 +490,10 @@ std::vector<SectionSpec> buildSections() {
                 .required()
                 .gt(0)
                 .bind(field(sourceOf, &Source::waist)),
-            K("profile", KT::Section, "Profile", "", "Time dependence").required().sub(SectionId::Profile),
+            K("profile", KT::Section, "Profile", "", "Time dependence")
+                .required()
+                .sub(SectionId::Profile)
+                .hintMisplaced(),
         };
         out.push_back(std::move(src));
     }

@@ -199,7 +199,9 @@ struct KeySpec {
     const EnumSpec* choices = nullptr; ///< Enum / EnumList names
     SectionId sub = SectionId::Scene;  ///< Section / SectionList: the section of the value
     int subIndex = -1;                 ///< Section: index passed to the sub-section (-1: this index)
-    const char* item = nullptr;        ///< NumberList: noun of one element ("wavelength")
+    /// Section: a key of the sub-section found next to this key is reported as belonging in it.
+    bool hintMisplaced = false;
+    const char* item = nullptr;              ///< NumberList: noun of one element ("wavelength")
     std::array<const char*, 2> itemLabels{}; ///< MaterialPair: labels of the two elements
     UiHint ui = UiHint::Edit;                ///< how the studio shows it
     SchemaGetter get;                        ///< empty for Section / SectionList / Custom keys
