@@ -339,8 +339,8 @@ QString recorderSummary(const Scene& s) {
 
 // ---- the rows of an item, generated from the schema ----
 
-/// Append the rows of section `sec` (element `index`), keys prefixed by `prefix`. `shown` tells
-/// whether the enclosing row set is shown at all (a sub-section of a variant that does not use it).
+/// Append the rows of section `sid` (element `index`), keys prefixed by `prefix`: one per key (the
+/// sub-sections' keys flattened, "profile.wavelength_um"; list sections expanded, "terms[0].weight").
 void addRows(std::vector<Prop>& out, const Scene& s, SectionId sid, int index, const QString& prefix) {
     const SectionSpec& sec = scene::section(sid);
     const int variant = sec.variantOf(s, index);
@@ -363,7 +363,7 @@ void addRows(std::vector<Prop>& out, const Scene& s, SectionId sid, int index, c
             return kp->appliesTo(scene::section(sid).variantOf(sc, index));
         };
         if (k.type == KeyType::Section) {
-            if (k.subIndex < 0)
+            if (k.subIndex < 0 && k.appliesTo(variant))
                 addRows(out, s, k.sub, index, key + QLatin1Char('.'));
             continue;
         }
