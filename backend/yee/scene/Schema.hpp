@@ -107,26 +107,42 @@ struct EnumSpec {
     std::string unknownText(std::string_view given) const;
 };
 
-/// The enum name tables.
+/// Boundary types: pml, periodic, pec.
 const EnumSpec& boundaryTypes();
+/// Object shapes: box, sphere, cylinder, polygon.
 const EnumSpec& shapes();
+/// Source types: point_dipole, gaussian_plane, uniform_plane.
 const EnumSpec& sourceTypes();
+/// Source profile types: gaussian_pulse, cw.
 const EnumSpec& profileTypes();
+/// Detector types: snapshot, flux, energy, phasor, probe, flux_box.
 const EnumSpec& detectorTypes();
+/// Objective quantities: flux, phasor_power, energy.
 const EnumSpec& quantities();
+/// Objective reductions: time_integral, at_wavelength, final.
 const EnumSpec& reductions();
+/// Gradient methods: full, checkpointed, reversible.
 const EnumSpec& gradientMethods();
+/// Objective goals: maximize (1), minimize (0).
 const EnumSpec& goals();
-const EnumSpec& recorderModules(); ///< string-backed (RecorderModule::module)
-const EnumSpec& dtypes();          ///< string-backed (RecorderModule::dtype)
-const EnumSpec& storageTiers();    ///< string-backed (GradientConfig::tier)
-const EnumSpec& precisions();      ///< string-backed (RunConfig::precision)
-const EnumSpec& axes();            ///< "x" | "y" | "z" = 0, 1, 2
-const EnumSpec& directions();      ///< "+x", "-x", ... = 2 * axis + (sign < 0)
-const EnumSpec& fieldComponents(); ///< "Ex" .. "Hz"
+/// Recorder modules (string-backed, RecorderModule::module): LinearReconstructEveryK, DtypeConversion.
+const EnumSpec& recorderModules();
+/// Recorder dtypes (string-backed, RecorderModule::dtype).
+const EnumSpec& dtypes();
+/// Storage tiers (string-backed, GradientConfig::tier): device, host, disk.
+const EnumSpec& storageTiers();
+/// Field precisions (string-backed, RunConfig::precision): float32, float64.
+const EnumSpec& precisions();
+/// Axes "x" | "y" | "z" = 0, 1, 2.
+const EnumSpec& axes();
+/// Plane directions "+x", "-x", ... = 2 * axis + (sign < 0).
+const EnumSpec& directions();
+/// Field components "Ex" .. "Hz".
+const EnumSpec& fieldComponents();
 
 /// The table of an enum type of Scene.hpp.
 template <class E> const EnumSpec& enumSpecOf();
+/// \cond specialisations
 template <> const EnumSpec& enumSpecOf<BoundaryType>();
 template <> const EnumSpec& enumSpecOf<Shape>();
 template <> const EnumSpec& enumSpecOf<SourceType>();
@@ -135,6 +151,7 @@ template <> const EnumSpec& enumSpecOf<DetectorType>();
 template <> const EnumSpec& enumSpecOf<Quantity>();
 template <> const EnumSpec& enumSpecOf<Reduce>();
 template <> const EnumSpec& enumSpecOf<GradientMethod>();
+/// \endcond
 
 /// File string of an enum value ("box"), "?" for a value outside the table.
 template <class E> const char* enumName(E v) {
