@@ -1,6 +1,7 @@
 #include "ui/GradientPanel.hpp"
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -20,12 +21,21 @@
 #include "ui/SceneCommands.hpp"
 #include "ui/SceneDocument.hpp"
 #include "ui/SceneProperties.hpp"
+#include "yee/scene/Schema.hpp"
 
 namespace yee::ui {
 
 namespace {
 const char* const kLinear = "LinearReconstructEveryK";
 const char* const kDtype = "DtypeConversion";
+
+/// "name \u2014 help" of an enum entry of the scene schema, for a choice list.
+QString choiceText(const scene::EnumEntry& e) {
+    return *e.help ? QStringLiteral("%1 \u2014 %2")
+                         .arg(QLatin1String(e.name),
+                              QCoreApplication::translate("yee::ui::SceneProperties", e.help))
+                   : QString::fromLatin1(e.name);
+}
 
 QString moduleText(const scene::RecorderModule& m) {
     if (m.module == kLinear) {
@@ -48,10 +58,8 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     auto* mf = new QFormLayout(methodBox);
     method_ = new QComboBox(methodBox);
     method_->setObjectName(QStringLiteral("gradientMethod"));
-    method_->addItem(tr("full \u2014 keep every step (small problems)"), QStringLiteral("full"));
-    method_->addItem(tr("checkpointed \u2014 binomial checkpoints, exact"), QStringLiteral("checkpointed"));
-    method_->addItem(tr("reversible \u2014 run Maxwell backwards, record the PML interface"),
-                     QStringLiteral("reversible"));
+    for (const auto& e : scene::gradientMethods().entries)
+        method_->addItem(choiceText(e), QLatin1String(e.name));
     method_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     method_->setMinimumContentsLength(14);
     mf->addRow(tr("Method"), method_);
@@ -78,10 +86,10 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     auto* buttons = new QHBoxLayout;
     add_ = new QPushButton(tr("Add"), recorderBox_);
     auto* addMenu = new QMenu(add_);
-    addMenu->addAction(tr("LinearReconstructEveryK \u2014 keep every k-th step"), this,
-                       [this] { addModule(kLinear); });
-    addMenu->addAction(tr("DtypeConversion \u2014 store in a smaller type with a per-record scale"), this,
-                       [this] { addModule(kDtype); });
+    for (const auto& e : scene::recorderModules().entries) {
+        const QString name = QLatin1String(e.name);
+        addMenu->addAction(choiceText(e), this, [this, name] { addModule(name); });
+    }
     add_->setMenu(addMenu);
     remove_ = new QPushButton(tr("Remove"), recorderBox_);
     up_ = new QPushButton(style()->standardIcon(QStyle::SP_ArrowUp), QString(), recorderBox_);
@@ -109,8 +117,8 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     auto* df = new QFormLayout(dtypeW);
     df->setContentsMargins(0, 0, 0, 0);
     dtype_ = new QComboBox(dtypeW);
-    for (const char* t : {"bfloat16", "float16", "int8", "float32", "float64"})
-        dtype_->addItem(QLatin1String(t), QLatin1String(t));
+    for (const auto& e : scene::dtypes().entries)
+        dtype_->addItem(QLatin1String(e.name), QLatin1String(e.name));
     df->addRow(tr("Stored type"), dtype_);
     moduleEditor_->addWidget(dtypeW);
     rl->addWidget(moduleEditor_);
@@ -120,9 +128,8 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     auto* sf = new QFormLayout(storage);
     tier_ = new QComboBox(storage);
     tier_->setObjectName(QStringLiteral("storageTier"));
-    tier_->addItem(tr("device \u2014 on the tile's device"), QStringLiteral("device"));
-    tier_->addItem(tr("host \u2014 pinned ring, async copies"), QStringLiteral("host"));
-    tier_->addItem(tr("disk \u2014 file-backed, read-ahead"), QStringLiteral("disk"));
+    for (const auto& e : scene::storageTiers().entries)
+        tier_->addItem(choiceText(e), QLatin1String(e.name));
     tier_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     tier_->setMinimumContentsLength(14);
     sf->addRow(tr("Tier"), tier_);

@@ -12,7 +12,8 @@ yee_add_test(NAME ui_commands SOURCES ${UI_TEST_DIR}/tst_SceneCommands.cpp LIBS 
 yee_add_test(NAME ui_properties SOURCES ${UI_TEST_DIR}/tst_PropertyModel.cpp LIBS yee_ui LABELS ui)
 yee_add_test(NAME ui_runner SOURCES ${UI_TEST_DIR}/tst_Runner.cpp LIBS yee_ui LABELS ui TIMEOUT 300)
 yee_add_test(NAME ui_panels SOURCES ${UI_TEST_DIR}/tst_Panels.cpp LIBS yee_ui LABELS ui)
-foreach(t ui_scene_tree ui_commands ui_properties ui_runner ui_panels)
+yee_add_test(NAME ui_schema_rows SOURCES ${UI_TEST_DIR}/tst_SchemaRows.cpp LIBS yee_ui LABELS ui)
+foreach(t ui_scene_tree ui_commands ui_properties ui_runner ui_panels ui_schema_rows)
   set_target_properties(tst_${t} PROPERTIES AUTOMOC ON)
 endforeach()
 

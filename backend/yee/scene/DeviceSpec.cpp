@@ -18,8 +18,12 @@ int smallNumber(const std::string& t) {
 
 } // namespace
 
-DeviceSpec DeviceSpec::parse(const std::string& text, const std::string& field) {
-    const std::string bad = field + ": expected cpu:N, cuda:all or cuda:ID[,ID...], got '" + text + "'";
+DeviceSpec DeviceSpec::parse(const std::string& text, const std::string& field,
+                             const std::string& syntaxMessage) {
+    const std::string bad =
+        field + ": " +
+        (syntaxMessage.empty() ? "expected cpu:N, cuda:all or cuda:ID[,ID...], got '" + text + "'"
+                               : syntaxMessage);
     DeviceSpec d;
     if (text == "cpu" || text.rfind("cpu:", 0) == 0) {
         const int n = text == "cpu" ? 1 : smallNumber(text.substr(4));

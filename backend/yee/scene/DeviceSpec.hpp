@@ -22,8 +22,10 @@ struct DeviceSpec {
 
     /// Parse "cpu", "cpu:N", "cuda", "cuda:all" or "cuda:ID[,ID...]". Throws yee::InputError naming
     /// `field` ("run.devices", "--devices"): `<field>: expected cpu:N, cuda:all or cuda:ID[,ID...], got
-    /// '<text>'`, `<field>: GPU 1 is listed twice`, `<field>: cpu device count must be in [1, 4096]`.
-    static DeviceSpec parse(const std::string& text, const std::string& field);
+    /// '<text>'` (or `<field>: <syntaxMessage>` when one is given: scene files keep their own wording),
+    /// `<field>: GPU 1 is listed twice`, `<field>: cpu device count must be in [1, 4096]`.
+    static DeviceSpec parse(const std::string& text, const std::string& field,
+                            const std::string& syntaxMessage = {});
     /// Number of devices named: cpuDevices, gpus.size(), or 0 for all GPUs (known only at run time).
     int count() const;
     /// The canonical text ("cpu:2", "cuda:all", "cuda:0,1"); parse(str()) == *this.

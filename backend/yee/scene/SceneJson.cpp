@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
 
@@ -19,6 +20,8 @@
 #include "yee/core/Error.hpp"
 #include "yee/files/AtomicFile.hpp"
 #include "yee/files/Hdf5Util.hpp"
+#include "yee/scene/DeviceSpec.hpp"
+#include "yee/scene/Schema.hpp"
 
 namespace yee::scene {
 
@@ -70,7 +73,9 @@ std::string num(double v) {
 }
 
 std::string vecStr(const Vec3& v) {
-    return "[" + num(v[0]) + ", " + num(v[1]) + ", " + num(v[2]) + "]";
+    std::string r = "[";
+    r += num(v[0]) + ", " + num(v[1]) + ", " + num(v[2]);
+    return r + "]";
 }
 
 [[noreturn]] void fail(const std::string& path, const std::string& msg) {
@@ -119,7 +124,6 @@ std::size_t editDistance(std::string_view a, std::string_view b) {
 }
 
 const char* const kAxisNames[3] = {"x", "y", "z"};
-const char* const kComponentNames[6] = {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz"};
 
 std::string axisName(int a) {
     return a >= 0 && a < 3 ? kAxisNames[a] : "?";
@@ -128,73 +132,6 @@ std::string directionName(int normal, int sign) {
     std::string r(1, sign < 0 ? '-' : '+');
     r += axisName(normal);
     return r;
-}
-
-// ------------------------------------------------------------------------------------------------
-// Enum tables
-// ------------------------------------------------------------------------------------------------
-
-template <class E> struct EnumName {
-    E value;
-    const char* name;
-};
-
-constexpr EnumName<BoundaryType> kBoundaryTypes[] = {
-    {BoundaryType::Pml, "pml"}, {BoundaryType::Periodic, "periodic"}, {BoundaryType::Pec, "pec"}};
-constexpr EnumName<Shape> kShapes[] = {{Shape::Box, "box"},
-                                       {Shape::Sphere, "sphere"},
-                                       {Shape::Cylinder, "cylinder"},
-                                       {Shape::Polygon, "polygon"}};
-constexpr EnumName<SourceType> kSourceTypes[] = {{SourceType::PointDipole, "point_dipole"},
-                                                 {SourceType::GaussianPlane, "gaussian_plane"},
-                                                 {SourceType::UniformPlane, "uniform_plane"}};
-constexpr EnumName<ProfileType> kProfileTypes[] = {{ProfileType::GaussianPulse, "gaussian_pulse"},
-                                                   {ProfileType::Cw, "cw"}};
-constexpr EnumName<DetectorType> kDetectorTypes[] = {{DetectorType::Snapshot, "snapshot"},
-                                                     {DetectorType::Flux, "flux"},
-                                                     {DetectorType::Energy, "energy"},
-                                                     {DetectorType::Phasor, "phasor"},
-                                                     {DetectorType::Probe, "probe"}};
-constexpr EnumName<Quantity> kQuantities[] = {
-    {Quantity::Flux, "flux"}, {Quantity::PhasorPower, "phasor_power"}, {Quantity::Energy, "energy"}};
-constexpr EnumName<Reduce> kReduces[] = {{Reduce::TimeIntegral, "time_integral"},
-                                         {Reduce::AtWavelength, "at_wavelength"},
-                                         {Reduce::Final, "final"}};
-constexpr EnumName<GradientMethod> kMethods[] = {{GradientMethod::Full, "full"},
-                                                 {GradientMethod::Checkpointed, "checkpointed"},
-                                                 {GradientMethod::Reversible, "reversible"}};
-constexpr EnumName<bool> kGoals[] = {{true, "maximize"}, {false, "minimize"}};
-
-const char* const kRecorderModules[] = {"LinearReconstructEveryK", "DtypeConversion"};
-const char* const kDtypes[] = {"bfloat16", "float16", "int8", "float32", "float64"};
-const char* const kTiers[] = {"device", "host", "disk"};
-const char* const kPrecisions[] = {"float32", "float64"};
-
-template <class E, std::size_t N> const char* nameOf(const EnumName<E> (&table)[N], E v) {
-    for (const auto& e : table)
-        if (e.value == v)
-            return e.name;
-    return "?";
-}
-
-template <class T, std::size_t N> std::string choices(const T (&table)[N]) {
-    std::string out;
-    for (std::size_t i = 0; i < N; ++i) {
-        if (i)
-            out += i + 1 == N ? " or " : ", ";
-        if constexpr (std::is_same_v<T, const char*>)
-            out += std::string("\"") + table[i] + "\"";
-        else
-            out += std::string("\"") + table[i].name + "\"";
-    }
-    return out;
-}
-
-template <std::size_t N> bool oneOf(const std::string& s, const char* const (&table)[N]) {
-    for (const char* t : table)
-        if (s == t)
-            return true;
-    return false;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -293,39 +230,20 @@ std::vector<double> numbers(const Json& v, const std::string& path) {
     return r;
 }
 
-template <class E, std::size_t N>
-E enumValue(const Json& v, const std::string& path, const EnumName<E> (&table)[N]) {
-    const std::string s = stringValue(v, path);
-    for (const auto& e : table)
-        if (s == e.name)
-            return e.value;
-    fail(path, "unknown value " + dq(s) + " (expected " + choices(table) + ")");
-}
-
-int axisValue(const Json& v, const std::string& path) {
-    const std::string s = stringValue(v, path);
-    for (int a = 0; a < 3; ++a)
-        if (s == kAxisNames[a])
-            return a;
-    fail(path, "unknown axis " + dq(s) + " (expected \"x\", \"y\" or \"z\")");
-}
-
-/// "+x".."-z" -> (normal axis, sign).
-std::pair<int, int> directionValue(const Json& v, const std::string& path) {
-    const std::string s = stringValue(v, path);
-    if (s.size() == 2 && (s[0] == '+' || s[0] == '-'))
-        for (int a = 0; a < 3; ++a)
-            if (s[1] == kAxisNames[a][0])
-                return {a, s[0] == '-' ? -1 : +1};
-    fail(path, "unknown direction " + dq(s) + " (expected \"+x\", \"-x\", \"+y\", \"-y\", \"+z\" or \"-z\")");
+/// A string naming one entry of `spec` (or, with `lenient`, any string: the validator checks it).
+std::string enumString(const Json& v, const std::string& path, const EnumSpec& spec, bool lenient = false) {
+    std::string s = stringValue(v, path);
+    if (!lenient && !spec.find(s))
+        fail(path, spec.unknownText(s));
+    return s;
 }
 
 /// "x" | "y" | "z" | [px, py, pz].
 Vec3 polarizationValue(const Json& v, const std::string& path) {
     if (v.is_string()) {
-        const int a = axisValue(v, path);
+        const EnumEntry* a = axes().find(enumString(v, path, axes()));
         Vec3 p{0, 0, 0};
-        p[std::size_t(a)] = 1;
+        p[std::size_t(a->value)] = 1;
         return p;
     }
     if (v.is_array())
@@ -333,11 +251,57 @@ Vec3 polarizationValue(const Json& v, const std::string& path) {
     fail(path, "must be \"x\", \"y\", \"z\" or [px, py, pz], got " + typeName(v));
 }
 
-/// Why a key is not accepted here (empty: it is simply unknown).
-using KeyHint = std::function<std::string(const std::string&)>;
+/// The value of key `k` at `path`, in the canonical type of the schema.
+SchemaValue readValue(const KeySpec& k, const Json& v, const std::string& path) {
+    switch (k.type) {
+    case KeyType::Number:
+        return number(v, path);
+    case KeyType::Integer:
+        return integer(v, path);
+    case KeyType::Boolean:
+        return boolean(v, path);
+    case KeyType::String:
+    case KeyType::MaterialRef:
+    case KeyType::DetectorRef:
+        return stringValue(v, path);
+    case KeyType::Enum:
+        return enumString(v, path, *k.choices, k.lenient);
+    case KeyType::EnumList: {
+        arrayValue(v, path);
+        std::vector<std::string> r;
+        for (std::size_t i = 0; i < v.size(); ++i)
+            r.push_back(enumString(v[i], item(path, i), *k.choices, k.lenient));
+        return r;
+    }
+    case KeyType::Vec3:
+        return vec3(v, path);
+    case KeyType::IntVec3:
+        return ivec3(v, path);
+    case KeyType::NumberList:
+        return numbers(v, path);
+    case KeyType::Points2: {
+        arrayValue(v, path);
+        std::vector<std::array<double, 2>> r;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            const std::string ip = item(path, i);
+            if (!v[i].is_array() || v[i].size() != 2)
+                fail(ip, "must be a pair of numbers [u, v]");
+            r.push_back({number(v[i][0], item(ip, 0)), number(v[i][1], item(ip, 1))});
+        }
+        return r;
+    }
+    case KeyType::Polarization:
+        return polarizationValue(v, path);
+    case KeyType::MaterialPair:
+        if (!v.is_array() || v.size() != 2)
+            fail(path, "must be an array of 2 material names [rho = 0, rho = 1]");
+        return std::vector<std::string>{stringValue(v[0], item(path, 0)), stringValue(v[1], item(path, 1))};
+    default:
+        throw std::logic_error(std::string("scene schema: ") + k.name + " has no plain value");
+    }
+}
 
-/// A JSON object being read: typed lookups, and a whitelist of keys checked before any value is read,
-/// so that a misspelt key is reported as such rather than as a missing one.
+/// A JSON object being read: lookups by key, each error naming the field.
 class Obj {
 public:
     Obj(const Json& j, std::string path) : j_(j), path_(std::move(path)) {
@@ -358,64 +322,57 @@ public:
             fail(at(key), "missing (required)");
         return *v;
     }
-
-    /// Refuse every key not in `allowed`. `hint` may explain keys that belong elsewhere.
-    void allow(std::initializer_list<std::string_view> allowed, const KeyHint& hint = {}) const {
-        for (auto it = j_.begin(); it != j_.end(); ++it) {
-            const std::string& k = it.key();
-            if (std::find(allowed.begin(), allowed.end(), k) != allowed.end())
-                continue;
-            std::string why = hint ? hint(k) : std::string();
-            if (why.empty()) {
-                why = "unknown key";
-                std::size_t best = 3;
-                std::string_view guess;
-                for (auto a : allowed) {
-                    const std::size_t d = editDistance(k, a);
-                    if (d < best && d < a.size() / 2 + 1) {
-                        best = d;
-                        guess = a;
-                    }
-                }
-                if (!guess.empty())
-                    why += " (did you mean " + dq(guess) + "?)";
-            }
-            fail(at(k), why);
-        }
-    }
-
-    double num(const std::string& k, double def) const { return has(k) ? number(req(k), at(k)) : def; }
-    double num(const std::string& k) const { return number(req(k), at(k)); }
-    int integer(const std::string& k, int def) const { return has(k) ? scene::integer(req(k), at(k)) : def; }
-    int integer(const std::string& k) const { return scene::integer(req(k), at(k)); }
-    std::string str(const std::string& k, const std::string& def) const {
-        return has(k) ? stringValue(req(k), at(k)) : def;
-    }
     std::string str(const std::string& k) const { return stringValue(req(k), at(k)); }
-    Vec3 vec(const std::string& k, const Vec3& def) const { return has(k) ? vec3(req(k), at(k)) : def; }
-    Vec3 vec(const std::string& k) const { return vec3(req(k), at(k)); }
-    Obj obj(const std::string& k) const { return Obj(req(k), at(k)); }
-    template <class E, std::size_t N> E enumOf(const std::string& k, const EnumName<E> (&table)[N]) const {
-        return enumValue(req(k), at(k), table);
-    }
-    template <class E, std::size_t N>
-    E enumOf(const std::string& k, const EnumName<E> (&table)[N], E def) const {
-        return has(k) ? enumValue(req(k), at(k), table) : def;
-    }
+    int integer(const std::string& k) const { return scene::integer(req(k), at(k)); }
+    const Json& json() const { return j_; }
 
 private:
     const Json& j_;
     std::string path_;
 };
 
-/// Hint for keys that exist for other variants: `not used by shape "box"`.
-KeyHint usedElsewhere(std::initializer_list<std::string_view> otherKeys, std::string what) {
-    std::vector<std::string> keys(otherKeys.begin(), otherKeys.end());
-    return [keys, what](const std::string& k) {
-        return std::find(keys.begin(), keys.end(), k) != keys.end() ? "not used by " + what : std::string();
-    };
+/// Refuse every key of `o` that does not apply to `variant` of `sec`, checked before any value is read
+/// so that a misspelt key is reported as such rather than as a missing one. A key of another variant
+/// is "not used by <discriminator> "<value>"", a key of a sub-section marked hintMisplaced "belongs in"
+/// it, anything else
+/// is unknown (with a spelling suggestion).
+void allowKeys(const Obj& o, const SectionSpec& sec, int variant, const std::string& variantName) {
+    const auto allowed = sec.keysFor(variant);
+    for (auto it = o.json().begin(); it != o.json().end(); ++it) {
+        const std::string& k = it.key();
+        const bool ok = std::any_of(allowed.begin(), allowed.end(), [&](const KeySpec* a) {
+            return a->type != KeyType::MapKey && k == a->name;
+        });
+        if (ok)
+            continue;
+        std::string why;
+        const KeySpec* other = sec.findAny(k);
+        if (other && other->type != KeyType::MapKey) {
+            why = "not used by " + std::string(sec.discriminator()->name) + " " + dq(variantName);
+            if (*sec.noteOf(variant))
+                why += std::string(" (") + sec.noteOf(variant) + ")";
+        }
+        for (const auto& sub : sec.keys)
+            if (why.empty() && sub.hintMisplaced && section(sub.sub).findAny(k))
+                why = "unknown key (" + k + " belongs in " + dq(sub.name) + ")";
+        if (why.empty()) {
+            why = "unknown key";
+            std::size_t best = 3;
+            std::string_view guess;
+            for (const KeySpec* a : allowed) {
+                const std::string_view an = a->name;
+                const std::size_t d = editDistance(k, an);
+                if (a->type != KeyType::MapKey && d < best && d < an.size() / 2 + 1) {
+                    best = d;
+                    guess = an;
+                }
+            }
+            if (!guess.empty())
+                why += " (did you mean " + dq(guess) + "?)";
+        }
+        fail(o.at(k), why);
+    }
 }
-
 // ------------------------------------------------------------------------------------------------
 // JSON text -> tree, refusing duplicate keys (the JSON standard leaves them undefined)
 // ------------------------------------------------------------------------------------------------
@@ -589,337 +546,146 @@ struct PendingLoad {
     std::string file, dataset, path;
 };
 
-Boundary parseBoundary(const Obj& o) {
-    Boundary b;
-    b.type = o.enumOf("type", kBoundaryTypes);
-    if (b.type == BoundaryType::Pml) {
-        o.allow({"type", "cells", "order", "sigma_factor", "kappa_max", "alpha_max"});
-        b.cells = o.integer("cells", b.cells);
-        b.order = o.num("order", b.order);
-        b.sigmaFactor = o.num("sigma_factor", b.sigmaFactor);
-        b.kappaMax = o.num("kappa_max", b.kappaMax);
-        b.alphaMax = o.num("alpha_max", b.alphaMax);
-    } else {
-        o.allow({"type"}, usedElsewhere({"cells", "order", "sigma_factor", "kappa_max", "alpha_max"},
-                                        "type " + dq(nameOf(kBoundaryTypes, b.type)) + " (PML only)"));
+/// State of one parse.
+struct ReadContext {
+    std::string baseDir;
+    std::vector<PendingLoad> pending;
+};
+
+void readSection(const Obj& o, const SectionSpec& sec, Scene& s, int index, ReadContext& ctx);
+
+/// The keys the schema leaves to code: format and version (checked first), the materials map and a
+/// design's latent values (a sidecar reference or an inline array, not both).
+void readCustom(const Obj& o, const SectionSpec& sec, const KeySpec& k, Scene& s, int index,
+                ReadContext& ctx) {
+    const std::string key = k.name;
+    if (sec.id == SectionId::Scene && key == "materials" && o.has(key)) {
+        const Json& m = o.req(key);
+        if (!m.is_object())
+            fail("materials", "must be an object {name: {eps, mu, sigma_S_per_m}}, got " + typeName(m));
+        const SectionSpec& ms = section(SectionId::Material);
+        for (auto it = m.begin(); it != m.end(); ++it) {
+            const Obj mo(it.value(), join("materials", it.key()));
+            const int i = ms.append(s);
+            s.materials[std::size_t(i)].name = it.key();
+            readSection(mo, ms, s, i, ctx);
+        }
+    } else if (sec.id == SectionId::Design && key == "params" && o.has(key)) {
+        if (o.has("latent"))
+            fail(o.at("latent"), "give either \"params\" or \"latent\", not both");
+        Design& g = s.designs[std::size_t(index)];
+        g.params = o.str(key);
+        auto [file, dataset] = splitParams(g.params, o.at(key));
+        fs::path fp = fs::u8path(file);
+        if (fp.is_relative())
+            fp = fs::u8path(ctx.baseDir.empty() ? std::string(".") : ctx.baseDir) / fp;
+        ctx.pending.push_back({std::size_t(index), fp.string(), dataset, o.at(key)});
+    } else if (sec.id == SectionId::Design && key == "latent" && o.has(key)) {
+        s.designs[std::size_t(index)].latent = numbers(o.req(key), o.at(key));
     }
-    return b;
 }
 
-Object parseObject(const Obj& o) {
-    Object ob;
-    ob.shape = o.enumOf("shape", kShapes);
-    const std::string what = "shape " + dq(nameOf(kShapes, ob.shape));
-    const auto others = usedElsewhere({"size_um", "radius_um", "axis", "height_um", "vertices_um"}, what);
-    switch (ob.shape) {
-    case Shape::Box:
-        o.allow({"name", "shape", "center_um", "size_um", "material"}, others);
-        ob.size = o.vec("size_um");
-        break;
-    case Shape::Sphere:
-        o.allow({"name", "shape", "center_um", "radius_um", "material"}, others);
-        ob.radius = o.num("radius_um");
-        break;
-    case Shape::Cylinder:
-        o.allow({"name", "shape", "center_um", "radius_um", "axis", "height_um", "material"}, others);
-        ob.radius = o.num("radius_um");
-        ob.axis = axisValue(o.req("axis"), o.at("axis"));
-        ob.height = o.num("height_um");
-        break;
-    case Shape::Polygon:
-        o.allow({"name", "shape", "center_um", "axis", "vertices_um", "height_um", "material"}, others);
-        ob.axis = axisValue(o.req("axis"), o.at("axis"));
-        ob.height = o.num("height_um");
-        {
-            const std::string vp = o.at("vertices_um");
-            const Json& vs = arrayValue(o.req("vertices_um"), vp);
-            for (std::size_t i = 0; i < vs.size(); ++i) {
-                const std::string ip = item(vp, i);
-                if (!vs[i].is_array() || vs[i].size() != 2)
-                    fail(ip, "must be a pair of numbers [u, v]");
-                ob.vertices.push_back({number(vs[i][0], item(ip, 0)), number(vs[i][1], item(ip, 1))});
-            }
-        }
-        break;
+/// Read key `k` of `o` into the scene: its value, its sub-section(s), or its default when left out.
+void readKey(const Obj& o, const SectionSpec& sec, const KeySpec& k, Scene& s, int index, ReadContext& ctx) {
+    if (k.type == KeyType::Custom) {
+        readCustom(o, sec, k, s, index, ctx);
+        return;
     }
-    ob.name = o.str("name", "");
-    ob.material = o.str("material");
-    if (ob.shape == Shape::Polygon) {
-        // The in-plane position comes from the vertices; center_um may repeat it, must not contradict it.
-        const auto [lo, hi] = objectBounds(ob);
-        Vec3 c{};
-        for (int a = 0; a < 3; ++a)
-            c[a] = 0.5 * (lo[a] + hi[a]);
-        c[ob.axis] = 0;
-        if (o.has("center_um")) {
-            const Vec3 given = o.vec("center_um");
-            for (int a = 0; a < 3; ++a) {
-                if (a == ob.axis || ob.vertices.empty())
-                    continue;
-                if (std::fabs(given[a] - c[a]) > 1e-9 * std::max(1.0, std::fabs(c[a])))
-                    fail(item(o.at("center_um"), std::size_t(a)),
-                         num(given[a]) + " contradicts vertices_um, whose bounding box is centred at " +
-                             num(c[a]) + " (a polygon's in-plane position is given by its vertices)");
-            }
-            c[ob.axis] = given[ob.axis];
+    if (!o.has(k.name)) {
+        if (k.required)
+            fail(o.at(k.name), "missing (required)");
+        if (k.defaultValue && k.set)
+            k.set(s, index, *k.defaultValue);
+        return;
+    }
+    const std::string path = o.at(k.name);
+    const Json& v = o.req(k.name);
+    if (k.type == KeyType::Section) {
+        readSection(Obj(v, path), section(k.sub), s, k.subIndex >= 0 ? k.subIndex : index, ctx);
+    } else if (k.type == KeyType::SectionList) {
+        const SectionSpec& sub = section(k.sub);
+        arrayValue(v, path);
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            const Obj e(v[i], item(path, i));
+            readSection(e, sub, s, sub.append(s), ctx);
         }
-        ob.center = c;
-        const auto [lo2, hi2] = objectBounds(ob);
-        for (int a = 0; a < 3; ++a)
-            ob.size[a] = hi2[a] - lo2[a];
     } else {
-        ob.center = o.vec("center_um");
-        if (ob.shape == Shape::Sphere)
+        k.set(s, index, readValue(k, v, path));
+    }
+}
+
+/// What the schema cannot say about one section: derived geometry, the automatic pulse delay, an
+/// objective without terms.
+void finishSection(const Obj& o, const SectionSpec& sec, Scene& s, int index) {
+    if (sec.id == SectionId::Object) {
+        Object& ob = s.objects[std::size_t(index)];
+        if (ob.shape == Shape::Polygon) {
+            // The in-plane position comes from the vertices; center_um may repeat it, must not contradict it.
+            const Vec3 given = ob.center;
+            ob.center = {0, 0, 0};
+            const auto [lo, hi] = objectBounds(ob);
+            Vec3 c{};
+            for (int a = 0; a < 3; ++a)
+                c[a] = 0.5 * (lo[a] + hi[a]);
+            c[ob.axis] = 0;
+            if (o.has("center_um")) {
+                for (int a = 0; a < 3; ++a) {
+                    if (a == ob.axis || ob.vertices.empty())
+                        continue;
+                    if (std::fabs(given[a] - c[a]) > 1e-9 * std::max(1.0, std::fabs(c[a])))
+                        fail(item(o.at("center_um"), std::size_t(a)),
+                             num(given[a]) + " contradicts vertices_um, whose bounding box is centred at " +
+                                 num(c[a]) + " (a polygon's in-plane position is given by its vertices)");
+                }
+                c[ob.axis] = given[ob.axis];
+            }
+            ob.center = c;
+            const auto [lo2, hi2] = objectBounds(ob);
+            for (int a = 0; a < 3; ++a)
+                ob.size[a] = hi2[a] - lo2[a];
+        } else if (ob.shape == Shape::Sphere) {
             ob.size = {2 * ob.radius, 2 * ob.radius, 2 * ob.radius};
-        if (ob.shape == Shape::Cylinder) {
+        } else if (ob.shape == Shape::Cylinder) {
             ob.size = {2 * ob.radius, 2 * ob.radius, 2 * ob.radius};
             ob.size[ob.axis] = ob.height;
         }
+    } else if (sec.id == SectionId::Profile) {
+        if (o.has("delay_fs") && s.sources[std::size_t(index)].profile.delay < 0)
+            fail(o.at("delay_fs"), "must be >= 0 (leave it out for an automatic delay)");
+    } else if (sec.id == SectionId::Objective) {
+        if (s.objective.terms.empty())
+            fail(o.at("terms"), "must not be empty (leave out \"objective\" for a forward-only scene)");
     }
-    return ob;
 }
 
-Profile parseProfile(const Obj& o) {
-    Profile p;
-    p.type = o.enumOf("type", kProfileTypes, ProfileType::GaussianPulse);
-    if (p.type == ProfileType::GaussianPulse) {
-        o.allow({"type", "wavelength_um", "bandwidth_um", "delay_fs", "amplitude", "phase"},
-                usedElsewhere({"ramp_fs"}, "type \"gaussian_pulse\" (cw only)"));
-        p.bandwidth = o.num("bandwidth_um", p.bandwidth);
-        if (o.has("delay_fs")) {
-            p.delay = o.num("delay_fs");
-            if (p.delay < 0)
-                fail(o.at("delay_fs"), "must be >= 0 (leave it out for an automatic delay)");
-        }
-    } else {
-        o.allow({"type", "wavelength_um", "ramp_fs", "amplitude", "phase"},
-                usedElsewhere({"bandwidth_um", "delay_fs"}, "type \"cw\" (gaussian_pulse only)"));
-        p.ramp = o.num("ramp_fs", p.ramp);
+/// Read the object `o` as element `index` of section `sec`: the keys read first, the discriminator
+/// (which selects the variant), the allowed keys of that variant, then every key in schema order.
+void readSection(const Obj& o, const SectionSpec& sec, Scene& s, int index, ReadContext& ctx) {
+    std::set<std::string> done;
+    for (const char* name : sec.readFirst) {
+        readKey(o, sec, *sec.findAny(name), s, index, ctx);
+        done.insert(name);
     }
-    p.wavelength = o.num("wavelength_um");
-    p.amplitude = o.num("amplitude", p.amplitude);
-    p.phase = o.num("phase", p.phase);
-    return p;
-}
-
-Source parseSource(const Obj& o) {
-    Source s;
-    s.type = o.enumOf("type", kSourceTypes);
-    const std::string what = "type " + dq(nameOf(kSourceTypes, s.type));
-    KeyHint hint = [what](const std::string& k) -> std::string {
-        if (k == "size_um" || k == "direction" || k == "waist_um")
-            return "not used by " + what;
-        if (k == "amplitude" || k == "wavelength_um" || k == "bandwidth_um" || k == "phase")
-            return "unknown key (" + k + " belongs in \"profile\")";
-        return "";
-    };
-    switch (s.type) {
-    case SourceType::PointDipole:
-        o.allow({"name", "type", "center_um", "polarization", "profile"}, hint);
-        break;
-    case SourceType::GaussianPlane:
-        o.allow({"name", "type", "center_um", "size_um", "direction", "polarization", "waist_um", "profile"},
-                hint);
-        break;
-    case SourceType::UniformPlane:
-        o.allow({"name", "type", "center_um", "size_um", "direction", "polarization", "profile"}, hint);
-        break;
+    int variant = -1;
+    std::string variantName;
+    if (const KeySpec* d = sec.discriminator()) {
+        if (o.has(d->name))
+            d->set(s, index, readValue(*d, o.req(d->name), o.at(d->name)));
+        else if (d->required)
+            fail(o.at(d->name), "missing (required)");
+        else if (d->defaultValue)
+            d->set(s, index, *d->defaultValue);
+        else if (sec.defaultVariant)
+            d->set(s, index, std::string(sec.variants->nameOf(sec.defaultVariant(s, index))));
+        variant = sec.variantOf(s, index);
+        variantName = std::get<std::string>(d->get(s, index));
+        done.insert(d->name);
     }
-    s.name = o.str("name", "");
-    s.center = o.vec("center_um");
-    s.polarization = polarizationValue(o.req("polarization"), o.at("polarization"));
-    if (s.type != SourceType::PointDipole) {
-        s.size = o.vec("size_um");
-        std::tie(s.normal, s.direction) = directionValue(o.req("direction"), o.at("direction"));
-    }
-    if (s.type == SourceType::GaussianPlane)
-        s.waist = o.num("waist_um");
-    s.profile = parseProfile(o.obj("profile"));
-    return s;
-}
-
-std::vector<std::string> parseComponents(const Json& v, const std::string& path) {
-    arrayValue(v, path);
-    std::vector<std::string> r;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        const std::string c = stringValue(v[i], item(path, i));
-        if (!oneOf(c, kComponentNames))
-            fail(item(path, i), "unknown field component " + dq(c) + " (expected \"Ex\" .. \"Hz\")");
-        r.push_back(c);
-    }
-    return r;
-}
-
-Detector parseDetector(const Obj& o) {
-    Detector d;
-    d.type = o.enumOf("type", kDetectorTypes);
-    const std::string what = "type " + dq(nameOf(kDetectorTypes, d.type));
-    const auto hint =
-        usedElsewhere({"size_um", "direction", "wavelengths_um", "components", "every", "downsample"}, what);
-    switch (d.type) {
-    case DetectorType::Snapshot:
-        o.allow({"name", "type", "center_um", "size_um", "components", "every", "downsample"}, hint);
-        break;
-    case DetectorType::Flux:
-        o.allow({"name", "type", "center_um", "size_um", "direction", "wavelengths_um", "every"}, hint);
-        break;
-    case DetectorType::Energy:
-        o.allow({"name", "type", "center_um", "size_um", "every"}, hint);
-        break;
-    case DetectorType::Phasor:
-        o.allow({"name", "type", "center_um", "size_um", "components", "wavelengths_um"}, hint);
-        break;
-    case DetectorType::Probe:
-        o.allow({"name", "type", "center_um", "components", "every"}, hint);
-        break;
-    }
-    d.name = o.str("name");
-    d.center = o.vec("center_um");
-    if (d.type != DetectorType::Probe)
-        d.size = o.vec("size_um");
-    if (d.type == DetectorType::Flux)
-        std::tie(d.normal, d.direction) = directionValue(o.req("direction"), o.at("direction"));
-    if (d.type == DetectorType::Flux && o.has("wavelengths_um"))
-        d.wavelengths = numbers(o.req("wavelengths_um"), o.at("wavelengths_um"));
-    if (d.type == DetectorType::Phasor)
-        d.wavelengths = numbers(o.req("wavelengths_um"), o.at("wavelengths_um"));
-    if (d.type == DetectorType::Snapshot || d.type == DetectorType::Phasor || d.type == DetectorType::Probe)
-        d.components = o.has("components") ? parseComponents(o.req("components"), o.at("components"))
-                                           : std::vector<std::string>{"Ex", "Ey", "Ez"};
-    d.every = o.integer("every", d.every);
-    d.downsample = o.integer("downsample", d.downsample);
-    return d;
-}
-
-Design parseDesign(const Obj& o, std::size_t index, std::vector<PendingLoad>& pending,
-                   const std::string& baseDir) {
-    o.allow({"name", "center_um", "size_um", "voxel_cells", "materials", "filter_radius_um", "projection",
-             "params", "latent"});
-    Design g;
-    g.name = o.str("name");
-    g.center = o.vec("center_um");
-    g.size = o.vec("size_um");
-    if (o.has("voxel_cells"))
-        g.voxelCells = ivec3(o.req("voxel_cells"), o.at("voxel_cells"));
-    {
-        const std::string mp = o.at("materials");
-        const Json& m = o.req("materials");
-        if (!m.is_array() || m.size() != 2)
-            fail(mp, "must be an array of 2 material names [rho = 0, rho = 1]");
-        g.materials = {stringValue(m[0], item(mp, 0)), stringValue(m[1], item(mp, 1))};
-    }
-    g.filterRadius = o.num("filter_radius_um", g.filterRadius);
-    if (o.has("projection")) {
-        const Obj p = o.obj("projection");
-        p.allow({"beta", "eta"});
-        g.beta = p.num("beta", g.beta);
-        g.eta = p.num("eta", g.eta);
-    }
-    if (o.has("params") && o.has("latent"))
-        fail(o.at("latent"), "give either \"params\" or \"latent\", not both");
-    if (o.has("params")) {
-        g.params = o.str("params");
-        auto [file, dataset] = splitParams(g.params, o.at("params"));
-        fs::path fp = fs::u8path(file);
-        if (fp.is_relative())
-            fp = fs::u8path(baseDir.empty() ? std::string(".") : baseDir) / fp;
-        pending.push_back({index, fp.string(), dataset, o.at("params")});
-    }
-    if (o.has("latent"))
-        g.latent = numbers(o.req("latent"), o.at("latent"));
-    return g;
-}
-
-ObjectiveTerm parseTerm(const Obj& o) {
-    ObjectiveTerm t;
-    t.detector = o.str("detector");
-    t.quantity = o.enumOf("quantity", kQuantities);
-    const Reduce def = t.quantity == Quantity::Flux     ? Reduce::TimeIntegral
-                       : t.quantity == Quantity::Energy ? Reduce::Final
-                                                        : Reduce::AtWavelength;
-    t.reduce = o.enumOf("reduce", kReduces, def);
-    if (t.reduce == Reduce::AtWavelength) {
-        o.allow({"detector", "quantity", "reduce", "wavelength_um", "weight"});
-        t.wavelength = o.num("wavelength_um");
-    } else {
-        o.allow({"detector", "quantity", "reduce", "weight"},
-                usedElsewhere({"wavelength_um"},
-                              "reduce " + dq(nameOf(kReduces, t.reduce)) + " (at_wavelength only)"));
-    }
-    t.weight = o.num("weight", t.weight);
-    return t;
-}
-
-GradientConfig parseGradient(const Obj& o) {
-    GradientConfig g;
-    g.method = o.enumOf("method", kMethods, g.method);
-    switch (g.method) {
-    case GradientMethod::Full:
-        o.allow(
-            {"method", "storage"},
-            usedElsewhere({"num_checkpoints", "num_checkpoints_reversible", "recorder"}, "method \"full\""));
-        break;
-    case GradientMethod::Checkpointed:
-        o.allow({"method", "num_checkpoints", "storage"},
-                usedElsewhere({"num_checkpoints_reversible", "recorder"}, "method \"checkpointed\""));
-        break;
-    case GradientMethod::Reversible:
-        o.allow({"method", "num_checkpoints_reversible", "recorder", "storage"},
-                usedElsewhere({"num_checkpoints"}, "method \"reversible\" (see num_checkpoints_reversible)"));
-        break;
-    }
-    g.numCheckpoints = o.integer("num_checkpoints", g.numCheckpoints);
-    g.numCheckpointsReversible = o.integer("num_checkpoints_reversible", g.numCheckpointsReversible);
-    if (o.has("recorder")) {
-        const std::string rp = o.at("recorder");
-        const Json& r = arrayValue(o.req("recorder"), rp);
-        for (std::size_t i = 0; i < r.size(); ++i) {
-            const Obj m(r[i], item(rp, i));
-            RecorderModule rm;
-            rm.module = m.str("module");
-            if (rm.module == "LinearReconstructEveryK") {
-                m.allow({"module", "k", "start_after"},
-                        usedElsewhere({"dtype"}, "module \"LinearReconstructEveryK\""));
-                rm.k = m.integer("k");
-                rm.startAfter = m.integer("start_after", 0);
-            } else if (rm.module == "DtypeConversion") {
-                m.allow({"module", "dtype"},
-                        usedElsewhere({"k", "start_after"}, "module \"DtypeConversion\""));
-                rm.dtype = m.str("dtype");
-            } else {
-                fail(m.at("module"), "unknown recorder module " + dq(rm.module) + " (expected " +
-                                         choices(kRecorderModules) + ")");
-            }
-            g.recorder.push_back(rm);
-        }
-    }
-    if (o.has("storage")) {
-        const Obj st = o.obj("storage");
-        g.tier = st.str("tier", g.tier);
-        if (g.tier == "disk")
-            st.allow({"tier", "transfer_interval", "ring_buffers", "path"});
-        else if (g.tier == "host")
-            st.allow({"tier", "transfer_interval", "ring_buffers"}, usedElsewhere({"path"}, "tier \"host\""));
-        else
-            st.allow({"tier"},
-                     usedElsewhere({"transfer_interval", "ring_buffers", "path"}, "tier " + dq(g.tier)));
-        g.transferInterval = st.integer("transfer_interval", g.transferInterval);
-        g.ringBuffers = st.integer("ring_buffers", g.ringBuffers);
-        g.diskPath = st.str("path", g.diskPath);
-    }
-    return g;
-}
-
-RunConfig parseRun(const Obj& o) {
-    o.allow({"tiles", "devices", "precision", "overlap"});
-    RunConfig r;
-    if (o.has("tiles"))
-        r.tiles = ivec3(o.req("tiles"), o.at("tiles"));
-    r.devices = o.str("devices", r.devices);
-    r.precision = o.str("precision", r.precision);
-    if (o.has("overlap"))
-        r.overlap = boolean(o.req("overlap"), o.at("overlap"));
-    return r;
+    allowKeys(o, sec, variant, variantName);
+    for (const KeySpec* k : sec.keysFor(variant))
+        if (k->type != KeyType::MapKey && !done.count(k->name))
+            readKey(o, sec, *k, s, index, ctx);
+    finishSection(o, sec, s, index);
 }
 
 /// Loads the sidecar arrays of `pending` into the designs, checking the shape when it is known.
@@ -952,79 +718,10 @@ Scene fromJson(const Json& root, const std::string& baseDir) {
     if (version != kFormatVersion)
         fail("version", std::to_string(version) + " is not supported (this build reads version " +
                             std::to_string(kFormatVersion) + ")");
-    o.allow({"format", "version", "name", "grid", "domain", "time", "boundaries", "materials", "background",
-             "objects", "sources", "detectors", "designs", "objective", "gradient", "run"});
-
     Scene s;
-    s.name = o.str("name", "");
-    {
-        const Obj g = o.obj("grid");
-        g.allow({"cell_um", "courant"});
-        s.cellUm = g.num("cell_um");
-        s.courant = g.num("courant", s.courant);
-    }
-    {
-        const Obj d = o.obj("domain");
-        d.allow({"center_um", "size_um"});
-        s.domainCenter = d.vec("center_um", s.domainCenter);
-        s.domainSize = d.vec("size_um");
-    }
-    if (o.has("time")) {
-        const Obj t = o.obj("time");
-        t.allow({"duration_fs"});
-        s.durationFs = t.num("duration_fs");
-    }
-    if (o.has("boundaries")) {
-        const Obj b = o.obj("boundaries");
-        b.allow({"x", "y", "z"});
-        for (int a = 0; a < 3; ++a)
-            if (b.has(kAxisNames[a]))
-                s.boundaries[std::size_t(a)] = parseBoundary(b.obj(kAxisNames[a]));
-    }
-    if (o.has("materials")) {
-        const Json& m = o.req("materials");
-        if (!m.is_object())
-            fail("materials", "must be an object {name: {eps, mu, sigma_S_per_m}}, got " + typeName(m));
-        for (auto it = m.begin(); it != m.end(); ++it) {
-            const Obj mo(it.value(), join("materials", it.key()));
-            mo.allow({"eps", "mu", "sigma_S_per_m"});
-            Material mat;
-            mat.name = it.key();
-            mat.eps = mo.num("eps", mat.eps);
-            mat.mu = mo.num("mu", mat.mu);
-            mat.sigma = mo.num("sigma_S_per_m", mat.sigma);
-            s.materials.push_back(mat);
-        }
-    }
-    s.background = o.str("background", "");
-    auto list = [&](const char* key, auto&& each) {
-        if (!o.has(key))
-            return;
-        const Json& a = arrayValue(o.req(key), key);
-        for (std::size_t i = 0; i < a.size(); ++i)
-            each(Obj(a[i], item(key, i)), i);
-    };
-    list("objects", [&](const Obj& e, std::size_t) { s.objects.push_back(parseObject(e)); });
-    list("sources", [&](const Obj& e, std::size_t) { s.sources.push_back(parseSource(e)); });
-    list("detectors", [&](const Obj& e, std::size_t) { s.detectors.push_back(parseDetector(e)); });
-    std::vector<PendingLoad> pending;
-    list("designs",
-         [&](const Obj& e, std::size_t i) { s.designs.push_back(parseDesign(e, i, pending, baseDir)); });
-    if (o.has("objective")) {
-        const Obj ob = o.obj("objective");
-        ob.allow({"goal", "terms"});
-        s.objective.maximize = ob.enumOf("goal", kGoals, true);
-        const Json& t = arrayValue(ob.req("terms"), ob.at("terms"));
-        if (t.empty())
-            fail(ob.at("terms"), "must not be empty (leave out \"objective\" for a forward-only scene)");
-        for (std::size_t i = 0; i < t.size(); ++i)
-            s.objective.terms.push_back(parseTerm(Obj(t[i], item(ob.at("terms"), i))));
-    }
-    if (o.has("gradient"))
-        s.gradient = parseGradient(o.obj("gradient"));
-    if (o.has("run"))
-        s.run = parseRun(o.obj("run"));
-    loadPending(s, pending);
+    ReadContext ctx{baseDir, {}};
+    readSection(o, section(SectionId::Scene), s, -1, ctx);
+    loadPending(s, ctx.pending);
     return s;
 }
 
@@ -1044,200 +741,92 @@ Json polarizationJson(const Vec3& p) {
         Vec3 unit{0, 0, 0};
         unit[std::size_t(a)] = 1;
         if (p == unit)
-            return kAxisNames[a];
+            return axes().nameOf(a);
     }
     return jvec(p);
 }
 
 enum class LatentMode { Reference, Inline };
 
-Json toJson(const Scene& s, LatentMode latentMode) {
-    Json j;
-    j["format"] = kFormatName;
-    j["version"] = kFormatVersion;
-    j["name"] = s.name;
-    j["grid"] = {{"cell_um", s.cellUm}, {"courant", s.courant}};
-    j["domain"] = {{"center_um", jvec(s.domainCenter)}, {"size_um", jvec(s.domainSize)}};
-    j["time"] = {{"duration_fs", s.durationFs}};
-    Json b = Json::object();
-    for (int a = 0; a < 3; ++a) {
-        const Boundary& bd = s.boundaries[std::size_t(a)];
-        Json e = {{"type", nameOf(kBoundaryTypes, bd.type)}};
-        if (bd.type == BoundaryType::Pml) {
-            e["cells"] = bd.cells;
-            e["order"] = bd.order;
-            e["sigma_factor"] = bd.sigmaFactor;
-            e["kappa_max"] = bd.kappaMax;
-            e["alpha_max"] = bd.alphaMax;
+/// A canonical value as JSON.
+Json valueJson(const KeySpec& k, const SchemaValue& v) {
+    if (k.type == KeyType::Polarization)
+        return polarizationJson(std::get<Vec3>(v));
+    struct Visitor {
+        Json operator()(std::monostate) const { return nullptr; }
+        Json operator()(double d) const { return d; }
+        Json operator()(int i) const { return i; }
+        Json operator()(bool b) const { return b; }
+        Json operator()(const std::string& s) const { return s; }
+        Json operator()(const Vec3& a) const { return jvec(a); }
+        Json operator()(const std::array<int, 3>& a) const { return jivec(a); }
+        Json operator()(const std::vector<double>& l) const { return l; }
+        Json operator()(const std::vector<std::string>& l) const { return l; }
+        Json operator()(const std::vector<std::array<double, 2>>& l) const {
+            Json a = Json::array();
+            for (const auto& p : l)
+                a.push_back(Json::array({p[0], p[1]}));
+            return a;
         }
-        b[kAxisNames[a]] = e;
-    }
-    j["boundaries"] = b;
-    Json m = Json::object();
-    for (const auto& mat : s.materials)
-        m[mat.name] = {{"eps", mat.eps}, {"mu", mat.mu}, {"sigma_S_per_m", mat.sigma}};
-    j["materials"] = m;
-    j["background"] = s.background;
+    };
+    return std::visit(Visitor{}, v);
+}
 
-    Json objs = Json::array();
-    for (const auto& ob : s.objects) {
-        Json e;
-        if (!ob.name.empty())
-            e["name"] = ob.name;
-        e["shape"] = nameOf(kShapes, ob.shape);
-        e["center_um"] = jvec(ob.center);
-        switch (ob.shape) {
-        case Shape::Box:
-            e["size_um"] = jvec(ob.size);
-            break;
-        case Shape::Sphere:
-            e["radius_um"] = ob.radius;
-            break;
-        case Shape::Cylinder:
-            e["radius_um"] = ob.radius;
-            e["axis"] = axisName(ob.axis);
-            e["height_um"] = ob.height;
-            break;
-        case Shape::Polygon: {
-            e["axis"] = axisName(ob.axis);
-            e["height_um"] = ob.height;
-            Json vs = Json::array();
-            for (const auto& v : ob.vertices)
-                vs.push_back(Json::array({v[0], v[1]}));
-            e["vertices_um"] = vs;
-            break;
-        }
-        }
-        e["material"] = ob.material;
-        objs.push_back(e);
-    }
-    j["objects"] = objs;
+Json writeSection(const SectionSpec& sec, const Scene& s, int index, LatentMode mode);
 
-    Json srcs = Json::array();
-    for (const auto& src : s.sources) {
-        Json e;
-        if (!src.name.empty())
-            e["name"] = src.name;
-        e["type"] = nameOf(kSourceTypes, src.type);
-        e["center_um"] = jvec(src.center);
-        if (src.type != SourceType::PointDipole) {
-            e["size_um"] = jvec(src.size);
-            e["direction"] = directionName(src.normal, src.direction);
-        }
-        e["polarization"] = polarizationJson(src.polarization);
-        if (src.type == SourceType::GaussianPlane)
-            e["waist_um"] = src.waist;
-        const Profile& p = src.profile;
-        Json pj = {{"type", nameOf(kProfileTypes, p.type)}, {"wavelength_um", p.wavelength}};
-        if (p.type == ProfileType::GaussianPulse) {
-            pj["bandwidth_um"] = p.bandwidth;
-            if (p.delay >= 0)
-                pj["delay_fs"] = p.delay;
-        } else {
-            pj["ramp_fs"] = p.ramp;
-        }
-        pj["amplitude"] = p.amplitude;
-        pj["phase"] = p.phase;
-        e["profile"] = pj;
-        srcs.push_back(e);
-    }
-    j["sources"] = srcs;
-
-    Json dets = Json::array();
-    for (const auto& d : s.detectors) {
-        Json e;
-        e["name"] = d.name;
-        e["type"] = nameOf(kDetectorTypes, d.type);
-        e["center_um"] = jvec(d.center);
-        if (d.type != DetectorType::Probe)
-            e["size_um"] = jvec(d.size);
-        if (d.type == DetectorType::Flux)
-            e["direction"] = directionName(d.normal, d.direction);
-        if (d.type == DetectorType::Flux || d.type == DetectorType::Phasor)
-            e["wavelengths_um"] = d.wavelengths;
-        if (d.type == DetectorType::Snapshot || d.type == DetectorType::Phasor ||
-            d.type == DetectorType::Probe)
-            e["components"] = d.components;
-        if (d.type != DetectorType::Phasor)
-            e["every"] = d.every;
-        if (d.type == DetectorType::Snapshot)
-            e["downsample"] = d.downsample;
-        dets.push_back(e);
-    }
-    j["detectors"] = dets;
-
-    Json des = Json::array();
-    for (const auto& g : s.designs) {
-        Json e;
-        e["name"] = g.name;
-        e["center_um"] = jvec(g.center);
-        e["size_um"] = jvec(g.size);
-        e["voxel_cells"] = jivec(g.voxelCells);
-        e["materials"] = Json::array({g.materials[0], g.materials[1]});
-        e["filter_radius_um"] = g.filterRadius;
-        e["projection"] = {{"beta", g.beta}, {"eta", g.eta}};
-        if (latentMode == LatentMode::Inline) {
+/// The keys the schema leaves to code (see readCustom()).
+void writeCustom(const SectionSpec& sec, const KeySpec& k, const Scene& s, int index, LatentMode mode,
+                 Json& j) {
+    const std::string key = k.name;
+    if (key == "format") {
+        j[key] = kFormatName;
+    } else if (key == "version") {
+        j[key] = kFormatVersion;
+    } else if (key == "materials") {
+        Json m = Json::object();
+        for (std::size_t i = 0; i < s.materials.size(); ++i)
+            m[s.materials[i].name] = writeSection(section(SectionId::Material), s, int(i), mode);
+        j[key] = m;
+    } else if (sec.id == SectionId::Design && key == "params") {
+        const Design& g = s.designs[std::size_t(index)];
+        if (mode == LatentMode::Inline) {
             if (!g.latent.empty())
-                e["latent"] = g.latent;
+                j["latent"] = g.latent;
             else if (!g.params.empty())
-                e["params"] = g.params;
+                j["params"] = g.params;
         } else if (!g.params.empty()) {
-            e["params"] = g.params;
+            j["params"] = g.params;
         } else if (!g.latent.empty()) {
-            e["latent"] = g.latent;
+            j["latent"] = g.latent;
         }
-        des.push_back(e);
     }
-    j["designs"] = des;
+}
 
-    if (s.objective.defined()) {
-        Json terms = Json::array();
-        for (const auto& t : s.objective.terms) {
-            Json e = {{"detector", t.detector},
-                      {"quantity", nameOf(kQuantities, t.quantity)},
-                      {"reduce", nameOf(kReduces, t.reduce)}};
-            if (t.reduce == Reduce::AtWavelength)
-                e["wavelength_um"] = t.wavelength;
-            e["weight"] = t.weight;
-            terms.push_back(e);
+/// Element `index` of section `sec` as JSON: every key of its variant, in schema order.
+Json writeSection(const SectionSpec& sec, const Scene& s, int index, LatentMode mode) {
+    Json j = Json::object();
+    for (const KeySpec* k : sec.keysFor(sec.variantOf(s, index))) {
+        if (k->type == KeyType::MapKey || (k->present && !k->present(s, index)))
+            continue;
+        if (k->type == KeyType::Custom) {
+            writeCustom(sec, *k, s, index, mode, j);
+        } else if (k->type == KeyType::Section) {
+            j[k->name] = writeSection(section(k->sub), s, k->subIndex >= 0 ? k->subIndex : index, mode);
+        } else if (k->type == KeyType::SectionList) {
+            const SectionSpec& sub = section(k->sub);
+            Json a = Json::array();
+            for (int i = 0; i < sub.count(s); ++i)
+                a.push_back(writeSection(sub, s, i, mode));
+            j[k->name] = a;
+        } else {
+            j[k->name] = valueJson(*k, k->get(s, index));
         }
-        j["objective"] = {{"goal", nameOf(kGoals, s.objective.maximize)}, {"terms", terms}};
     }
-
-    const GradientConfig& gc = s.gradient;
-    Json gj = {{"method", nameOf(kMethods, gc.method)}};
-    if (gc.method == GradientMethod::Checkpointed)
-        gj["num_checkpoints"] = gc.numCheckpoints;
-    if (gc.method == GradientMethod::Reversible) {
-        gj["num_checkpoints_reversible"] = gc.numCheckpointsReversible;
-        Json rec = Json::array();
-        for (const auto& r : gc.recorder) {
-            Json e = {{"module", r.module}};
-            if (r.module == "DtypeConversion") {
-                e["dtype"] = r.dtype;
-            } else {
-                e["k"] = r.k;
-                e["start_after"] = r.startAfter;
-            }
-            rec.push_back(e);
-        }
-        gj["recorder"] = rec;
-    }
-    Json st = {{"tier", gc.tier}};
-    if (gc.tier == "host" || gc.tier == "disk") {
-        st["transfer_interval"] = gc.transferInterval;
-        st["ring_buffers"] = gc.ringBuffers;
-    }
-    if (gc.tier == "disk")
-        st["path"] = gc.diskPath;
-    gj["storage"] = st;
-    j["gradient"] = gj;
-
-    j["run"] = {{"tiles", jivec(s.run.tiles)},
-                {"devices", s.run.devices},
-                {"precision", s.run.precision},
-                {"overlap", s.run.overlap}};
     return j;
+}
+
+Json toJson(const Scene& s, LatentMode latentMode) {
+    return writeSection(section(SectionId::Scene), s, -1, latentMode);
 }
 
 /// Compact JSON with a space after ':' and ',' (used for short containers of the pretty form).
@@ -1317,7 +906,6 @@ void pretty(const Json& j, int indent, std::string& out) {
 
 constexpr int kMaxCellsPerAxis = 1 << 20;
 constexpr int kMaxSteps = 1 << 30;
-constexpr int kMaxDevices = 4096;
 
 bool validName(const std::string& n) {
     if (n.empty() || n == "." || n == ".." || n.size() > 200)
@@ -1328,40 +916,13 @@ bool validName(const std::string& n) {
     return true;
 }
 
-/// Number of devices a "run.devices" string names; 0 for "cuda:all"; throws if malformed.
+/// Number of devices a "run.devices" string names; 0 for all GPUs; throws if malformed. The list is
+/// parsed by the one device-list parser (DeviceSpec), in this file's wording for malformed text.
 int deviceCount(const std::string& dev) {
-    const std::string path = "run.devices";
-    const std::string bad =
-        dq(dev) + " is not a device list (expected \"cpu:N\", \"cuda:0,1,...\" or \"cuda:all\")";
-    auto parseInt = [&](const std::string& t) {
-        if (t.empty() || t.size() > 6 ||
-            !std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; }))
-            fail(path, bad);
-        return std::stoi(t);
-    };
-    if (dev.rfind("cpu:", 0) == 0) {
-        const int n = parseInt(dev.substr(4));
-        if (n < 1 || n > kMaxDevices)
-            fail(path, "cpu device count must be in [1, " + std::to_string(kMaxDevices) + "]");
-        return n;
-    }
-    if (dev == "cuda:all")
-        return 0;
-    if (dev.rfind("cuda:", 0) == 0) {
-        std::set<int> ids;
-        std::stringstream ss(dev.substr(5));
-        std::string t;
-        std::size_t commas = std::size_t(std::count(dev.begin(), dev.end(), ','));
-        while (std::getline(ss, t, ',')) {
-            const int id = parseInt(t);
-            if (!ids.insert(id).second)
-                fail(path, "GPU " + std::to_string(id) + " is listed twice");
-        }
-        if (ids.empty() || ids.size() != commas + 1)
-            fail(path, bad);
-        return int(ids.size());
-    }
-    fail(path, bad);
+    return DeviceSpec::parse(
+               dev, "run.devices",
+               dq(dev) + " is not a device list (expected \"cpu:N\", \"cuda:0,1,...\" or \"cuda:all\")")
+        .count();
 }
 
 class Validator {
@@ -1386,29 +947,52 @@ private:
     Vec3 lo_{}, hi_{}, ilo_{}, ihi_{};
     double tol_ = 0;
 
-    void positive(double v, const std::string& path) const {
-        if (!std::isfinite(v))
-            fail(path, "must be a finite number");
-        if (!(v > 0))
-            fail(path, "must be > 0 (got " + num(v) + ")");
-    }
-    void nonNegative(double v, const std::string& path) const {
-        if (!std::isfinite(v))
-            fail(path, "must be a finite number");
-        if (!(v >= 0))
-            fail(path, "must be >= 0 (got " + num(v) + ")");
-    }
-    void finite(double v, const std::string& path) const {
-        if (!std::isfinite(v))
-            fail(path, "must be a finite number");
-    }
-    void finite(const Vec3& v, const std::string& path) const {
-        for (std::size_t a = 0; a < 3; ++a)
-            finite(v[a], item(path, a));
-    }
-    void atLeast(int v, int min, const std::string& path) const {
-        if (v < min)
-            fail(path, "must be >= " + std::to_string(min) + " (got " + std::to_string(v) + ")");
+    /// The per-key rules of the schema for element `index` of section `id` at `path`: numbers finite
+    /// and in range (every element of vectors and lists), enum strings known; sub-sections included,
+    /// lists of sub-sections left to the caller.
+    void keys(SectionId id, int index, const std::string& path) const {
+        const SectionSpec& sec = section(id);
+        for (const KeySpec* k : sec.keysFor(sec.variantOf(s_, index))) {
+            const std::string p = join(path, k->name);
+            if (k->type == KeyType::Section) {
+                keys(k->sub, k->subIndex >= 0 ? k->subIndex : index, p);
+                continue;
+            }
+            if (!k->get || k->type == KeyType::Custom)
+                continue;
+            const SchemaValue v = k->get(s_, index);
+            auto check = [&](double x, const std::string& at) {
+                if (const std::string m = checkNumber(*k, x); !m.empty())
+                    fail(at, m);
+            };
+            auto name = [&](const std::string& n, const std::string& at) {
+                if (k->choices && !k->choices->find(n))
+                    fail(at, k->choices->unknownText(n));
+            };
+            if (const auto* d = std::get_if<double>(&v))
+                check(*d, p);
+            else if (const auto* i = std::get_if<int>(&v))
+                check(*i, p);
+            else if (const auto* a = std::get_if<Vec3>(&v))
+                for (std::size_t c = 0; c < 3; ++c)
+                    check((*a)[c], item(p, c));
+            else if (const auto* ia = std::get_if<std::array<int, 3>>(&v))
+                for (std::size_t c = 0; c < 3; ++c)
+                    check((*ia)[c], item(p, c));
+            else if (const auto* l = std::get_if<std::vector<double>>(&v))
+                for (std::size_t c = 0; c < l->size(); ++c)
+                    check((*l)[c], item(p, c));
+            else if (const auto* pts = std::get_if<std::vector<std::array<double, 2>>>(&v))
+                for (std::size_t c = 0; c < pts->size(); ++c)
+                    for (std::size_t u = 0; u < 2; ++u)
+                        check((*pts)[c][u], item(item(p, c), u));
+            else if (const auto* str = std::get_if<std::string>(&v); str && k->type == KeyType::Enum)
+                name(*str, p);
+            else if (const auto* names = std::get_if<std::vector<std::string>>(&v);
+                     names && k->type == KeyType::EnumList)
+                for (std::size_t c = 0; c < names->size(); ++c)
+                    name((*names)[c], item(p, c));
+        }
     }
 
     bool pointInside(const Vec3& p) const {
@@ -1435,8 +1019,8 @@ private:
         return "the " + axisName(a) + " PML (" + std::to_string(s_.pmlCells(a)) +
                " cells per side; the interior spans [" + num(ilo_[a]) + ", " + num(ihi_[a]) + "] um)";
     }
+    /// The Nyquist rule of a wavelength already checked to be > 0.
     void wavelength(double w, const std::string& path) const {
-        positive(w, path);
         if (w < 2 * s_.cellUm)
             fail(path,
                  num(w) + " um is below the grid's Nyquist limit (2 cells = " + num(2 * s_.cellUm) + " um)");
@@ -1455,8 +1039,6 @@ private:
     }
     /// Plane (exactly one zero extent, agreeing with `normal`) checks shared by sources and flux.
     void plane(const Vec3& size, int normal, int sign, const std::string& base, const char* what) const {
-        for (std::size_t a = 0; a < 3; ++a)
-            nonNegative(size[a], item(base + ".size_um", a));
         int zeros = 0, zeroAxis = -1;
         for (int a = 0; a < 3; ++a)
             if (size[a] == 0) {
@@ -1484,16 +1066,12 @@ private:
     }
 
     void grid() {
-        positive(s_.cellUm, "grid.cell_um");
-        finite(s_.courant, "grid.courant");
-        if (s_.courant > 1)
+        if (std::isfinite(s_.courant) && s_.courant > 1)
             fail("grid.courant", num(s_.courant) + " is unstable (must be in (0, 1])");
-        if (!(s_.courant > 0))
-            fail("grid.courant", "must be in (0, 1] (got " + num(s_.courant) + ")");
-        finite(s_.domainCenter, "domain.center_um");
+        keys(SectionId::Grid, -1, "grid");
+        keys(SectionId::Domain, -1, "domain");
         for (std::size_t a = 0; a < 3; ++a) {
             const std::string p = item("domain.size_um", a);
-            positive(s_.domainSize[a], p);
             const double cells = s_.domainSize[a] / s_.cellUm;
             if (!(cells < kMaxCellsPerAxis + 0.5))
                 fail(p, num(s_.domainSize[a]) + " um is " + num(cells) + " cells, more than " +
@@ -1510,28 +1088,20 @@ private:
         for (int a = 0; a < 3; ++a)
             hi_[a] = lo_[a] + n_[a] * s_.cellUm;
         tol_ = 1e-6 * s_.cellUm;
-        positive(s_.durationFs, "time.duration_fs");
+        keys(SectionId::Time, -1, "time");
         if (s_.durationFs / s_.dtFs() > kMaxSteps)
             fail("time.duration_fs", num(s_.durationFs) + " fs needs " + num(s_.durationFs / s_.dtFs()) +
                                          " steps (the limit is " + std::to_string(kMaxSteps) + ")");
         for (int a = 0; a < 3; ++a) {
             const Boundary& b = s_.boundaries[std::size_t(a)];
-            const std::string p = std::string("boundaries.") + kAxisNames[a];
+            const std::string p = std::string("boundaries.") + axisName(a);
+            keys(SectionId::Boundary, a, p);
             if (b.type != BoundaryType::Pml)
                 continue;
-            atLeast(b.cells, 1, p + ".cells");
             if (2 * std::int64_t(b.cells) >= n_[a])
                 fail(p + ".cells", "PML (" + std::to_string(b.cells) +
                                        " cells per side) is thicker than the domain allows (" +
                                        std::to_string(n_[a]) + " cells)");
-            finite(b.order, p + ".order");
-            if (b.order < 0 || b.order > 20)
-                fail(p + ".order", "must be in [0, 20] (got " + num(b.order) + ")");
-            nonNegative(b.sigmaFactor, p + ".sigma_factor");
-            finite(b.kappaMax, p + ".kappa_max");
-            if (b.kappaMax < 1)
-                fail(p + ".kappa_max", "must be >= 1 (got " + num(b.kappaMax) + ")");
-            nonNegative(b.alphaMax, p + ".alpha_max");
         }
         for (int a = 0; a < 3; ++a) {
             ilo_[a] = lo_[a] + s_.pmlCells(a) * s_.cellUm;
@@ -1541,18 +1111,14 @@ private:
 
     void materials() {
         std::set<std::string> seen;
-        for (const auto& m : s_.materials) {
+        for (std::size_t i = 0; i < s_.materials.size(); ++i) {
+            const Material& m = s_.materials[i];
             const std::string p = join("materials", m.name);
             if (!validName(m.name))
                 fail(p, "is not a valid material name");
             if (!seen.insert(m.name).second)
                 fail(p, "is defined twice");
-            finite(m.eps, p + ".eps");
-            if (!(m.eps > 0))
-                fail(p + ".eps", "must be > 0 (got " + num(m.eps) +
-                                     "; metals: use sigma_S_per_m, dispersion is not supported)");
-            positive(m.mu, p + ".mu");
-            nonNegative(m.sigma, p + ".sigma_S_per_m");
+            keys(SectionId::Material, int(i), p);
         }
         if (!s_.background.empty() && !s_.findMaterial(s_.background))
             fail("background", "unknown material " + dq(s_.background));
@@ -1582,24 +1148,7 @@ private:
         for (std::size_t i = 0; i < s_.objects.size(); ++i) {
             const Object& o = s_.objects[i];
             const std::string p = item("objects", i);
-            finite(o.center, p + ".center_um");
-            switch (o.shape) {
-            case Shape::Box:
-                for (std::size_t a = 0; a < 3; ++a)
-                    positive(o.size[a], item(p + ".size_um", a));
-                break;
-            case Shape::Sphere:
-                positive(o.radius, p + ".radius_um");
-                break;
-            case Shape::Cylinder:
-            case Shape::Polygon:
-                if (o.axis < 0 || o.axis > 2)
-                    fail(p + ".axis", "must be \"x\", \"y\" or \"z\"");
-                if (o.shape == Shape::Cylinder)
-                    positive(o.radius, p + ".radius_um");
-                positive(o.height, p + ".height_um");
-                break;
-            }
+            keys(SectionId::Object, int(i), p);
             if (o.shape == Shape::Polygon) {
                 if (o.vertices.size() < 3)
                     fail(p + ".vertices_um", "a polygon needs at least 3 vertices (got " +
@@ -1610,8 +1159,6 @@ private:
                 for (std::size_t v = 0; v < o.vertices.size(); ++v) {
                     const auto& a = o.vertices[v];
                     const auto& b = o.vertices[(v + 1) % o.vertices.size()];
-                    finite(a[0], item(item(p + ".vertices_um", v), 0));
-                    finite(a[1], item(item(p + ".vertices_um", v), 1));
                     area2 += a[0] * b[1] - a[1] * b[0];
                 }
                 if (!(std::fabs(area2) > 0))
@@ -1640,8 +1187,7 @@ private:
             const Source& src = s_.sources[i];
             const std::string p = item("sources", i);
             uniqueName(names, src.name, p + ".name", false);
-            finite(src.center, p + ".center_um");
-            finite(src.polarization, p + ".polarization");
+            keys(SectionId::Source, int(i), p);
             if (src.polarization == Vec3{0, 0, 0})
                 fail(p + ".polarization", "must not be zero");
             if (src.type == SourceType::PointDipole) {
@@ -1665,34 +1211,33 @@ private:
                                                   axisName((src.normal + 2) % 3) + "\"), got " +
                                                   vecStr(src.polarization));
                 planeInInterior(src.center, src.size, src.normal, p, "source plane");
-                if (src.type == SourceType::GaussianPlane)
-                    positive(src.waist, p + ".waist_um");
             }
             const Profile& pr = src.profile;
             const std::string pp = p + ".profile";
             wavelength(pr.wavelength, pp + ".wavelength_um");
-            if (pr.type == ProfileType::GaussianPulse) {
-                positive(pr.bandwidth, pp + ".bandwidth_um");
-                if (pr.bandwidth >= pr.wavelength)
-                    fail(pp + ".bandwidth_um",
-                         "must be smaller than wavelength_um (" + num(pr.wavelength) + ")");
-                finite(pr.delay, pp + ".delay_fs");
-            } else {
-                nonNegative(pr.ramp, pp + ".ramp_fs");
-            }
-            finite(pr.amplitude, pp + ".amplitude");
-            finite(pr.phase, pp + ".phase");
+            if (pr.type == ProfileType::GaussianPulse && pr.bandwidth >= pr.wavelength)
+                fail(pp + ".bandwidth_um", "must be smaller than wavelength_um (" + num(pr.wavelength) + ")");
         }
     }
 
+    /// The variants `key` applies to: "flux, phasor and flux_box".
+    static std::string usedBy(const SectionSpec& sec, const char* key) {
+        std::vector<std::string> names;
+        for (const auto& e : sec.variants->entries)
+            if (sec.find(key, e.value))
+                names.emplace_back(e.name);
+        std::string r;
+        for (std::size_t i = 0; i < names.size(); ++i)
+            r += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+        return r;
+    }
+
+    /// Components already checked to be known names: at least one, none twice.
     void components(const std::vector<std::string>& comps, const std::string& path) const {
         if (comps.empty())
             fail(path, "must list at least one component");
         std::set<std::string> seen;
         for (std::size_t c = 0; c < comps.size(); ++c) {
-            if (!oneOf(comps[c], kComponentNames))
-                fail(item(path, c),
-                     "unknown field component " + dq(comps[c]) + " (expected \"Ex\" .. \"Hz\")");
             if (!seen.insert(comps[c]).second)
                 fail(item(path, c), dq(comps[c]) + " is listed twice");
         }
@@ -1704,9 +1249,8 @@ private:
             const Detector& d = s_.detectors[i];
             const std::string p = item("detectors", i);
             uniqueName(names, d.name, p + ".name", true);
-            finite(d.center, p + ".center_um");
-            for (std::size_t a = 0; a < 3; ++a)
-                nonNegative(d.size[a], item(p + ".size_um", a));
+            keys(SectionId::Detector, int(i), p);
+            const int variant = int(d.type);
             switch (d.type) {
             case DetectorType::Flux:
                 if (d.normal < 0 || d.normal > 2)
@@ -1716,10 +1260,13 @@ private:
                 plane(d.size, d.normal, d.direction, p, "flux plane");
                 planeInInterior(d.center, d.size, d.normal, p, "flux plane");
                 break;
-            case DetectorType::Energy:
-                for (std::size_t a = 0; a < 3; ++a)
-                    positive(d.size[a], item(p + ".size_um", a));
+            case DetectorType::FluxBox: {
+                const int a = pmlAxisOf(d.center, d.size);
+                if (a >= 0)
+                    fail(p + ".size_um",
+                         "the flux box reaches into " + pmlText(a) + "; move it into the interior");
                 break;
+            }
             case DetectorType::Probe:
                 if (d.size != Vec3{0, 0, 0})
                     fail(p + ".size_um", "a probe is a point (size must be zero)");
@@ -1735,17 +1282,15 @@ private:
             }
             if (d.type == DetectorType::Phasor && d.wavelengths.empty())
                 fail(p + ".wavelengths_um", "must list at least one wavelength");
-            if (d.type != DetectorType::Flux && d.type != DetectorType::Phasor && !d.wavelengths.empty())
-                fail(p + ".wavelengths_um", "only used by flux and phasor detectors");
+            const SectionSpec& sec = section(SectionId::Detector);
+            if (!sec.find("wavelengths_um", variant) && !d.wavelengths.empty())
+                fail(p + ".wavelengths_um", "only used by " + usedBy(sec, "wavelengths_um") + " detectors");
             for (std::size_t w = 0; w < d.wavelengths.size(); ++w)
                 wavelength(d.wavelengths[w], item(p + ".wavelengths_um", w));
-            if (d.type == DetectorType::Snapshot || d.type == DetectorType::Phasor ||
-                d.type == DetectorType::Probe)
+            if (sec.find("components", variant))
                 components(d.components, p + ".components");
             else if (!d.components.empty())
-                fail(p + ".components", "only used by snapshot, phasor and probe detectors");
-            atLeast(d.every, 1, p + ".every");
-            atLeast(d.downsample, 1, p + ".downsample");
+                fail(p + ".components", "only used by " + usedBy(sec, "components") + " detectors");
         }
     }
 
@@ -1755,11 +1300,7 @@ private:
             const Design& g = s_.designs[i];
             const std::string p = item("designs", i);
             uniqueName(names, g.name, p + ".name", true);
-            finite(g.center, p + ".center_um");
-            for (std::size_t a = 0; a < 3; ++a)
-                positive(g.size[a], item(p + ".size_um", a));
-            for (std::size_t a = 0; a < 3; ++a)
-                atLeast(g.voxelCells[a], 1, item(p + ".voxel_cells", a));
+            keys(SectionId::Design, int(i), p);
             for (std::size_t m = 0; m < 2; ++m)
                 materialRef(g.materials[m], item(p + ".materials", m));
             const Material* m0 = s_.findMaterial(g.materials[0]);
@@ -1767,13 +1308,6 @@ private:
             if (m0->mu != m1->mu || m0->sigma != m1->sigma)
                 fail(p + ".materials",
                      "both materials must have the same mu and sigma_S_per_m (only eps is designable)");
-            nonNegative(g.filterRadius, p + ".filter_radius_um");
-            nonNegative(g.beta, p + ".projection.beta");
-            if (g.beta > 1e4)
-                fail(p + ".projection.beta", "must be <= 10000 (got " + num(g.beta) + ")");
-            finite(g.eta, p + ".projection.eta");
-            if (g.eta < 0 || g.eta > 1)
-                fail(p + ".projection.eta", "must be in [0, 1] (got " + num(g.eta) + ")");
             if (!boxInside(g.center, g.size, lo_, hi_))
                 fail(p, "lies outside the domain");
             const Box b = s_.designCells(i);
@@ -1821,27 +1355,28 @@ private:
         for (std::size_t i = 0; i < s_.objective.terms.size(); ++i) {
             const ObjectiveTerm& t = s_.objective.terms[i];
             const std::string p = item("objective.terms", i);
+            keys(SectionId::Term, int(i), p);
             const Detector* d = nullptr;
             for (const auto& e : s_.detectors)
                 if (e.name == t.detector)
                     d = &e;
             if (!d)
                 fail(p + ".detector", "unknown detector " + dq(t.detector));
-            const char* dt = nameOf(kDetectorTypes, d->type);
-            const bool typeOk = (t.quantity == Quantity::Flux && d->type == DetectorType::Flux) ||
+            const char* dt = enumName(d->type);
+            const bool typeOk = (t.quantity == Quantity::Flux &&
+                                 (d->type == DetectorType::Flux || d->type == DetectorType::FluxBox)) ||
                                 (t.quantity == Quantity::PhasorPower && d->type == DetectorType::Phasor) ||
                                 (t.quantity == Quantity::Energy && d->type == DetectorType::Energy);
             if (!typeOk)
-                fail(p + ".quantity", dq(nameOf(kQuantities, t.quantity)) + " cannot be read from " + dt +
-                                          " detector " + dq(d->name));
+                fail(p + ".quantity",
+                     dq(enumName(t.quantity)) + " cannot be read from " + dt + " detector " + dq(d->name));
             const bool reduceOk = (t.quantity == Quantity::Flux && t.reduce != Reduce::Final) ||
                                   (t.quantity == Quantity::PhasorPower && t.reduce == Reduce::AtWavelength) ||
                                   (t.quantity == Quantity::Energy && t.reduce != Reduce::AtWavelength);
             if (!reduceOk)
-                fail(p + ".reduce", dq(nameOf(kReduces, t.reduce)) + " does not apply to quantity " +
-                                        dq(nameOf(kQuantities, t.quantity)));
+                fail(p + ".reduce",
+                     dq(enumName(t.reduce)) + " does not apply to quantity " + dq(enumName(t.quantity)));
             if (t.reduce == Reduce::AtWavelength) {
-                positive(t.wavelength, p + ".wavelength_um");
                 const bool listed = std::any_of(d->wavelengths.begin(), d->wavelengths.end(), [&](double w) {
                     return std::fabs(w - t.wavelength) <= 1e-9 * w;
                 });
@@ -1849,7 +1384,6 @@ private:
                     fail(p + ".wavelength_um", num(t.wavelength) + " um is not among detector " +
                                                    dq(d->name) + "'s wavelengths_um");
             }
-            finite(t.weight, p + ".weight");
             if (reversible) {
                 const int a = pmlAxisOf(d->center, d->size);
                 if (a >= 0)
@@ -1861,44 +1395,26 @@ private:
 
     void gradient() {
         const GradientConfig& g = s_.gradient;
-        atLeast(g.numCheckpoints, 1, "gradient.num_checkpoints");
-        atLeast(g.numCheckpointsReversible, 0, "gradient.num_checkpoints_reversible");
+        keys(SectionId::Gradient, -1, "gradient");
         if (g.method != GradientMethod::Reversible && !g.recorder.empty())
             fail("gradient.recorder", "only used by method \"reversible\"");
         bool lrk = false, dtype = false;
         for (std::size_t i = 0; i < g.recorder.size(); ++i) {
             const RecorderModule& r = g.recorder[i];
             const std::string p = item("gradient.recorder", i);
-            if (r.module == "LinearReconstructEveryK") {
-                if (lrk)
-                    fail(p + ".module", "LinearReconstructEveryK is listed twice");
-                lrk = true;
-                atLeast(r.k, 1, p + ".k");
-                atLeast(r.startAfter, 0, p + ".start_after");
-            } else if (r.module == "DtypeConversion") {
-                if (dtype)
-                    fail(p + ".module", "DtypeConversion is listed twice");
-                dtype = true;
-                if (!oneOf(r.dtype, kDtypes))
-                    fail(p + ".dtype",
-                         "unknown dtype " + dq(r.dtype) + " (expected " + choices(kDtypes) + ")");
-            } else {
-                fail(p + ".module", "unknown recorder module " + dq(r.module) + " (expected " +
-                                        choices(kRecorderModules) + ")");
-            }
+            keys(SectionId::Recorder, int(i), p);
+            bool& seen = r.module == "LinearReconstructEveryK" ? lrk : dtype;
+            if (seen)
+                fail(p + ".module", r.module + " is listed twice");
+            seen = true;
         }
-        if (!oneOf(g.tier, kTiers))
-            fail("gradient.storage.tier",
-                 "unknown tier " + dq(g.tier) + " (expected " + choices(kTiers) + ")");
-        atLeast(g.transferInterval, 1, "gradient.storage.transfer_interval");
-        atLeast(g.ringBuffers, 1, "gradient.storage.ring_buffers");
     }
 
     void runConfig() {
         const RunConfig& r = s_.run;
+        keys(SectionId::Run, -1, "run");
         for (std::size_t a = 0; a < 3; ++a) {
             const std::string p = item("run.tiles", a);
-            atLeast(r.tiles[a], 1, p);
             if (r.tiles[a] > n_[a])
                 fail(p, std::to_string(r.tiles[a]) + " tiles along " + axisName(int(a)) +
                             " but the grid has only " + std::to_string(n_[a]) + " cells");
@@ -1908,9 +1424,6 @@ private:
         if (devices > 0 && tiles > devices)
             fail("run.tiles", std::to_string(tiles) + " tiles need " + std::to_string(tiles) +
                                   " devices but run.devices names " + std::to_string(devices));
-        if (!oneOf(r.precision, kPrecisions))
-            fail("run.precision",
-                 "unknown precision " + dq(r.precision) + " (expected " + choices(kPrecisions) + ")");
     }
 };
 

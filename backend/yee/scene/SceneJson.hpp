@@ -14,6 +14,9 @@
 /// geometry outside the domain or inside a PML, unstable time step, unsupported combinations.
 /// parseScene()/loadScene() run both unless asked not to (an editor can then open a scene that is
 /// still being worked on, and save it again, without losing it).
+///
+/// Which keys a section and variant has, their types, enum strings, defaults and per-key ranges come
+/// from the scene schema (Schema.hpp); rules that involve several keys are code in validateScene().
 #include <string>
 
 #include "yee/scene/Scene.hpp"
