@@ -55,10 +55,11 @@ struct Injection {
     std::vector<double> amp;
 };
 
-/// Detector in global cells.
+/// Detector in global cells, planned by its kind (detectors::planDetectors(), the layer above).
 struct DetectorPlan {
     int index = 0;
     scene::DetectorType type = scene::DetectorType::Probe;
+    std::string typeName; ///< the kind's scene type name ("flux"), its key in the detector registry
     std::string name;
     Box box; ///< global cells (for flux: one cell thick along normal)
     int normal = 0;
@@ -70,6 +71,8 @@ struct DetectorPlan {
     int down = 1;
     int samples = 0;            ///< number of time samples recorded over the run
     std::vector<Index3> points; ///< probe: one global cell per entry of comps
+    /// Composite kinds: the detectors it is made of (flux_box: its six flux planes), planned by the kind.
+    std::vector<DetectorPlan> parts;
 };
 
 /// CPML grading per axis (normalised).
@@ -96,7 +99,8 @@ struct Plan {
 };
 
 /// Build the plan: validates options against the scene (tile grid, devices) and throws InputError
-/// naming the field before anything is allocated.
+/// naming the field before anything is allocated. `detectors` is left empty: the detector kinds plan
+/// them (detectors::planDetectors()).
 std::shared_ptr<Plan> makePlan(const scene::Scene& s, const RunOptions& o);
 
 } // namespace yee::solver
