@@ -218,7 +218,8 @@ const EnumNames<scene::DetectorType> kDetectorTypes{{{scene::DetectorType::Snaps
                                                      {scene::DetectorType::Flux, "flux"},
                                                      {scene::DetectorType::Energy, "energy"},
                                                      {scene::DetectorType::Phasor, "phasor"},
-                                                     {scene::DetectorType::Probe, "probe"}}};
+                                                     {scene::DetectorType::Probe, "probe"},
+                                                     {scene::DetectorType::FluxBox, "flux_box"}}};
 const EnumNames<scene::GradientMethod> kMethods{{{scene::GradientMethod::Full, "full"},
                                                  {scene::GradientMethod::Checkpointed, "checkpointed"},
                                                  {scene::GradientMethod::Reversible, "reversible"}}};
@@ -618,7 +619,8 @@ std::vector<Prop> detectorProps() {
         {"size_um", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Size"), PropertyType::Vec3, "um", "",
          [](const Scene& s, int i) { return fromVec(s.detectors[i].size); },
          [](Scene& s, int i, const QVariant& v) { s.detectors[i].size = toVec(v); }, allNonNegative(),
-         typeIs({DetectorType::Snapshot, DetectorType::Flux, DetectorType::Energy, DetectorType::Phasor})},
+         typeIs({DetectorType::Snapshot, DetectorType::Flux, DetectorType::Energy, DetectorType::Phasor,
+                 DetectorType::FluxBox})},
         {"direction", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Direction"), PropertyType::Enum, "", "",
          [](const Scene& s, int i) {
              return QVariant(directionName(s.detectors[i].normal, s.detectors[i].direction));
@@ -638,7 +640,7 @@ std::vector<Prop> detectorProps() {
                      return tr("every wavelength must be > 0");
              return QString();
          },
-         typeIs({DetectorType::Flux, DetectorType::Phasor})},
+         typeIs({DetectorType::Flux, DetectorType::Phasor, DetectorType::FluxBox})},
         {"components", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Components"), PropertyType::StringList,
          "", QT_TRANSLATE_NOOP("yee::ui::SceneProperties", "Any of Ex Ey Ez Hx Hy Hz"),
          [](const Scene& s, int i) { return fromStrings(s.detectors[i].components); },

@@ -12,6 +12,7 @@ std::unique_ptr<Kind> makeEnergyKind();
 std::unique_ptr<Kind> makePhasorKind();
 std::unique_ptr<Kind> makeProbeKind();
 std::unique_ptr<Kind> makeSnapshotKind();
+std::unique_ptr<Kind> makeFluxBoxKind();
 
 namespace {
 struct Table {
@@ -19,7 +20,8 @@ struct Table {
     std::vector<const Kind*> list;
     Table() {
         // The one list of registrations: a new kind is one line here.
-        for (auto make : {makeSnapshotKind, makeFluxKind, makeEnergyKind, makePhasorKind, makeProbeKind}) {
+        for (auto make : {makeSnapshotKind, makeFluxKind, makeEnergyKind, makePhasorKind, makeProbeKind,
+                          makeFluxBoxKind}) {
             owned.push_back(make());
             list.push_back(owned.back().get());
         }

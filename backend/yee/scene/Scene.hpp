@@ -104,8 +104,9 @@ struct Source {
     Profile profile;            ///< time dependence
 };
 
-/// Kind of detector.
-enum class DetectorType { Snapshot, Flux, Energy, Phasor, Probe };
+/// Kind of detector (each one a plug-in of backend/yee/detectors/, registered by its scene type name).
+/// FluxBox: the net power leaving the closed box center/size through its six faces.
+enum class DetectorType { Snapshot, Flux, Energy, Phasor, Probe, FluxBox };
 
 /// Something recorded during a run. Names are unique and used as HDF5 group names in results.
 struct Detector {
@@ -115,7 +116,7 @@ struct Detector {
     Vec3 size{0, 0, 0};                      ///< um; zero extents make planes, lines or points
     int normal = 0;                          ///< flux: plane normal axis
     int direction = +1;                      ///< flux: +1 / -1 sign of the normal
-    std::vector<double> wavelengths;         ///< flux / phasor: um
+    std::vector<double> wavelengths;         ///< flux / phasor / flux_box: um
     std::vector<std::string> components;     ///< snapshot / phasor / probe: "Ex".."Hz"
     int every = 1;                           ///< snapshot / time series interval, steps
     int downsample = 1;                      ///< snapshot spatial downsampling

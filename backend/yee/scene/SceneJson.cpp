@@ -149,11 +149,10 @@ constexpr EnumName<SourceType> kSourceTypes[] = {{SourceType::PointDipole, "poin
                                                  {SourceType::UniformPlane, "uniform_plane"}};
 constexpr EnumName<ProfileType> kProfileTypes[] = {{ProfileType::GaussianPulse, "gaussian_pulse"},
                                                    {ProfileType::Cw, "cw"}};
-constexpr EnumName<DetectorType> kDetectorTypes[] = {{DetectorType::Snapshot, "snapshot"},
-                                                     {DetectorType::Flux, "flux"},
-                                                     {DetectorType::Energy, "energy"},
-                                                     {DetectorType::Phasor, "phasor"},
-                                                     {DetectorType::Probe, "probe"}};
+constexpr EnumName<DetectorType> kDetectorTypes[] = {
+    {DetectorType::Snapshot, "snapshot"}, {DetectorType::Flux, "flux"},
+    {DetectorType::Energy, "energy"},     {DetectorType::Phasor, "phasor"},
+    {DetectorType::Probe, "probe"},       {DetectorType::FluxBox, "flux_box"}};
 constexpr EnumName<Quantity> kQuantities[] = {
     {Quantity::Flux, "flux"}, {Quantity::PhasorPower, "phasor_power"}, {Quantity::Energy, "energy"}};
 constexpr EnumName<Reduce> kReduces[] = {{Reduce::TimeIntegral, "time_integral"},
@@ -814,6 +813,9 @@ Detector parseDetector(const Obj& o) {
     case DetectorType::Probe:
         o.allow({"name", "type", "center_um", "components", "every"}, hint);
         break;
+    case DetectorType::FluxBox:
+        o.allow({"name", "type", "center_um", "size_um", "wavelengths_um", "every"}, hint);
+        break;
     }
     d.name = o.str("name");
     d.center = o.vec("center_um");
@@ -821,7 +823,7 @@ Detector parseDetector(const Obj& o) {
         d.size = o.vec("size_um");
     if (d.type == DetectorType::Flux)
         std::tie(d.normal, d.direction) = directionValue(o.req("direction"), o.at("direction"));
-    if (d.type == DetectorType::Flux && o.has("wavelengths_um"))
+    if ((d.type == DetectorType::Flux || d.type == DetectorType::FluxBox) && o.has("wavelengths_um"))
         d.wavelengths = numbers(o.req("wavelengths_um"), o.at("wavelengths_um"));
     if (d.type == DetectorType::Phasor)
         d.wavelengths = numbers(o.req("wavelengths_um"), o.at("wavelengths_um"));
@@ -1195,7 +1197,7 @@ Json toJson(const Scene& s, LatentMode latentMode) {
             e["size_um"] = jvec(d.size);
         if (d.type == DetectorType::Flux)
             e["direction"] = directionName(d.normal, d.direction);
-        if (d.type == DetectorType::Flux || d.type == DetectorType::Phasor)
+        if (d.type == DetectorType::Flux || d.type == DetectorType::Phasor || d.type == DetectorType::FluxBox)
             e["wavelengths_um"] = d.wavelengths;
         if (d.type == DetectorType::Snapshot || d.type == DetectorType::Phasor ||
             d.type == DetectorType::Probe)
@@ -1759,6 +1761,7 @@ private:
                 planeInInterior(d.center, d.size, d.normal, p, "flux plane");
                 break;
             case DetectorType::Energy:
+            case DetectorType::FluxBox:
                 for (std::size_t a = 0; a < 3; ++a)
                     positive(d.size[a], item(p + ".size_um", a));
                 break;
@@ -1777,8 +1780,9 @@ private:
             }
             if (d.type == DetectorType::Phasor && d.wavelengths.empty())
                 fail(p + ".wavelengths_um", "must list at least one wavelength");
-            if (d.type != DetectorType::Flux && d.type != DetectorType::Phasor && !d.wavelengths.empty())
-                fail(p + ".wavelengths_um", "only used by flux and phasor detectors");
+            if (d.type != DetectorType::Flux && d.type != DetectorType::Phasor &&
+                d.type != DetectorType::FluxBox && !d.wavelengths.empty())
+                fail(p + ".wavelengths_um", "only used by flux, flux_box and phasor detectors");
             for (std::size_t w = 0; w < d.wavelengths.size(); ++w)
                 wavelength(d.wavelengths[w], item(p + ".wavelengths_um", w));
             if (d.type == DetectorType::Snapshot || d.type == DetectorType::Phasor ||
@@ -1870,13 +1874,15 @@ private:
             if (!d)
                 fail(p + ".detector", "unknown detector " + dq(t.detector));
             const char* dt = nameOf(kDetectorTypes, d->type);
-            const bool typeOk = (t.quantity == Quantity::Flux && d->type == DetectorType::Flux) ||
-                                (t.quantity == Quantity::PhasorPower && d->type == DetectorType::Phasor) ||
-                                (t.quantity == Quantity::Energy && d->type == DetectorType::Energy);
+            const bool box = d->type == DetectorType::FluxBox;
+            const bool typeOk =
+                (t.quantity == Quantity::Flux && (d->type == DetectorType::Flux || box)) ||
+                (t.quantity == Quantity::PhasorPower && (d->type == DetectorType::Phasor || box)) ||
+                (t.quantity == Quantity::Energy && d->type == DetectorType::Energy);
             if (!typeOk)
                 fail(p + ".quantity", dq(nameOf(kQuantities, t.quantity)) + " cannot be read from " + dt +
                                           " detector " + dq(d->name));
-            const bool reduceOk = (t.quantity == Quantity::Flux && t.reduce != Reduce::Final) ||
+            const bool reduceOk = (t.quantity == Quantity::Flux && (t.reduce != Reduce::Final || box)) ||
                                   (t.quantity == Quantity::PhasorPower && t.reduce == Reduce::AtWavelength) ||
                                   (t.quantity == Quantity::Energy && t.reduce != Reduce::AtWavelength);
             if (!reduceOk)
