@@ -16,12 +16,11 @@ namespace {
 template <class T> class FluxBoxPart : public TilePart<T> {
 public:
     FluxBoxPart(const DetectorPlan& dp, solver::Tile<T>& tile) : TilePart<T>(dp, tile) {
-        bool owns = false;
         for (const DetectorPlan& face : dp.parts) {
             faces_.push_back(std::make_unique<FluxPlane<T>>(face, dp.omegas, tile));
-            owns = owns || faces_.back()->cells() > 0;
+            owns_ = owns_ || faces_.back()->cells() > 0;
         }
-        if (owns)
+        if (owns_)
             sums_ = device::Buffer<std::int64_t>(tile.device(), std::int64_t(dp.samples) * kSumWords,
                                                  device::Category::Detectors);
     }
@@ -38,7 +37,7 @@ public:
             st.add(pre + "phasor." + std::to_string(f), solver::StateRole::Record, faces_[f]->phasor());
     }
     void record(int n, FieldAccess<T>& fa) override {
-        if (!sums_.allocated())
+        if (!owns_)
             return;
         const DetectorPlan& dp = this->plan_;
         const bool sample = (n + 1) % dp.every == 0 && (n + 1) / dp.every - 1 < dp.samples;
@@ -75,6 +74,7 @@ public:
 
 private:
     std::vector<std::unique_ptr<FluxPlane<T>>> faces_;
+    bool owns_ = false;                 ///< some face has cells on this tile
     device::Buffer<std::int64_t> sums_; ///< exact sums per sample over all six faces
 };
 
