@@ -53,17 +53,18 @@ template <class T> void DetectorSet<T>::write(ByteWriter& w) const {
 }
 
 void assemble(const solver::Plan& p, int done, const std::vector<std::int64_t>& sums,
-              std::vector<ByteReader*>& readers, solver::RunResult& r) {
+              std::vector<ByteReader*>& readers, std::vector<solver::DetectorResult>& results,
+              std::vector<solver::Snapshot>& snapshots) {
     std::size_t pos = 0;
     for (const DetectorPlan& dp : p.detectors) {
         const Kind& k = kindOf(dp);
         solver::DetectorResult res;
         res.name = dp.name;
         res.type = k.type();
-        Gathered g{p, done, sums.data() + pos, readers, r.snapshots};
+        Gathered g{p, done, sums.data() + pos, readers, snapshots};
         k.assemble(dp, g, res);
         pos += std::size_t(k.sumWords(dp));
-        r.detectors.push_back(std::move(res));
+        results.push_back(std::move(res));
     }
 }
 

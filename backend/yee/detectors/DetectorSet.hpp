@@ -45,9 +45,10 @@ private:
 };
 
 /// Rank 0: assemble every detector from the all-reduced words `sums` and every rank's gather blob
-/// (`readers`, positioned after the device summary) into r.detectors and r.snapshots.
+/// (`readers`, positioned at the detectors' parts), appending to `results` (plan order) and `snapshots`.
 void assemble(const solver::Plan& p, int done, const std::vector<std::int64_t>& sums,
-              std::vector<ByteReader*>& readers, solver::RunResult& r);
+              std::vector<ByteReader*>& readers, std::vector<solver::DetectorResult>& results,
+              std::vector<solver::Snapshot>& snapshots);
 
 /// The objective (sign not applied: the weighted sum of the terms) from assembled results; nullopt when
 /// the scene has none. Throws InputError for a term its detector cannot answer.

@@ -266,7 +266,7 @@ template <class T> struct TileRun {
         std::vector<ByteReader*> rds;
         for (auto& rd : readers)
             rds.push_back(rd.get());
-        detectors::assemble(p, done, sums, rds, r);
+        detectors::assemble(p, done, sums, rds, r.detectors, r.snapshots);
         r.objective = detectors::evaluateObjective(p, r.detectors);
         if (withGrad) {
             // Each blob continues with its gradient part, then its counters.
