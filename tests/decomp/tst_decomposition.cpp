@@ -39,6 +39,9 @@ private slots:
     void collectiveCountsPinned_data();
     void collectiveCountsPinned();
     void memoryShardedNotReplicated();
+    void detectorMemoryOnlyWhereOwned();
+    void fluxBoxBitIdentical_data();
+    void fluxBoxBitIdentical();
     void estimateMatchesLedger_data();
     void estimateMatchesLedger();
     void impossibleGridsRefused_data();
@@ -158,6 +161,77 @@ void tst_Decomposition::memoryShardedNotReplicated() {
         QVERIFY2(double(largest) <= 1.15 * double(one) / n + double(largestHalo),
                  "largest device above 1/N share");
     }
+}
+
+/// Item 9 of issue 11: a tile that owns none of a detector's cells holds nothing for it. An energy box and
+/// a flux plane at the low-x end of a domain cut into 4 along x: only tile 0 holds detector memory, the
+/// other tiles' ledgers show zero bytes of category Detectors (the exact sums they contribute to the one
+/// output all-reduce are zeros from a host temporary), and results stay bit-identical.
+void tst_Decomposition::detectorMemoryOnlyWhereOwned() {
+    using scene::BoundaryType;
+    scene::Scene s =
+        boxScene(64, 16, 16, 0.05, BoundaryType::Periodic, BoundaryType::Pml, BoundaryType::Periodic, 4);
+    s.sources.push_back(dipole("d", {-1.2, 0, 0}, {0, 0, 1}, 0.8, 0.3));
+    s.detectors.push_back(detector("e", scene::DetectorType::Energy, {-1.2, 0, 0}, {0.3, 0.3, 0.3}));
+    s.detectors.push_back(flux("f", {-1.0, 0, 0}, {0, 0.3, 0.3}, 0, +1, {0.8}));
+    s.durationFs = 40.5 * s.dtFs();
+    const run::RunResult single = runTiles(s, {1, 1, 1}, run::Precision::Float64, true);
+    const run::RunResult r = runTiles(s, {4, 1, 1}, run::Precision::Float64, true);
+    QVERIFY(r.completed);
+    QCOMPARE(int(r.devices.size()), 4);
+    const std::int64_t owner = r.devices[0].memory.peak[int(device::Category::Detectors)];
+    const std::int64_t all = single.devices[0].memory.peak[int(device::Category::Detectors)];
+    qInfo("detector bytes: single %lld, tile 0 %lld, tiles 1..3 %lld %lld %lld", (long long)all,
+          (long long)owner, (long long)r.devices[1].memory.peak[int(device::Category::Detectors)],
+          (long long)r.devices[2].memory.peak[int(device::Category::Detectors)],
+          (long long)r.devices[3].memory.peak[int(device::Category::Detectors)]);
+    // Samples * (70 + 1) words of exact sums per series, eps/mu/E^n per energy cell, 8 phasor values per flux
+    // cell.
+    QVERIFY(owner > 2 * 40 * 71 * 8);
+    QCOMPARE(owner, all);
+    for (int d = 1; d < 4; ++d)
+        QCOMPARE(r.devices[std::size_t(d)].memory.peak[int(device::Category::Detectors)], std::int64_t(0));
+    // Still one integer all-reduce and one gather at output, and the same numbers.
+    for (const auto& d : r.devices) {
+        QCOMPARE(d.comm.callsOf(Phase::Output, Kind::AllReduce), std::int64_t(1));
+        QCOMPARE(d.comm.callsOf(Phase::Output, Kind::Gather), std::int64_t(1));
+    }
+    const std::string diff = bitDiff(single, r);
+    QVERIFY2(diff.empty(), diff.c_str());
+    QVERIFY(std::abs(single.detectors[0].find("energy")->data.back()) > 0);
+}
+
+void tst_Decomposition::fluxBoxBitIdentical_data() {
+    QTest::addColumn<int>("px");
+    QTest::addColumn<int>("py");
+    QTest::addColumn<int>("pz");
+    QTest::addColumn<bool>("f64");
+    QTest::newRow("2x1x1 f64") << 2 << 1 << 1 << true;
+    QTest::newRow("2x2x2 f64") << 2 << 2 << 2 << true;
+    QTest::newRow("3x1x1 f32") << 3 << 1 << 1 << false;
+    QTest::newRow("1x2x2 f32") << 1 << 2 << 2 << false;
+}
+
+/// A flux_box around the sources, cut by every tile grid: time series and power bit-identical to one tile.
+void tst_Decomposition::fluxBoxBitIdentical() {
+    QFETCH(int, px);
+    QFETCH(int, py);
+    QFETCH(int, pz);
+    QFETCH(bool, f64);
+    scene::Scene s = decompScene();
+    scene::Detector box = detector("box", scene::DetectorType::FluxBox, {-0.05, -0.05, 0.0}, {0.5, 0.4, 0.5});
+    box.wavelengths = {0.6, 0.7};
+    s.detectors.push_back(box);
+    const auto prec = f64 ? run::Precision::Float64 : run::Precision::Float32;
+    const run::RunResult single = runTiles(s, {1, 1, 1}, prec, true);
+    const run::RunResult tiled = runTiles(s, {px, py, pz}, prec, true);
+    QVERIFY(single.completed && tiled.completed);
+    const solver::DetectorResult& b = single.detectors.back();
+    QCOMPARE(QString::fromStdString(b.type), QString("flux_box"));
+    QVERIFY(b.find("power")->data[0] != 0.0);
+    QVERIFY(std::abs(b.find("flux")->data.back()) > 0.0);
+    const std::string diff = bitDiff(single, tiled);
+    QVERIFY2(diff.empty(), diff.c_str());
 }
 
 void tst_Decomposition::estimateMatchesLedger_data() {

@@ -21,6 +21,10 @@ struct GradSceneOptions {
     bool phasorTerm = true;
     int steps = 60;
     double wavelength = 0.6; ///< source centre wavelength, um
+    /// Replace the objective: phasor_power of a phasor plane behind the designs (Ey, Hz).
+    bool phasorPowerOnly = false;
+    /// Replace the objective: a flux_box around sources and designs, one term per reduction it accepts.
+    bool fluxBoxOnly = false;
 };
 
 inline scene::Scene gradScene(const GradSceneOptions& go = {}) {
@@ -87,6 +91,38 @@ inline scene::Scene gradScene(const GradSceneOptions& go = {}) {
         e.reduce = scene::Reduce::TimeIntegral;
         e.weight = 0.5;
         s.objective.terms.push_back(e);
+    }
+    if (go.phasorPowerOnly) {
+        scene::Detector ph = detector("ph", scene::DetectorType::Phasor, {xf, 0, 0}, {0, 0.3, 0.4});
+        ph.components = {"Ey", "Hz"};
+        ph.wavelengths = {go.wavelength};
+        s.detectors.push_back(ph);
+        scene::ObjectiveTerm p;
+        p.detector = "ph";
+        p.quantity = scene::Quantity::PhasorPower;
+        p.reduce = scene::Reduce::AtWavelength;
+        p.wavelength = go.wavelength;
+        p.weight = 1.0;
+        s.objective.terms = {p};
+    }
+    if (go.fluxBoxOnly) {
+        scene::Detector box =
+            detector("enclosure", scene::DetectorType::FluxBox, {x0 + 0.55, 0, 0}, {0.5, 0.4, 0.5});
+        box.wavelengths = {go.wavelength};
+        s.detectors.push_back(box);
+        // Every reduction flux_box accepts: time_integral, final, at_wavelength (flux and phasor_power).
+        scene::ObjectiveTerm f, last, p, pp;
+        f.detector = last.detector = p.detector = pp.detector = "enclosure";
+        last.reduce = scene::Reduce::Final;
+        last.weight = 50.0;
+        p.quantity = scene::Quantity::Flux;
+        p.reduce = scene::Reduce::AtWavelength;
+        p.wavelength = go.wavelength;
+        p.weight = 10.0;
+        pp = p;
+        pp.quantity = scene::Quantity::PhasorPower;
+        pp.weight = 20.0;
+        s.objective.terms = {f, last, p, pp};
     }
     s.durationFs = (go.steps - 0.5) * s.dtFs();
     // Random latent parameters in [0.2, 0.8].

@@ -61,17 +61,25 @@ void tst_Gradient::finiteDifferences_data() {
     QTest::addColumn<QString>("method");
     QTest::addColumn<bool>("lossy");
     QTest::addColumn<double>("tol");
-    QTest::newRow("full lossy") << "full" << true << 1e-6;
-    QTest::newRow("checkpointed lossy") << "checkpointed" << true << 1e-6;
-    QTest::newRow("reversible f64 lossless") << "reversible" << false << 1e-4;
+    QTest::addColumn<QString>("objective");
+    QTest::newRow("full lossy") << "full" << true << 1e-6 << "";
+    QTest::newRow("checkpointed lossy") << "checkpointed" << true << 1e-6 << "";
+    QTest::newRow("reversible f64 lossless") << "reversible" << false << 1e-4 << "";
+    // Every objective quantity has its adjoint: phasor_power of a phasor detector, and flux_box terms.
+    QTest::newRow("full lossy phasor_power") << "full" << true << 1e-6 << "phasor_power";
+    QTest::newRow("reversible f64 lossless phasor_power") << "reversible" << false << 1e-4 << "phasor_power";
+    QTest::newRow("checkpointed lossy flux_box") << "checkpointed" << true << 1e-6 << "flux_box";
 }
 
 void tst_Gradient::finiteDifferences() {
     QFETCH(QString, method);
     QFETCH(bool, lossy);
     QFETCH(double, tol);
+    QFETCH(QString, objective);
     GradSceneOptions go;
     go.lossy = lossy;
+    go.phasorPowerOnly = objective == "phasor_power";
+    go.fluxBoxOnly = objective == "flux_box";
     scene::Scene s = gradScene(go);
     setGradientMethod(s, method.toStdString());
     const run::RunResult r = runGrad(s);

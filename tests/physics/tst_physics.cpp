@@ -85,6 +85,7 @@ private slots:
     void pecCavityResonance();
     void fresnelReflectance();
     void dipoleFluxBoxes();
+    void fluxBoxEqualsSixPlanes();
     void energyConservation_data();
     void energyConservation();
 };
@@ -291,6 +292,53 @@ void tst_Physics::dipoleFluxBoxes() {
         QVERIFY(ps > 0);
         QVERIFY2(std::abs(pl - ps) / ps < 0.01, "closed-box dipole power differs by more than 1 %");
     }
+}
+
+/// A flux_box detector is the closed box of dipoleFluxBoxes() in one detector: its power per wavelength and
+/// its flux time series equal the sums over the six flux planes built by hand (float64).
+void tst_Physics::fluxBoxEqualsSixPlanes() {
+    const double cell = 0.05, h = 6 * cell;
+    const std::vector<double> wls = {1.0, 1.2, 1.5};
+    scene::Scene s = boxScene(32, 32, 32, cell, BoundaryType::Pml, BoundaryType::Pml, BoundaryType::Pml, 8);
+    s.sources.push_back(dipole("src", {0.01, -0.02, 0.0}, {0.2, 0.1, 1}, 1.2, 0.6));
+    for (int a = 0; a < 3; ++a)
+        for (int dir : {-1, +1}) {
+            scene::Vec3 c{0, 0, 0}, sz{2 * h, 2 * h, 2 * h};
+            c[a] = dir * h;
+            sz[a] = 0;
+            s.detectors.push_back(
+                flux("plane_" + std::to_string(a) + (dir > 0 ? "+" : "-"), c, sz, a, dir, wls));
+        }
+    scene::Detector box = detector("box", DetectorType::FluxBox, {0, 0, 0}, {2 * h, 2 * h, 2 * h});
+    box.wavelengths = wls;
+    s.detectors.push_back(box);
+    s.durationFs = 200 * s.dtFs();
+    const run::RunResult r = runScene(s, run::Precision::Float64);
+    const auto& boxPower = arrayOf(r, "box", "power").data;
+    const auto& boxFlux = arrayOf(r, "box", "flux").data;
+    QCOMPARE(boxPower.size(), wls.size());
+    for (std::size_t w = 0; w < wls.size(); ++w) {
+        double sum = 0;
+        for (std::size_t d = 0; d < 6; ++d)
+            sum += r.detectors[d].find("power")->data[w];
+        const double rel = std::abs(boxPower[w] - sum) / std::abs(sum);
+        qInfo("lambda %.2f um: flux_box %.15e  six planes %.15e  rel %.2e", wls[w], boxPower[w], sum, rel);
+        QVERIFY(sum > 0);
+        QVERIFY2(rel <= 1e-12, "flux_box power differs from the six-plane sum");
+    }
+    double worst = 0, scale = 0;
+    QCOMPARE(boxFlux.size(), std::size_t(200));
+    for (std::size_t t = 0; t < boxFlux.size(); ++t) {
+        double sum = 0;
+        for (std::size_t d = 0; d < 6; ++d)
+            sum += r.detectors[d].find("flux")->data[t];
+        worst = std::max(worst, std::abs(boxFlux[t] - sum));
+        scale = std::max(scale, std::abs(sum));
+    }
+    qInfo("flux series: max |flux_box - six planes| %.3e of max |flux| %.3e (rel %.2e)", worst, scale,
+          worst / scale);
+    QVERIFY(scale > 0);
+    QVERIFY2(worst <= 1e-12 * scale, "flux_box flux series differs from the six-plane sum");
 }
 
 /// In a lossless periodic box the leapfrog conserves (eps E^n.E^{n+1} + mu |H^{n+1/2}|^2)/2 exactly up to

@@ -307,6 +307,47 @@ private slots:
         QCOMPARE(b.run.overlap, false);
     }
 
+    /// flux_box: center_um, size_um (all three extents > 0), optional wavelengths_um and every; usable as
+    /// flux (any reduction) and phasor_power terms.
+    void fluxBoxParsesAndValidates() {
+        Scene s = everything();
+        Detector box;
+        box.name = "box";
+        box.type = DetectorType::FluxBox;
+        box.center = {0.1, -0.2, 0.3};
+        box.size = {1.0, 0.8, 0.6};
+        box.wavelengths = {1.3, 1.55};
+        box.every = 3;
+        s.detectors.push_back(box);
+        ObjectiveTerm last;
+        last.detector = "box";
+        last.reduce = Reduce::Final;
+        ObjectiveTerm power;
+        power.detector = "box";
+        power.quantity = Quantity::PhasorPower;
+        power.reduce = Reduce::AtWavelength;
+        power.wavelength = 1.55;
+        s.objective.terms = {last, power};
+        validateScene(s);
+        const std::string j = sceneToJson(s);
+        QVERIFY(j.find("\"flux_box\"") != std::string::npos);
+        const Scene b = parseScene(j, ".");
+        QCOMPARE(sceneToJson(b), j);
+        const Detector& got = b.detectors.back();
+        QVERIFY(got.type == DetectorType::FluxBox);
+        QCOMPARE(got.size, box.size);
+        QCOMPARE(got.wavelengths, box.wavelengths);
+        QCOMPARE(got.every, 3);
+        Scene flat = s;
+        flat.detectors.back().size[1] = 0;
+        try {
+            validateScene(flat);
+            QFAIL("a flat flux_box was accepted");
+        } catch (const yee::InputError& e) {
+            QVERIFY2(QString(e.what()).contains("size_um[1]"), e.what());
+        }
+    }
+
     void defaults() {
         const Scene s = parseScene(kMinimal);
         QCOMPARE(s.courant, 0.99);

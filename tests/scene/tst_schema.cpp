@@ -421,7 +421,7 @@ private slots:
         QStringList keys;
         for (const KeySpec* k : d.keysFor(int(DetectorType::FluxBox)))
             keys << k->name;
-        QCOMPARE(keys, (QStringList{"name", "type", "center_um", "size_um", "wavelengths_um"}));
+        QCOMPARE(keys, (QStringList{"name", "type", "center_um", "size_um", "wavelengths_um", "every"}));
         const std::string base = R"({"format": "yee-scene", "version": 1, "grid": {"cell_um": 0.1},
             "domain": {"size_um": [3, 3, 3]}, "boundaries": {"x": {"type": "pml", "cells": 5},
             "y": {"type": "pml", "cells": 5}, "z": {"type": "pml", "cells": 5}}, "detectors": [)";

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "yee/core/Error.hpp"
+#include "yee/detectors/Registry.hpp"
 #include "yee/device/Exec.hpp"
 #include "yee/kernels/Adjoint.hpp"
 #include "yee/kernels/Points.hpp"
@@ -122,19 +123,6 @@ GradientPlan makeGradientPlan(const Plan& p) {
             }
         }
     }
-    // A flux plane of the objective must not sit on a tile cut along its normal: its H average reaches
-    // one cell upstream, and that cell's adjoint source would land in another tile's halo.
-    for (const auto& term : s.objective.terms)
-        for (const auto& dp : p.detectors) {
-            if (dp.name != term.detector || dp.type != scene::DetectorType::Flux)
-                continue;
-            for (int t = 0; t < tg.count(); ++t)
-                if (tg.tile(t).box.lo[dp.normal] == dp.box.lo[dp.normal])
-                    throw InputError("run.tiles[" + std::to_string(dp.normal) + "]: a tile cut at " +
-                                     axisName(dp.normal) + " = " + std::to_string(dp.box.lo[dp.normal]) +
-                                     " cells coincides with the flux plane of objective detector \"" +
-                                     dp.name + "\"; move the plane by a cell or change the tile grid");
-        }
     const Box interior = p.scene.interiorCells();
     const scene::Rasterizer& r = *p.raster;
     for (std::size_t si = 0; si < p.scene.sources.size(); ++si) {
@@ -163,32 +151,16 @@ GradientPlan makeGradientPlan(const Plan& p) {
                 dp = &d;
         if (!dp)
             throw InputError(f + ".detector: unknown detector \"" + term.detector + "\"");
-        const bool flux = dp->type == scene::DetectorType::Flux,
-                   energy = dp->type == scene::DetectorType::Energy;
-        if (!flux && !energy)
-            throw InputError(f + ".detector: gradients support flux and energy detectors (\"" +
-                             term.detector + "\" is neither)");
-        if (energy &&
-            (term.reduce == scene::Reduce::AtWavelength || term.quantity == scene::Quantity::PhasorPower))
-            throw InputError(f + ".reduce: energy terms support time_integral and final");
-        Box reach = dp->box;
-        if (flux)
-            reach.lo[dp->normal] -= 1; // the H average reaches one cell upstream
-        if (gp.method == scene::GradientMethod::Reversible && !inside(reach, interior))
-            throw InputError(f + ".detector: \"" + term.detector +
-                             "\" must lie outside every PML when gradient.method is \"reversible\"");
-        if (energy)
-            for (int d = 0; d < r.designCount(); ++d)
-                if (!dp->box.intersect(r.designBox(d)).empty())
-                    throw InputError(f + ".detector: energy box \"" + term.detector +
-                                     "\" overlaps a design region");
+        // What the term's detector kind can differentiate (detectors/Detector.hpp).
+        detectors::kindOf(*dp).checkGradient(*dp, term, p, gp.method == scene::GradientMethod::Reversible, f);
     }
     return gp;
 }
 
 template <class T>
-GradientDriver<T>::GradientDriver(solver::Tile<T>& tile, const GradientPlan& gp)
-    : tile_(tile), gp_(gp), plan_(tile.plan()) {
+GradientDriver<T>::GradientDriver(solver::Tile<T>& tile, const detectors::DetectorSet<T>& dets,
+                                  const GradientPlan& gp)
+    : tile_(tile), dets_(dets), gp_(gp), plan_(tile.plan()) {
     device::Device& dev = tile.device();
     const ArrayShape& sh = tile.shape();
     for (int c = 0; c < 6; ++c)
@@ -317,60 +289,29 @@ template <class T> void GradientDriver<T>::buildPoints() {
                 }
     }
     designPoints_ = int(points_.size());
-    // Objective detectors: the fields each time-domain term reads.
+    // Objective terms: the adjoint of each term from its detector's part on this tile. The fields a
+    // detector's terms read are captured once per detector.
     std::vector<int> detBase(plan_.detectors.size(), -1);
     const auto& terms = plan_.scene.objective.terms;
-    for (const auto& term : terms) {
-        int di = 0;
+    for (std::size_t ti = 0; ti < terms.size(); ++ti) {
+        const auto& term = terms[ti];
+        std::size_t di = 0;
         for (std::size_t q = 0; q < plan_.detectors.size(); ++q)
             if (plan_.detectors[q].name == term.detector)
-                di = int(q);
-        const DetectorPlan& dp = plan_.detectors[std::size_t(di)];
-        const Box own = dp.box.intersect(tb);
+                di = q;
         Term t;
-        t.det = di;
-        t.weight = term.weight;
-        t.final = term.reduce == scene::Reduce::Final;
-        t.cells = own.empty() ? 0 : int(own.cells());
-        if (dp.type == scene::DetectorType::Flux &&
-            (term.reduce == scene::Reduce::AtWavelength || term.quantity == scene::Quantity::PhasorPower)) {
-            t.kind = 1;
-            std::size_t best = 0;
-            for (std::size_t w = 1; w < dp.wavelengths.size(); ++w)
-                if (std::abs(dp.wavelengths[w] - term.wavelength) <
-                    std::abs(dp.wavelengths[best] - term.wavelength))
-                    best = w;
-            t.wl = int(best);
-            if (dp.wavelengths.empty())
-                throw InputError("objective.terms: detector \"" + dp.name + "\" has no wavelengths_um");
-        } else {
-            t.kind = dp.type == scene::DetectorType::Flux ? 0 : 2;
-            if (detBase[std::size_t(di)] < 0 && !own.empty()) {
-                detBase[std::size_t(di)] = int(points_.size());
-                const int a = dp.normal, pa = (a + 1) % 3, qa = (a + 2) % 3;
-                for (int k = own.lo[2]; k < own.hi[2]; ++k)
-                    for (int j = own.lo[1]; j < own.hi[1]; ++j)
-                        for (int i = own.lo[0]; i < own.hi[0]; ++i) {
-                            if (t.kind == 0) {
-                                Index3 m{i, j, k};
-                                m[a] -= 1;
-                                points_.push_back({pa, off(i, j, k)});
-                                points_.push_back({qa, off(i, j, k)});
-                                points_.push_back({3 + pa, off(m[0], m[1], m[2])});
-                                points_.push_back({3 + pa, off(i, j, k)});
-                                points_.push_back({3 + qa, off(m[0], m[1], m[2])});
-                                points_.push_back({3 + qa, off(i, j, k)});
-                            } else {
-                                for (int c = 0; c < 6; ++c)
-                                    points_.push_back({c, off(i, j, k)});
-                            }
-                        }
+        t.adj = dets_.part(di).adjoint(term, "objective.terms[" + std::to_string(ti) + "]");
+        const std::vector<detectors::FieldPoint> cap = t.adj->capture();
+        if (!cap.empty()) {
+            if (detBase[di] < 0) {
+                detBase[di] = int(points_.size());
+                for (const auto& fp : cap)
+                    points_.push_back({fp.comp, fp.off});
             }
-            t.base = detBase[std::size_t(di)];
+            t.base = detBase[di];
         }
-        terms_.push_back(t);
+        terms_.push_back(std::move(t));
     }
-    pendingEnergy_.assign(points_.size(), 0.0);
 }
 
 template <class T> void GradientDriver<T>::preparePoints(PointSet& ps) {
@@ -432,7 +373,6 @@ void GradientDriver<T>::scatter(PointSet& ps, typename solver::Tile<T>::FieldSet
 template <class T> void GradientDriver<T>::buildSources() {
     // Every location adjointSources() adds to, once each; repeated adds to one location are applied in
     // their original order to its single host value, so the sums round exactly as direct updates would.
-    srcOfPoint_.assign(points_.size(), -1);
     std::map<std::pair<int, std::int64_t>, int> index;
     auto sourceIndex = [&](int comp, std::int64_t off) {
         auto [it, fresh] = index.try_emplace({comp, off}, int(src_.pts.size()));
@@ -440,36 +380,10 @@ template <class T> void GradientDriver<T>::buildSources() {
             src_.pts.push_back({comp, off});
         return it->second;
     };
-    const ArrayShape& sh = tile_.shape();
-    const Box& tb = tile_.box();
-    for (Term& t : terms_) {
-        if (t.cells == 0)
-            continue;
-        if (t.kind == 1) {
-            const DetectorPlan& dp = plan_.detectors[std::size_t(t.det)];
-            const int a = dp.normal, pa = (a + 1) % 3, qa = (a + 2) % 3;
-            const Box own = dp.box.intersect(tb);
-            for (int k = own.lo[2]; k < own.hi[2]; ++k)
-                for (int j = own.lo[1]; j < own.hi[1]; ++j)
-                    for (int i = own.lo[0]; i < own.hi[0]; ++i) {
-                        const Index3 l{i - tb.lo[0], j - tb.lo[1], k - tb.lo[2]};
-                        Index3 m = l;
-                        m[a] -= 1;
-                        const std::int64_t ol = sh.offset(l[0], l[1], l[2]), om = sh.offset(m[0], m[1], m[2]);
-                        for (const auto& [c, o] : {std::pair<int, std::int64_t>{pa, ol},
-                                                   {qa, ol},
-                                                   {3 + qa, om},
-                                                   {3 + qa, ol},
-                                                   {3 + pa, om},
-                                                   {3 + pa, ol}})
-                            t.src.push_back(sourceIndex(c, o));
-                    }
-            continue;
-        }
-        for (int q = t.base; q < t.base + 6 * t.cells; ++q)
-            srcOfPoint_[std::size_t(q)] =
-                sourceIndex(points_[std::size_t(q)].comp, points_[std::size_t(q)].off);
-    }
+    for (Term& t : terms_)
+        for (const detectors::FieldPoint& fp : t.adj->sources())
+            t.src.push_back(sourceIndex(fp.comp, fp.off));
+    carry_.assign(src_.pts.size(), 0.0);
 }
 
 template <class T> void GradientDriver<T>::capture(std::vector<T>& out) {
@@ -478,86 +392,21 @@ template <class T> void GradientDriver<T>::capture(std::vector<T>& out) {
 
 template <class T>
 void GradientDriver<T>::adjointSources(int n, const std::vector<T>& after, const std::vector<T>& before) {
-    const double dt = plan_.dt;
     gather(src_, adj_, std::int64_t(src_.pts.size()), srcVal_);
-    // P += Cb dJ/dE at E locations, Q -= Db dJ/dH at H locations, in the order of the terms.
-    auto addE = [&](int idx, double dj) { srcVal_[std::size_t(idx)] += T(srcCoef_[std::size_t(idx)] * dj); };
-    auto addH = [&](int idx, double dj) { srcVal_[std::size_t(idx)] -= T(srcCoef_[std::size_t(idx)] * dj); };
-    // Energy contributions dW(n+1)/dE^{n+1} carried from the previous reverse step.
-    for (std::size_t q = 0; q < points_.size(); ++q)
-        if (pendingEnergy_[q] != 0) {
-            addE(srcOfPoint_[q], pendingEnergy_[q]);
-            pendingEnergy_[q] = 0;
+    // P += Cb dJ/dE at E locations, Q -= Db dJ/dH at H locations: first what the previous reverse step
+    // carried (dJ/dE^{n+1} of terms read at step n+1), then every term in objective order.
+    for (std::size_t q = 0; q < carry_.size(); ++q)
+        if (carry_[q] != 0) {
+            srcVal_[q] += T(srcCoef_[q] * carry_[q]);
+            carry_[q] = 0;
         }
     for (const Term& t : terms_) {
-        if (t.cells == 0)
+        if (t.src.empty())
             continue;
-        const DetectorPlan& dp = plan_.detectors[std::size_t(t.det)];
-        if (t.kind == 1) {
-            // P(lambda) = sign sum 0.5 Re(Ep conj(Hq) - Eq conj(Hp)), X = sum_n x_n w_n.
-            const auto& td = tile_.detectors()[std::size_t(t.det)];
-            const std::int64_t nl = std::int64_t(dp.omegas.size());
-            const double om = dp.omegas[std::size_t(t.wl)];
-            const std::complex<double> wE = std::polar(dt, om * (n + 1) * dt),
-                                       wH = std::polar(dt, om * (n + 0.5) * dt);
-            const double s = t.weight * dp.sign * 0.5;
-            for (std::int64_t idx = 0; idx < t.cells; ++idx) {
-                const double* ph = td.phasor.data() + (idx * nl + t.wl) * 8;
-                const std::complex<double> Ep(ph[0], ph[1]), Eq(ph[2], ph[3]), Hp(ph[4], ph[5]),
-                    Hq(ph[6], ph[7]);
-                const int* loc = t.src.data() + 6 * idx; // E_p(l), E_q(l), H_q(m), H_q(l), H_p(m), H_p(l)
-                addE(loc[0], s * (wE * std::conj(Hq)).real());
-                addE(loc[1], -s * (wE * std::conj(Hp)).real());
-                const double dhq = 0.5 * s * (Ep * std::conj(wH)).real();
-                const double dhp = -0.5 * s * (Eq * std::conj(wH)).real();
-                addH(loc[2], dhq);
-                addH(loc[3], dhq);
-                addH(loc[4], dhp);
-                addH(loc[5], dhp);
-            }
-            continue;
-        }
-        // Time-domain terms, on sampled steps only.
-        if ((n + 1) % dp.every != 0)
-            continue;
-        const int smp = (n + 1) / dp.every - 1;
-        if (smp >= dp.samples)
-            continue;
-        if (t.final && smp != dp.samples - 1)
-            continue;
-        const double alpha = t.final ? t.weight : t.weight * dt * dp.every;
-        const int* loc = srcOfPoint_.data();
-        if (t.kind == 0) {
-            const double s = alpha * dp.sign;
-            for (int c = 0; c < t.cells; ++c) {
-                const int b = t.base + 6 * c;
-                const double ep = after[std::size_t(b)], eq = after[std::size_t(b + 1)];
-                const double hpb =
-                    0.5 * (double(after[std::size_t(b + 2)]) + double(after[std::size_t(b + 3)]));
-                const double hqb =
-                    0.5 * (double(after[std::size_t(b + 4)]) + double(after[std::size_t(b + 5)]));
-                addE(loc[b], s * hqb);
-                addE(loc[b + 1], -s * hpb);
-                for (int h = 2; h < 4; ++h)
-                    addH(loc[b + h], -0.5 * s * eq);
-                for (int h = 4; h < 6; ++h)
-                    addH(loc[b + h], 0.5 * s * ep);
-            }
-        } else {
-            // W(n) = 1/2 sum (eps E^n.E^{n+1} + mu |H^{n+1/2}|^2)
-            const auto& td = tile_.detectors()[std::size_t(t.det)];
-            const std::int64_t cells = t.cells;
-            for (int c = 0; c < t.cells; ++c) {
-                const int b = t.base + 6 * c;
-                for (int q = 0; q < 3; ++q) {
-                    const double eps = td.eps[q * cells + c], mu = td.mu[q * cells + c];
-                    addE(loc[b + q], alpha * 0.5 * eps * double(before[std::size_t(b + q)]));
-                    pendingEnergy_[std::size_t(b + q)] +=
-                        alpha * 0.5 * eps * double(after[std::size_t(b + q)]);
-                    addH(loc[b + 3 + q], alpha * mu * double(after[std::size_t(b + 3 + q)]));
-                }
-            }
-        }
+        const detectors::AdjointSink<T> sink{srcVal_.data(), srcCoef_.data(), carry_.data(), t.src.data()};
+        const T* a = t.base >= 0 ? after.data() + t.base : nullptr;
+        const T* b = t.base >= 0 ? before.data() + t.base : nullptr;
+        t.adj->addSources(n, a, b, sink);
     }
     scatter(src_, adj_, srcVal_);
 }

@@ -14,6 +14,7 @@
 
 #include "yee/comm/Communicator.hpp"
 #include "yee/core/Bytes.hpp"
+#include "yee/detectors/DetectorSet.hpp"
 #include "yee/gradient/Codec.hpp"
 #include "yee/gradient/RecordStore.hpp"
 #include "yee/solver/Result.hpp"
@@ -40,8 +41,9 @@ GradientPlan makeGradientPlan(const solver::Plan& p);
 
 template <class T> class GradientDriver {
 public:
-    /// Allocates every gradient buffer of this tile on its device (dry-run aware).
-    GradientDriver(solver::Tile<T>& tile, const GradientPlan& gp);
+    /// Allocates every gradient buffer of this tile on its device (dry-run aware). The objective's
+    /// adjoint comes from the detectors' parts on this tile (`dets`, which must outlive the driver).
+    GradientDriver(solver::Tile<T>& tile, const detectors::DetectorSet<T>& dets, const GradientPlan& gp);
     ~GradientDriver();
 
     /// Called after forward step n (and its detector recording) of the original forward run.
@@ -87,15 +89,11 @@ private:
     void gather(PointSet& ps, typename solver::Tile<T>::FieldSet& s, std::int64_t count, std::vector<T>& out);
     /// Write `in` to every location of ps in s.
     void scatter(PointSet& ps, typename solver::Tile<T>::FieldSet& s, const std::vector<T>& in);
+    /// One objective term: its detector's adjoint (detectors/Detector.hpp) and where its sources go.
     struct Term {
-        int kind = 0;  ///< 0 flux time-domain, 1 flux phasor, 2 energy
-        int det = 0;   ///< detector index
-        int base = 0;  ///< first capture point of the detector
-        int cells = 0; ///< own detector cells
-        int wl = 0;    ///< wavelength index (phasor)
-        double weight = 0;
-        bool final = false;   ///< only the last sample counts
-        std::vector<int> src; ///< phasor flux: per cell, the 6 adjoint-source locations (indices into src_)
+        std::unique_ptr<detectors::TermAdjoint<T>> adj;
+        int base = -1;        ///< first capture point of its detector (-1: it reads no fields)
+        std::vector<int> src; ///< its source j -> location in src_
     };
 
     void buildPoints();
@@ -130,6 +128,7 @@ private:
     std::vector<int> chainPositions() const;
 
     solver::Tile<T>& tile_;
+    const detectors::DetectorSet<T>& dets_;
     GradientPlan gp_;
     const solver::Plan& plan_;
     typename solver::Tile<T>::FieldSet adj_;
@@ -137,7 +136,6 @@ private:
     std::vector<Point> points_;
     PointSet cap_;                ///< the capture list (points_)
     PointSet src_;                ///< where adjoint sources are added
-    std::vector<int> srcOfPoint_; ///< capture point -> its adjoint-source location (or -1)
     std::vector<double> srcCoef_; ///< Cb (E) or Db (H) at each source location, read after fill
     std::vector<T> srcVal_, pVal_;
     std::vector<typename solver::Tile<T>::Region> layerRegions_[2]; ///< reversible: H layers, E layers
@@ -147,7 +145,7 @@ private:
     std::vector<int> designRegion_;
     device::Buffer<double> grad_; ///< [cell][3] dJ/deps
     std::vector<Term> terms_;
-    std::vector<double> pendingEnergy_; ///< dJ/dE^n contributions carried to the previous step
+    std::vector<double> carry_; ///< per source location: dJ/dE^n carried to the previous reverse step
     std::vector<T> capA_, capB_;
 
     // slab adjoint state

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <complex>
 #include <mutex>
 
 #include "yee/comm/LocalComm.hpp"
@@ -12,8 +11,8 @@
 #endif
 #include "yee/core/Bytes.hpp"
 #include "yee/core/Error.hpp"
-#include "yee/core/ExactSum.hpp"
 #include "yee/cuda/Runtime.hpp"
+#include "yee/detectors/DetectorSet.hpp"
 #include "yee/gradient/GradientDriver.hpp"
 #include "yee/run/Devices.hpp"
 #include "yee/run/Restart.hpp"
@@ -26,7 +25,6 @@ using namespace yee::solver;
 
 namespace {
 using Clock = std::chrono::steady_clock;
-constexpr int kSumWords = ExactSum::kWords + 1;
 
 /// Live state shared by the ranks of a LocalComm run for telemetry (copied under a mutex).
 struct Board {
@@ -64,69 +62,6 @@ DeviceSummary getSummary(ByteReader& r) {
     return d;
 }
 
-/// Objective from assembled detectors (rank 0).
-std::optional<double> evaluateObjective(const Plan& p, const std::vector<DetectorResult>& dets) {
-    const scene::Objective& obj = p.scene.objective;
-    if (!obj.defined())
-        return std::nullopt;
-    double total = 0;
-    for (const auto& t : obj.terms) {
-        const DetectorResult* dr = nullptr;
-        const DetectorPlan* dp = nullptr;
-        for (std::size_t i = 0; i < dets.size(); ++i)
-            if (dets[i].name == t.detector) {
-                dr = &dets[i];
-                dp = &p.detectors[i];
-            }
-        if (!dr)
-            throw InputError("objective.terms: unknown detector \"" + t.detector + "\"");
-        double v = 0;
-        const char* series = t.quantity == scene::Quantity::Energy ? "energy" : "flux";
-        if (dp->type == scene::DetectorType::Phasor) {
-            // Phasor power: sum over cells and components of |X(lambda)|^2 at the nearest wavelength.
-            const NamedArray* wl = dr->find("wavelengths_um");
-            if (!wl || wl->data.empty())
-                throw InputError("objective.terms: detector \"" + t.detector + "\" has no wavelengths");
-            std::size_t best = 0;
-            for (std::size_t i = 1; i < wl->data.size(); ++i)
-                if (std::abs(wl->data[i] - t.wavelength) < std::abs(wl->data[best] - t.wavelength))
-                    best = i;
-            for (const auto& a : dr->arrays) {
-                if (a.shape.size() != 4)
-                    continue;
-                const std::int64_t per = a.shape[1] * a.shape[2] * a.shape[3];
-                for (std::int64_t c = 0; c < per; ++c) {
-                    const double x = a.data[std::size_t(std::int64_t(best) * per + c)];
-                    v += x * x;
-                }
-            }
-        } else if (t.reduce == scene::Reduce::AtWavelength || t.quantity == scene::Quantity::PhasorPower) {
-            const NamedArray* wl = dr->find("wavelengths_um");
-            const NamedArray* pw = dr->find("power");
-            if (!wl || !pw || wl->data.empty())
-                throw InputError("objective.terms: detector \"" + t.detector + "\" has no wavelengths");
-            std::size_t best = 0;
-            for (std::size_t i = 1; i < wl->data.size(); ++i)
-                if (std::abs(wl->data[i] - t.wavelength) < std::abs(wl->data[best] - t.wavelength))
-                    best = i;
-            v = pw->data[best];
-        } else {
-            const NamedArray* s = dr->find(series);
-            if (!s)
-                throw InputError("objective.terms: detector \"" + t.detector + "\" has no " + series);
-            if (t.reduce == scene::Reduce::Final)
-                v = s->data.empty() ? 0 : s->data.back();
-            else {
-                for (double x : s->data)
-                    v += x;
-                v *= p.dt * dp->every;
-            }
-        }
-        total += t.weight * v;
-    }
-    return total;
-}
-
 /// Per-rank driver of one tile: time loop, guard, telemetry, output assembly.
 template <class T> struct TileRun {
     std::shared_ptr<const Plan> plan;
@@ -142,22 +77,25 @@ template <class T> struct TileRun {
         dev.activate();       // CUDA: this thread drives this GPU
         comm.setStream(dev.stream()); // NCCL transfers are ordered after this device's kernels
         std::unique_ptr<Tile<T>> tile;
+        std::unique_ptr<detectors::DetectorSet<T>> dets;
         std::unique_ptr<gradient::GradientDriver<T>> grad;
         // A failing tile must unblock its peers while its buffers (which they may be copying) still exist,
         // so the failure hook runs here, inside the scope that owns the tile.
         try {
             tile = std::make_unique<Tile<T>>(plan, comm.rank(), dev);
+            dets = std::make_unique<detectors::DetectorSet<T>>(*tile);
             if (opt.gradient)
-                grad =
-                    std::make_unique<gradient::GradientDriver<T>>(*tile, gradient::makeGradientPlan(*plan));
-            body(*tile, grad);
+                grad = std::make_unique<gradient::GradientDriver<T>>(*tile, *dets,
+                                                                     gradient::makeGradientPlan(*plan));
+            body(*tile, *dets, grad);
         } catch (const std::exception& e) {
             comm.fail(e.what());
             throw;
         }
     }
 
-    void body(Tile<T>& tile, std::unique_ptr<gradient::GradientDriver<T>>& grad) {
+    void body(Tile<T>& tile, detectors::DetectorSet<T>& dets,
+              std::unique_ptr<gradient::GradientDriver<T>>& grad) {
         const Plan& p = *plan;
         const int rank = comm.rank();
         tile.fill();
@@ -172,8 +110,9 @@ template <class T> struct TileRun {
         bool completed = true;
         const std::int64_t totalCells = std::int64_t(p.geom.cells[0]) * p.geom.cells[1] * p.geom.cells[2];
         for (int n = first; n < p.steps; ++n) {
+            dets.beforeStep(n);
             tile.step(n, comm, opt.overlap);
-            tile.record(n);
+            dets.record(n);
             if (grad)
                 grad->afterForwardStep(n, comm);
             done = n + 1;
@@ -220,7 +159,7 @@ template <class T> struct TileRun {
             if (rank == 0 && opt.onTelemetry)
                 report(done, seconds + backSeconds, totalCells, "adjoint");
         }
-        assemble(tile, grad.get(), done, seconds, status, completed);
+        assemble(tile, dets, grad.get(), done, seconds, status, completed);
         out->forwardSeconds = seconds;
         out->backwardSeconds = backSeconds;
     }
@@ -260,28 +199,16 @@ template <class T> struct TileRun {
         opt.onTelemetry(r);
     }
 
-    void assemble(Tile<T>& tile, gradient::GradientDriver<T>* grad, int done, double seconds,
-                  const std::string& status, bool completed) {
+    void assemble(Tile<T>& tile, const detectors::DetectorSet<T>& dets, gradient::GradientDriver<T>* grad,
+                  int done, double seconds, const std::string& status, bool completed) {
         const Plan& p = *plan;
-        using DT = scene::DetectorType;
-        auto& dets = tile.detectors();
-        // ---- 1. exact sums of flux / energy series: one integer all-reduce for all detectors ----
-        std::vector<std::int64_t> sums;
-        for (auto& d : dets)
-            if (d.sums.allocated())
-                sums.insert(sums.end(), d.sums.data(), d.sums.data() + d.sums.size());
+        // ---- 1. exact sums of the detectors' series: one integer all-reduce for all detectors ----
+        std::vector<std::int64_t> sums = dets.sums();
         comm.allReduceSumInt(std::span<std::int64_t>(sums), comm::Phase::Output);
         // ---- 2. per-cell data (phasors, probes, snapshots) and device summaries: one gather ----
         ByteWriter w;
         putSummary(w, summarize(dev, tile.box(), comm.stats()));
-        for (auto& d : dets) {
-            w.put(d.own);
-            w.putArray(d.phasor.data(), d.phasor.size());
-            w.putArray(d.probeSlots.data(), std::int64_t(d.probeSlots.size()));
-            w.putArray(d.series.data(), d.series.size());
-            w.put(d.snapOwn);
-            w.putArray(d.snap.data(), d.snap.size());
-        }
+        dets.write(w);
         const bool withGrad = grad && completed;
         if (withGrad) {
             grad->serialize(w);
@@ -322,183 +249,12 @@ template <class T> struct TileRun {
         if (!r.devices.empty())
             r.devices[0] = summarize(dev, tile.box(), comm.stats());
 
-        std::size_t sumPos = 0;
-        for (std::size_t di = 0; di < dets.size(); ++di) {
-            const DetectorPlan& dp = p.detectors[di];
-            DetectorResult res;
-            res.name = dp.name;
-            struct Part {
-                Box own, snapOwn;
-                std::vector<double> phasor, series;
-                std::vector<int> slots;
-                std::vector<float> snap;
-            };
-            std::vector<Part> parts(static_cast<std::size_t>(N));
-            for (int q = 0; q < N; ++q) {
-                ByteReader& rd = *readers[std::size_t(q)];
-                Part& pt = parts[std::size_t(q)];
-                pt.own = rd.get<Box>();
-                pt.phasor = rd.getArray<double>();
-                pt.slots = rd.getArray<int>();
-                pt.series = rd.getArray<double>();
-                pt.snapOwn = rd.get<Box>();
-                pt.snap = rd.getArray<float>();
-            }
-            const int S = std::min(dp.samples, done / dp.every);
-            NamedArray time{"time_fs", {S}, {}};
-            for (int s = 0; s < S; ++s)
-                time.data.push_back((s + 1) * dp.every * p.dtFs);
-            const std::int64_t nl = std::int64_t(dp.omegas.size());
-            const Box& gb = dp.box;
-            const std::int64_t gcells = gb.cells();
-            auto gidx = [&](int i, int j, int k) {
-                return std::int64_t(i - gb.lo[0]) +
-                       std::int64_t(gb.extent(0)) *
-                           (std::int64_t(j - gb.lo[1]) + std::int64_t(gb.extent(1)) * (k - gb.lo[2]));
-            };
-            // Scatter per-cell records of every part into global order.
-            auto gatherCells = [&](std::int64_t per) {
-                std::vector<double> g(std::size_t(gcells * per), 0.0);
-                for (const Part& pt : parts) {
-                    if (pt.own.empty())
-                        continue;
-                    std::int64_t idx = 0;
-                    for (int k = pt.own.lo[2]; k < pt.own.hi[2]; ++k)
-                        for (int j = pt.own.lo[1]; j < pt.own.hi[1]; ++j)
-                            for (int i = pt.own.lo[0]; i < pt.own.hi[0]; ++i, ++idx)
-                                std::copy_n(pt.phasor.data() + idx * per, per,
-                                            g.data() + gidx(i, j, k) * per);
-                }
-                return g;
-            };
-            auto exactSeries = [&]() {
-                NamedArray a{"", {S}, {}};
-                for (int s = 0; s < dp.samples; ++s) {
-                    ExactSum e;
-                    const std::int64_t* wds = sums.data() + sumPos + std::size_t(s) * kSumWords;
-                    std::copy(wds, wds + ExactSum::kWords, e.words().begin());
-                    double v = wds[ExactSum::kWords] != 0 ? std::nan("") : e.value();
-                    if (s < S)
-                        a.data.push_back(v);
-                }
-                sumPos += std::size_t(dp.samples) * kSumWords;
-                return a;
-            };
-            switch (dp.type) {
-            case DT::Flux: {
-                res.type = "flux";
-                NamedArray f = exactSeries();
-                f.name = "flux";
-                res.arrays.push_back(time);
-                res.arrays.push_back(f);
-                std::vector<double> g = gatherCells(nl * 8);
-                NamedArray wl{"wavelengths_um", {nl}, dp.wavelengths};
-                NamedArray pw{"power", {nl}, std::vector<double>(std::size_t(nl), 0.0)};
-                for (std::int64_t w = 0; w < nl; ++w) {
-                    double acc = 0;
-                    for (std::int64_t c = 0; c < gcells; ++c) {
-                        const double* ph = g.data() + (c * nl + w) * 8;
-                        const std::complex<double> ep(ph[0], ph[1]), eq(ph[2], ph[3]), hp(ph[4], ph[5]),
-                            hq(ph[6], ph[7]);
-                        acc += 0.5 * (ep * std::conj(hq) - eq * std::conj(hp)).real();
-                    }
-                    pw.data[std::size_t(w)] = dp.sign * acc;
-                }
-                res.arrays.push_back(wl);
-                res.arrays.push_back(pw);
-                res.attrs["normal"] = dp.normal;
-                res.attrs["sign"] = dp.sign;
-                break;
-            }
-            case DT::Energy: {
-                res.type = "energy";
-                NamedArray e = exactSeries();
-                e.name = "energy";
-                res.arrays.push_back(time);
-                res.arrays.push_back(e);
-                break;
-            }
-            case DT::Phasor: {
-                res.type = "phasor";
-                const std::int64_t nc = std::int64_t(dp.comps.size());
-                std::vector<double> g = gatherCells(nc * nl * 2);
-                res.arrays.push_back(NamedArray{"wavelengths_um", {nl}, dp.wavelengths});
-                for (std::int64_t c = 0; c < nc; ++c) {
-                    NamedArray re{std::string(componentName(dp.comps[std::size_t(c)])) + "_re",
-                                  {nl, gb.extent(2), gb.extent(1), gb.extent(0)},
-                                  {}};
-                    NamedArray im = re;
-                    im.name = std::string(componentName(dp.comps[std::size_t(c)])) + "_im";
-                    for (std::int64_t w = 0; w < nl; ++w)
-                        for (std::int64_t cell = 0; cell < gcells; ++cell) {
-                            const double* ph = g.data() + ((cell * nc + c) * nl + w) * 2;
-                            re.data.push_back(ph[0]);
-                            im.data.push_back(ph[1]);
-                        }
-                    res.arrays.push_back(std::move(re));
-                    res.arrays.push_back(std::move(im));
-                }
-                break;
-            }
-            case DT::Probe: {
-                res.type = "probe";
-                res.arrays.push_back(time);
-                for (std::size_t c = 0; c < dp.comps.size(); ++c) {
-                    NamedArray a{componentName(dp.comps[c]), {S}, std::vector<double>(std::size_t(S), 0.0)};
-                    for (const Part& pt : parts)
-                        for (std::size_t q = 0; q < pt.slots.size(); ++q)
-                            if (pt.slots[q] == int(c))
-                                for (int s = 0; s < S; ++s)
-                                    a.data[std::size_t(s)] = pt.series[std::size_t(s) * pt.slots.size() + q];
-                    res.arrays.push_back(std::move(a));
-                }
-                break;
-            }
-            case DT::Snapshot: {
-                res.type = "snapshot";
-                std::array<int, 3> dims{};
-                for (int a = 0; a < 3; ++a)
-                    dims[a] = (gb.extent(a) + dp.down - 1) / dp.down;
-                const std::int64_t npts = std::int64_t(dims[0]) * dims[1] * dims[2];
-                const std::int64_t nc = std::int64_t(dp.comps.size());
-                for (int s = 0; s < S; ++s)
-                    for (std::int64_t c = 0; c < nc; ++c) {
-                        Snapshot sn;
-                        sn.detector = dp.name;
-                        sn.component = componentName(dp.comps[std::size_t(c)]);
-                        sn.step = (s + 1) * dp.every;
-                        sn.timeFs = sn.step * p.dtFs;
-                        sn.dims = dims;
-                        for (int a = 0; a < 3; ++a) {
-                            sn.originUm[a] = p.geom.position(dp.comps[std::size_t(c)], a, gb.lo[a]);
-                            sn.spacingUm[a] = p.geom.cellUm * dp.down;
-                        }
-                        sn.data.assign(std::size_t(npts), 0.f);
-                        for (const Part& pt : parts) {
-                            const std::int64_t pts = pt.snapOwn.cells();
-                            if (pts <= 0)
-                                continue;
-                            const float* src = pt.snap.data() + (std::int64_t(s) * nc + c) * pts;
-                            std::int64_t idx = 0;
-                            for (int k = pt.snapOwn.lo[2]; k < pt.snapOwn.hi[2]; ++k)
-                                for (int j = pt.snapOwn.lo[1]; j < pt.snapOwn.hi[1]; ++j)
-                                    for (int i = pt.snapOwn.lo[0]; i < pt.snapOwn.hi[0]; ++i, ++idx)
-                                        sn.data[std::size_t(i + dims[0] * (j + std::int64_t(dims[1]) * k))] =
-                                            src[idx];
-                        }
-                        r.snapshots.push_back(std::move(sn));
-                    }
-                res.attrs["samples"] = S;
-                break;
-            }
-            }
-            r.detectors.push_back(std::move(res));
-        }
-        r.objective = evaluateObjective(p, r.detectors);
+        std::vector<ByteReader*> rds;
+        for (auto& rd : readers)
+            rds.push_back(rd.get());
+        detectors::assemble(p, done, sums, rds, r.detectors, r.snapshots);
+        r.objective = detectors::evaluateObjective(p, r.detectors);
         if (withGrad) {
-            std::vector<ByteReader*> rds;
-            for (auto& rd : readers)
-                rds.push_back(rd.get());
             // Each blob continues with its gradient part, then its counters.
             std::vector<std::int64_t> recomputed(readers.size());
             std::vector<double> drift(readers.size());
@@ -564,8 +320,9 @@ template <class T> Estimate estimateTyped(std::shared_ptr<const Plan> plan, cons
         const auto dev = makeDevice(o, t, mpi ? 1 : N, true);
         {
             Tile<T> tile(plan, t, *dev);
+            detectors::DetectorSet<T> dets(tile);
             if (o.gradient)
-                gradient::GradientDriver<T> g(tile, gradient::makeGradientPlan(*plan));
+                gradient::GradientDriver<T> g(tile, dets, gradient::makeGradientPlan(*plan));
         }
         DeviceSummary d;
         d.name = mpi && o.backend == Backend::Cpu ? "rank:" + std::to_string(t) : dev->name();
@@ -636,12 +393,14 @@ void validateOptions(const scene::Scene& s, const RunOptions& o) {
 Estimate estimate(const scene::Scene& s, const RunOptions& o) {
     validateOptions(s, o);
     auto plan = makePlan(s, solver::PlanOptions{o.tiles, o.maxSteps});
+    detectors::planDetectors(*plan);
     return o.precision == Precision::Float64 ? estimateTyped<double>(plan, o) : estimateTyped<float>(plan, o);
 }
 
 RunResult run(const scene::Scene& s, const RunOptions& o) {
     validateOptions(s, o);
     auto plan = makePlan(s, solver::PlanOptions{o.tiles, o.maxSteps});
+    detectors::planDetectors(*plan);
     // Refuse before allocating: the dry run of the same allocation path gives every device's peak.
     Estimate e =
         o.precision == Precision::Float64 ? estimateTyped<double>(plan, o) : estimateTyped<float>(plan, o);

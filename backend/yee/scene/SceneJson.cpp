@@ -1363,14 +1363,15 @@ private:
             if (!d)
                 fail(p + ".detector", "unknown detector " + dq(t.detector));
             const char* dt = enumName(d->type);
-            const bool typeOk = (t.quantity == Quantity::Flux &&
-                                 (d->type == DetectorType::Flux || d->type == DetectorType::FluxBox)) ||
-                                (t.quantity == Quantity::PhasorPower && d->type == DetectorType::Phasor) ||
-                                (t.quantity == Quantity::Energy && d->type == DetectorType::Energy);
+            const bool box = d->type == DetectorType::FluxBox;
+            const bool typeOk =
+                (t.quantity == Quantity::Flux && (d->type == DetectorType::Flux || box)) ||
+                (t.quantity == Quantity::PhasorPower && (d->type == DetectorType::Phasor || box)) ||
+                (t.quantity == Quantity::Energy && d->type == DetectorType::Energy);
             if (!typeOk)
                 fail(p + ".quantity",
                      dq(enumName(t.quantity)) + " cannot be read from " + dt + " detector " + dq(d->name));
-            const bool reduceOk = (t.quantity == Quantity::Flux && t.reduce != Reduce::Final) ||
+            const bool reduceOk = (t.quantity == Quantity::Flux && (t.reduce != Reduce::Final || box)) ||
                                   (t.quantity == Quantity::PhasorPower && t.reduce == Reduce::AtWavelength) ||
                                   (t.quantity == Quantity::Energy && t.reduce != Reduce::AtWavelength);
             if (!reduceOk)

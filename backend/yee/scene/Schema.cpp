@@ -588,7 +588,7 @@ std::vector<SectionSpec> buildSections() {
                 .def(std::vector<std::string>{"Ex", "Ey", "Ez"})
                 .bind(field(detectorOf, &Detector::components)),
             K("every", KT::Integer, "Every", "", "Record every n-th step")
-                .in(only({D::Snapshot, D::Flux, D::Energy, D::Probe}))
+                .in(only({D::Snapshot, D::Flux, D::Energy, D::Probe, D::FluxBox}))
                 .ge(1)
                 .def(1)
                 .bind(field(detectorOf, &Detector::every)),

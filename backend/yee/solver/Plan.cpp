@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 
 #include "yee/core/Error.hpp"
 #include "yee/scene/Rasterizer.hpp"
@@ -188,54 +187,6 @@ std::shared_ptr<Plan> makePlan(const scene::Scene& s, const PlanOptions& o) {
         p.injections.push_back(std::move(ih));
     }
 
-    // ---- detectors ----
-    for (std::size_t di = 0; di < s.detectors.size(); ++di) {
-        const scene::Detector& det = s.detectors[di];
-        DetectorPlan dp;
-        dp.index = int(di);
-        dp.type = det.type;
-        dp.name = det.name;
-        dp.normal = det.normal;
-        dp.sign = det.direction >= 0 ? 1 : -1;
-        dp.every = std::max(1, det.every);
-        dp.down = std::max(1, det.downsample);
-        dp.wavelengths = det.wavelengths;
-        for (double w : det.wavelengths)
-            dp.omegas.push_back(2 * std::numbers::pi * s.cellUm / w);
-        for (const auto& c : det.components)
-            dp.comps.push_back(componentFromName(c));
-        if (dp.comps.empty() &&
-            (det.type == scene::DetectorType::Probe || det.type == scene::DetectorType::Phasor ||
-             det.type == scene::DetectorType::Snapshot))
-            dp.comps = {2};
-        for (int a = 0; a < 3; ++a) {
-            // Cells are selected by their cell-centre position; flux planes sit on the E plane i0.
-            if (det.type == scene::DetectorType::Flux && a == det.normal) {
-                int i0 =
-                    std::clamp(int(std::lround(p.geom.toCells(a, det.center[a]))), 1, p.geom.cells[a] - 1);
-                dp.box.lo[a] = i0;
-                dp.box.hi[a] = i0 + 1;
-                continue;
-            }
-            const double lo = p.geom.toCells(a, det.center[a] - det.size[a] / 2);
-            const double hi = p.geom.toCells(a, det.center[a] + det.size[a] / 2);
-            int ilo = int(std::lround(lo)), ihi = int(std::lround(hi));
-            if (ihi <= ilo) {
-                ilo = int(std::floor(p.geom.toCells(a, det.center[a])));
-                ihi = ilo + 1;
-            }
-            dp.box.lo[a] = std::clamp(ilo, 0, p.geom.cells[a] - 1);
-            dp.box.hi[a] = std::clamp(ihi, dp.box.lo[a] + 1, p.geom.cells[a]);
-        }
-        if (det.type == scene::DetectorType::Probe) {
-            for (int c : dp.comps)
-                dp.points.push_back(Index3{p.geom.nearest(c, 0, det.center[0]),
-                                           p.geom.nearest(c, 1, det.center[1]),
-                                           p.geom.nearest(c, 2, det.center[2])});
-        }
-        dp.samples = p.steps / dp.every;
-        p.detectors.push_back(std::move(dp));
-    }
     return plan;
 }
 

@@ -54,10 +54,11 @@ struct Injection {
     std::vector<double> amp;
 };
 
-/// Detector in global cells.
+/// Detector in global cells, planned by its kind (detectors::planDetectors(), the layer above).
 struct DetectorPlan {
     int index = 0;
     scene::DetectorType type = scene::DetectorType::Probe;
+    std::string typeName; ///< the kind's scene type name ("flux"), its key in the detector registry
     std::string name;
     Box box; ///< global cells (for flux: one cell thick along normal)
     int normal = 0;
@@ -69,6 +70,8 @@ struct DetectorPlan {
     int down = 1;
     int samples = 0;            ///< number of time samples recorded over the run
     std::vector<Index3> points; ///< probe: one global cell per entry of comps
+    /// Composite kinds: the detectors it is made of (flux_box: its six flux planes), planned by the kind.
+    std::vector<DetectorPlan> parts;
 };
 
 /// CPML grading per axis (normalised).
@@ -101,7 +104,8 @@ struct PlanOptions {
 };
 
 /// Build the plan of a validated scene for a tile grid. Throws InputError naming the field before
-/// anything is allocated.
+/// anything is allocated. `detectors` is left empty: the detector kinds plan them
+/// (detectors::planDetectors()).
 std::shared_ptr<Plan> makePlan(const scene::Scene& s, const PlanOptions& o);
 
 } // namespace yee::solver

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <complex>
 
 #include "yee/core/Error.hpp"
 #include "yee/device/Exec.hpp"
@@ -20,8 +19,6 @@ using device::Category;
 using device::launch;
 
 namespace {
-constexpr int kSumWords = ExactSum::kWords + 1; // words + non-finite flag
-
 Box toLocal(const Box& g, const Box& tile) {
     Box l;
     for (int a = 0; a < 3; ++a) {
@@ -32,15 +29,6 @@ Box toLocal(const Box& g, const Box& tile) {
 }
 kernels::BoxIndex boxIndex(const Box& b) {
     return {b.lo[0], b.lo[1], b.lo[2], std::int64_t(b.extent(0)), std::int64_t(b.extent(0)) * b.extent(1)};
-}
-/// Downsampled index range owned: global indices g in [own.lo, own.hi) with (g - det.lo) % d == 0,
-/// expressed as downsampled indices.
-std::pair<int, int> downRange(int detLo, int ownLo, int ownHi, int d) {
-    int lo = (ownLo - detLo + d - 1) / d;
-    int hi = (ownHi - 1 - detLo) / d + 1;
-    if (ownHi <= ownLo)
-        hi = lo;
-    return {lo, std::max(lo, hi)};
 }
 } // namespace
 
@@ -102,10 +90,8 @@ Tile<T>::Tile(std::shared_ptr<const Plan> plan, int index, device::Device& dev)
     }
 
     buildExchanges(fwd_, Category::Halo, 0);
-    allocateDetectors();
 
-    // ---- the registry of evolving state: fields and CPML psi (Dynamics), detector accumulators (Record)
-    // ----
+    // ---- the registry of evolving state: fields and CPML psi (Dynamics); detectors add theirs ----
     for (int c = 0; c < 6; ++c)
         state_.add(std::string("field.") + componentName(c), StateRole::Dynamics, fwd_.f[c]);
     for (std::size_t s = 0; s < slabs_.size(); ++s)
@@ -114,22 +100,8 @@ Tile<T>::Tile(std::shared_ptr<const Plan> plan, int index, device::Device& dev)
             state_.add(pre + "psiE." + std::to_string(q), StateRole::Dynamics, slabs_[s]->psiE[q]);
             state_.add(pre + "psiH." + std::to_string(q), StateRole::Dynamics, slabs_[s]->psiH[q]);
         }
-    for (auto& d : dets_) {
-        const std::string pre = "detector." + d.plan->name + ".";
-        state_.add(pre + "sums", StateRole::Record, d.sums);
-        state_.add(pre + "phasor", StateRole::Record, d.phasor);
-        state_.add(pre + "prevE", StateRole::Record, d.prevE);
-        state_.add(pre + "series", StateRole::Record, d.series);
-        state_.add(pre + "snap", StateRole::Record, d.snap);
-    }
-    if (dev.staged()) {
+    if (dev.staged())
         nonFinite_ = Buffer<int>(dev, 1, Category::Staging);
-        std::int64_t stage = 0;
-        for (const auto& d : dets_)
-            for (bool e : {false, true})
-                stage = std::max(stage, regionCells(detectorRegions(d, e)));
-        detStage_ = Buffer<T>(dev, stage, Category::Staging);
-    }
 }
 
 template <class T> std::int64_t Tile<T>::regionCells(const std::vector<Region>& rs) {
@@ -199,61 +171,6 @@ template <class T> View<T> Tile<T>::regionView(T* base, const Box& box) {
     v.p = reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(base) -
                                std::uintptr_t(origin * std::int64_t(sizeof(T))));
     return v;
-}
-
-template <class T>
-std::vector<typename Tile<T>::Region> Tile<T>::detectorRegions(const TileDetector<T>& d, bool energyE) const {
-    using DT = scene::DetectorType;
-    const DetectorPlan& dp = *d.plan;
-    std::vector<Region> rs;
-    if (dp.type == DT::Probe || d.own.empty())
-        return rs;
-    const Box own = toLocal(d.own, box_);
-    if (energyE) {
-        if (dp.type == DT::Energy)
-            for (int c = 0; c < 3; ++c)
-                rs.push_back({c, own});
-        return rs;
-    }
-    switch (dp.type) {
-    case DT::Flux: {
-        // E on the plane; H on the plane and one cell below it (the average straddles the plane).
-        const int a = dp.normal, pa = (a + 1) % 3, qa = (a + 2) % 3;
-        Box below = own;
-        below.lo[a] -= 1;
-        rs = {{pa, own}, {qa, own}, {3 + pa, below}, {3 + qa, below}};
-        break;
-    }
-    case DT::Energy:
-        for (int c = 0; c < 6; ++c)
-            rs.push_back({c, own});
-        break;
-    case DT::Phasor:
-        for (int c : dp.comps)
-            rs.push_back({c, own});
-        break;
-    case DT::Snapshot:
-        for (int c : dp.comps)
-            rs.push_back({c, own});
-        break;
-    default:
-        break;
-    }
-    return rs;
-}
-
-template <class T> void Tile<T>::detectorViews(const TileDetector<T>& d, bool energyE, View<T>* F) {
-    for (int c = 0; c < 6; ++c)
-        F[c] = field(c);
-    if (!dev_.staged())
-        return;
-    const auto rs = detectorRegions(d, energyE);
-    download(fwd_, rs, detStage_, detHost_);
-    std::int64_t off = 0;
-    for (const Region& r : rs) {
-        F[r.comp] = regionView(detHost_.data() + off, r.box);
-        off += r.box.cells();
-    }
 }
 
 template <class T> Tile<T>::~Tile() = default;
@@ -344,57 +261,6 @@ template <class T> void Tile<T>::buildExchanges(FieldSet& fs, Category cat, int 
     }
 }
 
-template <class T> void Tile<T>::allocateDetectors() {
-    const Plan& p = *plan_;
-    for (const DetectorPlan& dp : p.detectors) {
-        TileDetector<T> d;
-        d.plan = &dp;
-        d.own = dp.box.intersect(box_);
-        using DT = scene::DetectorType;
-        const std::int64_t cells = d.own.empty() ? 0 : d.own.cells();
-        const std::int64_t nl = std::int64_t(dp.omegas.size());
-        switch (dp.type) {
-        case DT::Flux:
-            d.sums = Buffer<std::int64_t>(dev_, std::int64_t(dp.samples) * kSumWords, Category::Detectors);
-            d.phasor = Buffer<double>(dev_, cells * nl * 8, Category::Detectors);
-            break;
-        case DT::Energy:
-            d.sums = Buffer<std::int64_t>(dev_, std::int64_t(dp.samples) * kSumWords, Category::Detectors);
-            d.eps = Buffer<double>(dev_, 3 * cells, Category::Detectors);
-            d.mu = Buffer<double>(dev_, 3 * cells, Category::Detectors);
-            d.prevE = Buffer<double>(dev_, 3 * cells, Category::Detectors);
-            break;
-        case DT::Phasor:
-            d.phasor =
-                Buffer<double>(dev_, cells * std::int64_t(dp.comps.size()) * nl * 2, Category::Detectors);
-            break;
-        case DT::Probe:
-            for (std::size_t c = 0; c < dp.points.size(); ++c)
-                if (box_.contains(dp.points[c]))
-                    d.probeSlots.push_back(int(c));
-            d.series = Buffer<double>(dev_, std::int64_t(dp.samples) * std::int64_t(d.probeSlots.size()),
-                                      Category::Detectors);
-            break;
-        case DT::Snapshot: {
-            d.snapOwn = Box{};
-            std::int64_t pts = 1;
-            for (int a = 0; a < 3; ++a) {
-                auto [lo, hi] = downRange(dp.box.lo[a], d.own.lo[a], d.own.hi[a], dp.down);
-                if (d.own.empty())
-                    lo = hi = 0;
-                d.snapOwn.lo[a] = lo;
-                d.snapOwn.hi[a] = hi;
-                pts *= (hi - lo);
-            }
-            d.snap = Buffer<float>(dev_, std::int64_t(dp.samples) * std::int64_t(dp.comps.size()) * pts,
-                                   Category::Detectors);
-            break;
-        }
-        }
-        dets_.push_back(std::move(d));
-    }
-}
-
 template <class T> void Tile<T>::fill() {
     const Plan& p = *plan_;
     const scene::Rasterizer& r = *p.raster;
@@ -474,20 +340,6 @@ template <class T> void Tile<T>::fill() {
             ti->offset[std::int64_t(e)] = ti->hostOffsets[e] + shape_.origin;
             ti->coef[std::int64_t(e)] = T(coef * ti->hostAmp[e]);
         }
-    }
-    // ---- detector constants ----
-    for (auto& d : dets_) {
-        if (d.plan->type != scene::DetectorType::Energy || d.own.empty())
-            continue;
-        const std::int64_t cells = d.own.cells();
-        std::int64_t idx = 0;
-        for (int k = d.own.lo[2]; k < d.own.hi[2]; ++k)
-            for (int j = d.own.lo[1]; j < d.own.hi[1]; ++j)
-                for (int i = d.own.lo[0]; i < d.own.hi[0]; ++i, ++idx)
-                    for (int c = 0; c < 3; ++c) {
-                        d.eps[c * cells + idx] = r.atE(c, i, j, k).eps;
-                        d.mu[c * cells + idx] = r.atH(c, i, j, k).mu;
-                    }
     }
     // GPUs: the constants were written on the host; move them back before the first kernel needs them.
     if (dev_.isCuda()) {
@@ -731,7 +583,6 @@ template <class T> void Tile<T>::step(int n, comm::Communicator& comm, bool over
     if (hostStaged(comm, fwd_.groupH))
         dev_.sync(); // host communicators read the packed faces now
     comm.exchangeStart(fwd_.groupH, phase);
-    saveEnergyE(n);
     // ---- E^n -> E^{n+1}: curl of H^{n+1/2}; the low H halo is needed on the low faces ----
     if (overlap) {
         updateEWithPml(coreE_);
@@ -763,177 +614,6 @@ template <class T> void Tile<T>::finishPending(comm::Communicator& comm) {
     comm.exchangeFinish(fwd_.groupE);
     unpack(fwd_, 0);
     fwd_.pendingE = false;
-}
-
-template <class T> void Tile<T>::saveEnergyE(int n) {
-    (void)n;
-    for (auto& d : dets_) {
-        if (d.plan->type != scene::DetectorType::Energy || d.own.empty())
-            continue;
-        View<T> F[6];
-        detectorViews(d, true, F);
-        const std::int64_t cells = d.own.cells();
-        for (int c = 0; c < 3; ++c) {
-            View<T> f = F[c];
-            std::int64_t idx = 0;
-            for (int k = d.own.lo[2]; k < d.own.hi[2]; ++k)
-                for (int j = d.own.lo[1]; j < d.own.hi[1]; ++j)
-                    for (int i = d.own.lo[0]; i < d.own.hi[0]; ++i, ++idx)
-                        d.prevE[c * cells + idx] = double(f(i - box_.lo[0], j - box_.lo[1], k - box_.lo[2]));
-        }
-    }
-}
-
-template <class T> void Tile<T>::record(int n) {
-    using DT = scene::DetectorType;
-    const double dt = plan_->dt;
-    const double tE = (n + 1) * dt, tH = (n + 0.5) * dt;
-    const auto L = [&](const Index3& g) {
-        return Index3{g[0] - box_.lo[0], g[1] - box_.lo[1], g[2] - box_.lo[2]};
-    };
-    // Detectors read the fields on the host: directly on CPU devices, through a download of just the
-    // cells they read on GPUs (detectorViews).
-    for (auto& d : dets_) {
-        const DetectorPlan& dp = *d.plan;
-        const bool sample = (n + 1) % dp.every == 0;
-        const int s = (n + 1) / dp.every - 1;
-        if (dp.type == DT::Probe) {
-            if (!sample || s >= dp.samples)
-                continue;
-            for (std::size_t q = 0; q < d.probeSlots.size(); ++q) {
-                const int slot = d.probeSlots[q];
-                const Index3 l = L(dp.points[slot]);
-                T v;
-                dev_.copy(&v, &field(dp.comps[slot])(l[0], l[1], l[2]), std::int64_t(sizeof(T)));
-                d.series[std::int64_t(s) * std::int64_t(d.probeSlots.size()) + std::int64_t(q)] = double(v);
-            }
-            continue;
-        }
-        if (d.own.empty())
-            continue;
-        const std::int64_t cells = d.own.cells();
-        if (dp.type == DT::Flux) {
-            // S_a = E_p Hbar_q - E_q Hbar_p on the E plane i0; Hbar averages H over the two half-cells
-            // around the plane (the low one may be the H halo, valid after the H exchange).
-            const int a = dp.normal, pa = (a + 1) % 3, qa = (a + 2) % 3;
-            View<T> F[6];
-            detectorViews(d, false, F);
-            View<T> ep = F[pa], eq = F[qa], hp = F[3 + pa], hq = F[3 + qa];
-            Index3 da{0, 0, 0};
-            da[a] = 1;
-            ExactSum acc;
-            const std::int64_t nl = std::int64_t(dp.omegas.size());
-            std::vector<std::complex<double>> wE(nl), wH(nl);
-            for (std::int64_t w = 0; w < nl; ++w) {
-                wE[w] = std::polar(dt, dp.omegas[w] * tE);
-                wH[w] = std::polar(dt, dp.omegas[w] * tH);
-            }
-            std::int64_t idx = 0;
-            for (int k = d.own.lo[2]; k < d.own.hi[2]; ++k)
-                for (int j = d.own.lo[1]; j < d.own.hi[1]; ++j)
-                    for (int i = d.own.lo[0]; i < d.own.hi[0]; ++i, ++idx) {
-                        const Index3 l = L({i, j, k});
-                        const double vp = ep(l[0], l[1], l[2]), vq = eq(l[0], l[1], l[2]);
-                        const double hpb = 0.5 * (double(hp(l[0] - da[0], l[1] - da[1], l[2] - da[2])) +
-                                                  double(hp(l[0], l[1], l[2])));
-                        const double hqb = 0.5 * (double(hq(l[0] - da[0], l[1] - da[1], l[2] - da[2])) +
-                                                  double(hq(l[0], l[1], l[2])));
-                        if (sample && s < dp.samples)
-                            acc.add(dp.sign * (vp * hqb - vq * hpb));
-                        double* ph = d.phasor.data() + (idx * nl) * 8;
-                        for (std::int64_t w = 0; w < nl; ++w, ph += 8) {
-                            ph[0] += vp * wE[w].real();
-                            ph[1] += vp * wE[w].imag();
-                            ph[2] += vq * wE[w].real();
-                            ph[3] += vq * wE[w].imag();
-                            ph[4] += hpb * wH[w].real();
-                            ph[5] += hpb * wH[w].imag();
-                            ph[6] += hqb * wH[w].real();
-                            ph[7] += hqb * wH[w].imag();
-                        }
-                    }
-            if (sample && s < dp.samples) {
-                acc.normalize();
-                std::int64_t* out = d.sums.data() + std::int64_t(s) * kSumWords;
-                std::copy(acc.words().begin(), acc.words().end(), out);
-                out[ExactSum::kWords] = acc.nonFinite() ? 1 : 0;
-            }
-        } else if (dp.type == DT::Energy) {
-            if (!sample || s >= dp.samples)
-                continue;
-            View<T> F[6];
-            detectorViews(d, false, F);
-            ExactSum acc;
-            std::int64_t idx = 0;
-            for (int k = d.own.lo[2]; k < d.own.hi[2]; ++k)
-                for (int j = d.own.lo[1]; j < d.own.hi[1]; ++j)
-                    for (int i = d.own.lo[0]; i < d.own.hi[0]; ++i, ++idx) {
-                        const Index3 l = L({i, j, k});
-                        // Leapfrog-conserved energy centred at n+1/2: (eps E^n.E^{n+1} + mu |H^{n+1/2}|^2)
-                        // / 2.
-                        double u = 0;
-                        for (int c = 0; c < 3; ++c) {
-                            const double e = F[c](l[0], l[1], l[2]);
-                            const double h = F[3 + c](l[0], l[1], l[2]);
-                            u += 0.5 * (d.eps[c * cells + idx] * d.prevE[c * cells + idx] * e +
-                                        d.mu[c * cells + idx] * h * h);
-                        }
-                        acc.add(u);
-                    }
-            acc.normalize();
-            std::int64_t* out = d.sums.data() + std::int64_t(s) * kSumWords;
-            std::copy(acc.words().begin(), acc.words().end(), out);
-            out[ExactSum::kWords] = acc.nonFinite() ? 1 : 0;
-        } else if (dp.type == DT::Phasor) {
-            const std::int64_t nl = std::int64_t(dp.omegas.size()), nc = std::int64_t(dp.comps.size());
-            View<T> F[6];
-            detectorViews(d, false, F);
-            std::vector<std::complex<double>> wE(nl), wH(nl);
-            for (std::int64_t w = 0; w < nl; ++w) {
-                wE[w] = std::polar(dt, dp.omegas[w] * tE);
-                wH[w] = std::polar(dt, dp.omegas[w] * tH);
-            }
-            std::int64_t idx = 0;
-            for (int k = d.own.lo[2]; k < d.own.hi[2]; ++k)
-                for (int j = d.own.lo[1]; j < d.own.hi[1]; ++j)
-                    for (int i = d.own.lo[0]; i < d.own.hi[0]; ++i, ++idx) {
-                        const Index3 l = L({i, j, k});
-                        for (std::int64_t c = 0; c < nc; ++c) {
-                            const int comp = dp.comps[c];
-                            const double v = F[comp](l[0], l[1], l[2]);
-                            double* ph = d.phasor.data() + ((idx * nc + c) * nl) * 2;
-                            for (std::int64_t w = 0; w < nl; ++w) {
-                                const auto& wt = comp < 3 ? wE[w] : wH[w];
-                                ph[2 * w] += v * wt.real();
-                                ph[2 * w + 1] += v * wt.imag();
-                            }
-                        }
-                    }
-        } else if (dp.type == DT::Snapshot) {
-            if (!sample || s >= dp.samples)
-                continue;
-            const Box& so = d.snapOwn;
-            const std::int64_t pts = so.cells();
-            if (pts <= 0)
-                continue;
-            const std::int64_t nc = std::int64_t(dp.comps.size());
-            View<T> F[6];
-            detectorViews(d, false, F);
-            for (std::int64_t c = 0; c < nc; ++c) {
-                View<T> f = F[dp.comps[c]];
-                float* out = d.snap.data() + (std::int64_t(s) * nc + c) * pts;
-                std::int64_t idx = 0;
-                for (int k = so.lo[2]; k < so.hi[2]; ++k)
-                    for (int j = so.lo[1]; j < so.hi[1]; ++j)
-                        for (int i = so.lo[0]; i < so.hi[0]; ++i, ++idx) {
-                            const Index3 g{dp.box.lo[0] + i * dp.down, dp.box.lo[1] + j * dp.down,
-                                           dp.box.lo[2] + k * dp.down};
-                            const Index3 l = L(g);
-                            out[idx] = float(f(l[0], l[1], l[2]));
-                        }
-            }
-        }
-    }
 }
 
 template <class T> bool Tile<T>::finite() const {

@@ -1,8 +1,9 @@
 #pragma once
 /// \file Tile.hpp
 /// One tile of the grid on one device: its fields with a one-cell halo, update coefficients, CPML
-/// slabs, source injections, detector state and planned halo exchanges. All memory comes from the
-/// device (and so from its ledger). The same class runs single-domain (one tile) and decomposed.
+/// slabs, source injections and planned halo exchanges. Detectors live in the layer above
+/// (detectors/DetectorSet.hpp) and register their accumulators in the tile's state registry. All memory comes
+/// from the device (and so from its ledger). The same class runs single-domain (one tile) and decomposed.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -10,29 +11,12 @@
 #include <vector>
 
 #include "yee/comm/Communicator.hpp"
-#include "yee/core/ExactSum.hpp"
 #include "yee/core/View.hpp"
 #include "yee/device/Device.hpp"
 #include "yee/solver/Plan.hpp"
 #include "yee/solver/TileState.hpp"
 
 namespace yee::solver {
-
-/// Per-tile state of one detector (only the part this tile owns).
-template <class T> struct TileDetector {
-    const DetectorPlan* plan = nullptr;
-    Box own;                           ///< global cells of the detector owned by this tile
-    device::Buffer<std::int64_t> sums; ///< flux / energy: exact sums per sample (kWords + 1 each)
-    device::Buffer<double>
-        phasor; ///< flux: [cell][lambda][4 comps][re, im]; phasor: [cell][comp][lambda][re, im]
-    device::Buffer<double> eps;    ///< energy: [3][cell] permittivity at E locations
-    device::Buffer<double> mu;     ///< energy: [3][cell] permeability at H locations
-    device::Buffer<double> prevE;  ///< energy: [3][cell] E^n saved before the E update
-    device::Buffer<double> series; ///< probe: [sample][owned comps]
-    std::vector<int> probeSlots;   ///< probe: which plan comps this tile owns
-    device::Buffer<float> snap;    ///< snapshot: [sample][comp][owned downsampled cells]
-    Box snapOwn;                   ///< snapshot: downsampled index box owned
-};
 
 /// One tile's fields and the step that advances them.
 template <class T> class Tile {
@@ -61,7 +45,7 @@ public:
     Tile(const Tile&) = delete;
     Tile& operator=(const Tile&) = delete;
 
-    /// Fill materials, CPML profiles, injections and detector constants. Not in dry-run mode.
+    /// Fill materials, CPML profiles and injections. Not in dry-run mode.
     void fill();
 
     /// Advance one full leapfrog step n (H^{n-1/2} -> H^{n+1/2}, E^n -> E^{n+1}), exchanging halos
@@ -69,8 +53,6 @@ public:
     void step(int n, comm::Communicator& comm, bool overlap, comm::Phase phase = comm::Phase::Forward);
     /// Complete a pending E halo exchange (after the last step).
     void finishPending(comm::Communicator& comm);
-    /// Record detectors after step n.
-    void record(int n);
     /// True when every owned field value is finite.
     bool finite() const;
 
@@ -79,7 +61,6 @@ public:
     const Plan& plan() const { return *plan_; }
     int index() const { return index_; }
     int threads() const { return threads_; }
-    std::vector<TileDetector<T>>& detectors() { return dets_; }
     /// Owned cell count.
     std::int64_t cells() const { return box_.cells(); }
 
@@ -147,11 +128,13 @@ public:
 
     // ---- evolving state (TileState.hpp) ----
     /// The registry of this tile's evolving state: the six fields (with halos) and the CPML psi of
-    /// every slab (role Dynamics), then each detector's accumulators (role Record), in that order.
+    /// every slab (role Dynamics), registered by the tile; then each detector's accumulators (role
+    /// Record), registered by the detectors (DetectorSet) through the mutable overload, in that order.
     /// Gradient checkpoints iterate the Dynamics entries, restart files (Restart.hpp) all of them.
     /// These bytes, taken after finishPending() at the end of step n and written back into a freshly
     /// filled tile of the same plan, continue the run from step n bit for bit.
     const TileState& state() const { return state_; }
+    TileState& state() { return state_; }
     /// One buffer of the tile's evolving state, as raw bytes in the device's memory.
     using StateBlock = StateEntry;
     /// Every registered entry, after waiting for the device (the bytes are read or written on the host).
@@ -167,15 +150,8 @@ private:
         std::vector<Index3> hostCells;
     };
 
-    void allocateDetectors();
-    void saveEnergyE(int n);
     /// fn(value&) for every cell of the regions, in download order (CPU devices).
     template <class Fn> void forRegionCells(FieldSet& s, const std::vector<Region>& rs, Fn&& fn);
-    /// Regions of the fields detector d reads when it records (E-only for the energy detector's E^n).
-    std::vector<Region> detectorRegions(const TileDetector<T>& d, bool energyE) const;
-    /// Views of the six components as detector d reads them: the device fields on CPU devices, a
-    /// downloaded copy of its regions on GPUs.
-    void detectorViews(const TileDetector<T>& d, bool energyE, View<T>* F);
     /// Forward H (E) update of box b fused with the CPML corrections of its cells, row by row: per cell
     /// the plain update, then the x, y, z corrections, exactly as separate passes would, with the row
     /// still in cache.
@@ -195,11 +171,8 @@ private:
     std::vector<std::unique_ptr<TileInjection>> injections_;
     Box coreH_, coreE_;
     std::vector<Box> restH_, restE_;
-    std::vector<TileDetector<T>> dets_;
     TileState state_;
     device::Buffer<int> nonFinite_; ///< CUDA: the divergence guard's flag word
-    device::Buffer<T> detStage_;    ///< CUDA: packed detector regions on their way to the host
-    std::vector<T> detHost_;        ///< CUDA: their host copy
 };
 
 extern template class Tile<float>;
