@@ -16,11 +16,13 @@ namespace yee::gradient {
 class StateSnapshots {
 public:
     /// `count` slots of the registry's Dynamics bytes on `dev` (category Checkpoints; dry-run aware).
-    /// The registry's buffers must outlive this object and must not be reallocated.
+    /// The registry must outlive this object; its Dynamics entries are read at each use and must keep
+    /// their total size (else std::logic_error).
     StateSnapshots(device::Device& dev, const solver::TileState& state, int count);
 
     /// Bytes of one slot (the registry's Dynamics bytes).
     std::int64_t slotBytes() const { return slotBytes_; }
+    /// Number of slots.
     int count() const { return count_; }
     /// Copy the current state into slot s (nothing in a dry run).
     void save(int s) const;
@@ -34,8 +36,11 @@ public:
     const void* find(int s, const void* data) const;
 
 private:
+    /// The registry's Dynamics entries, in registration order (checked against slotBytes_).
+    std::vector<solver::StateEntry> entries() const;
+
     device::Device& dev_;
-    std::vector<solver::StateEntry> entries_; ///< the registry's Dynamics entries, in order
+    const solver::TileState& state_;
     std::int64_t slotBytes_ = 0;
     int count_ = 0;
     device::Buffer<unsigned char> slots_;
