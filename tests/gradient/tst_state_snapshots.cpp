@@ -3,16 +3,15 @@
 /// category holds, and on a real tile a slot is exactly the fields plus the CPML psi.
 #include <QtTest>
 
-#include <cstring>
+#include <array>
+#include <memory>
 #include <stdexcept>
 
+#include "physics/SceneBuilder.hpp"
 #include "yee/device/Device.hpp"
 #include "yee/gradient/StateSnapshots.hpp"
 #include "yee/solver/Plan.hpp"
-#include "yee/solver/Run.hpp"
 #include "yee/solver/Tile.hpp"
-
-#include "gradient/GradScene.hpp" // after the solver headers it uses
 
 using namespace yee;
 using device::Buffer;
@@ -20,6 +19,17 @@ using device::Category;
 using solver::StateRole;
 
 namespace {
+/// The plan of `s` cut into `tiles`, every other plan option at its default (only the tile grid matters
+/// here, whatever options type makePlan takes).
+template <class Options>
+std::shared_ptr<solver::Plan> planOf(std::shared_ptr<solver::Plan> (*makePlan)(const scene::Scene&,
+                                                                               const Options&),
+                                     const scene::Scene& s, std::array<int, 3> tiles) {
+    Options o{};
+    o.tiles = tiles;
+    return makePlan(s, o);
+}
+
 std::int64_t checkpointBytes(const device::Device& dev) {
     return dev.ledger().snapshot().current[int(Category::Checkpoints)];
 }
@@ -111,20 +121,17 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(std::logic_error, snaps.save(0));
     }
 
-    /// On a real tile (with PML on two axes, cut in two): one slot is the six halo-padded fields and the
-    /// four psi arrays of every CPML slab, the size checkpoints have always had.
+    /// On a real tile (PML on two axes, cut in two): one slot is the six halo-padded fields and the four
+    /// psi arrays of every CPML slab, the size checkpoints have always had.
     void tileSlotIsFieldsAndPsi() {
-        testing::GradSceneOptions go;
-        const scene::Scene s = testing::gradScene(go);
-        solver::RunOptions o = solver::RunOptions::fromScene(s);
-        o.tiles = {2, 1, 1};
-        o.devices = 2;
-        o.gradient = true;
-        const auto plan = solver::makePlan(s, o);
+        using scene::BoundaryType;
+        const scene::Scene s = testing::boxScene(24, 20, 16, 0.05, BoundaryType::Pml, BoundaryType::Pml,
+                                                 BoundaryType::Periodic, 5);
+        const auto plan = planOf(&solver::makePlan, s, {2, 1, 1});
         for (int t = 0; t < 2; ++t) {
             device::Device dev(device::DeviceKind::Cpu, t, 1, std::int64_t(1) << 30, true);
             solver::Tile<float> tile(plan, t, dev);
-            QVERIFY(!tile.slabs().empty());
+            QCOMPARE(tile.slabs().size(), std::size_t(3)); // its x end and both y sides
             std::int64_t want = 6 * tile.shape().size;
             for (const auto& sl : tile.slabs())
                 want += 4 * sl->slab.box.cells();
