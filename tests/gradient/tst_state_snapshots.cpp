@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <array>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 
@@ -83,13 +84,17 @@ private slots:
         snaps.load(0);
         QCOMPARE(pole[3], 523.0);
 
-        // find(): a registered buffer's place inside a slot.
-        const auto* p = static_cast<const float*>(snaps.find(1, psi.data()));
-        QVERIFY(p);
-        QCOMPARE(p[2], 112.0f);
-        const auto* q = static_cast<const double*>(snaps.find(0, pole.data()));
-        QVERIFY(q);
-        QCOMPARE(q[0], 520.0);
+        // find(): a registered buffer's saved bytes inside a slot (packed, so read by copying).
+        auto at = [&](int slot, const void* buf, int i, auto zero) {
+            const unsigned char* p = snaps.find(slot, buf);
+            if (!p)
+                throw std::runtime_error("not found");
+            std::memcpy(&zero, p + i * sizeof(zero), sizeof(zero));
+            return zero;
+        };
+        QCOMPARE(at(1, psi.data(), 2, 0.0f), 112.0f);
+        QCOMPARE(at(0, pole.data(), 0, 0.0), 520.0); // at byte 52 of the slot: not 8-byte aligned
+        QCOMPARE(at(1, field.data(), 4, 0.0), 104.0);
         QCOMPARE(snaps.find(0, sums.data()), nullptr);
 
         snaps.zeroState();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -178,9 +179,9 @@ template <class T> void ReversibleState<T>::restoreCheckpoint(int j) {
     // Drift: reconstructed vs stored fields over the capture points (design and objective fields).
     sweep_.captureForward(after_);
     tile_.device().sync(); // the checkpoint is read on the host
-    const T* field[6];
+    const unsigned char* field[6];
     for (int c = 0; c < 6; ++c) {
-        field[c] = static_cast<const T*>(checkpoints_->find(j, tile_.forward().f[std::size_t(c)].data()));
+        field[c] = checkpoints_->find(j, tile_.forward().f[std::size_t(c)].data());
         if (!field[c])
             throw std::logic_error("reversible checkpoints: field " + std::to_string(c) +
                                    " is not registered as Dynamics tile state");
@@ -188,7 +189,9 @@ template <class T> void ReversibleState<T>::restoreCheckpoint(int j) {
     const std::vector<FieldPoint>& pts = sweep_.capturePoints();
     double num = 0, den = 0;
     for (std::size_t q = 0; q < pts.size(); ++q) {
-        const double ref = double(field[pts[q].comp][pts[q].off]);
+        T v;
+        std::memcpy(&v, field[pts[q].comp] + pts[q].off * std::int64_t(sizeof(T)), sizeof(T));
+        const double ref = double(v);
         num = std::max(num, std::abs(double(after_[q]) - ref));
         den = std::max(den, std::abs(ref));
     }

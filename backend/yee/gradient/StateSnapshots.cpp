@@ -48,7 +48,7 @@ void StateSnapshots::zeroState() const {
             dev_.zero(e.data, e.bytes);
 }
 
-const void* StateSnapshots::find(int s, const void* data) const {
+const unsigned char* StateSnapshots::find(int s, const void* data) const {
     if (!data)
         return nullptr;
     std::int64_t at = 0;

@@ -30,10 +30,11 @@ public:
     void load(int s) const;
     /// Zero the state (the forward run's initial condition).
     void zeroState() const;
-    /// Where the registered buffer starting at `data` lies inside slot s (so slot contents can be read
-    /// like the buffer itself, on the host after a device sync). Null when no Dynamics entry starts at
-    /// `data`.
-    const void* find(int s, const void* data) const;
+    /// Where the registered buffer starting at `data` lies inside slot s, to read its saved bytes on the
+    /// host (after a device sync). Entries are packed back to back, so the address need not be aligned
+    /// for the buffer's element type: copy values out (std::memcpy) rather than dereference. Null when
+    /// no Dynamics entry starts at `data`.
+    const unsigned char* find(int s, const void* data) const;
 
 private:
     /// The registry's Dynamics entries, in registration order (checked against slotBytes_).
