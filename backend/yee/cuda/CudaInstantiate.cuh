@@ -3,8 +3,8 @@
 /// The list of every single-source kernel functor libyee launches through device/Exec.hpp, as explicit
 /// instantiations of the CUDA launchers (CudaLaunch.cuh): YEE_ALL_KERNELS(T) for T = float
 /// (CudaKernelsFloat.cu) and double (CudaKernelsDouble.cu), two translation units nvcc builds in parallel.
-/// Tile.cpp and GradientDriver.cpp are compiled by the host compiler and link against exactly these
-/// instantiations: the GPU runs the functors the CPU runs.
+/// Tile.cpp and the gradient sources (gradient/*.cpp) are compiled by the host compiler and link against
+/// exactly these instantiations: the GPU runs the functors the CPU runs.
 #include "yee/cuda/CudaLaunch.cuh"
 #include "yee/kernels/Adjoint.hpp"
 #include "yee/kernels/Cpml.hpp"

@@ -1,45 +1,35 @@
 #pragma once
 /// \file GradientDriver.hpp
-/// The reverse sweep of one tile: the exact discrete adjoint of the forward step (kernels/Adjoint.hpp),
-/// the design-region gradient accumulation, and the three ways of bringing the forward state back:
-///   full          every step's gradient-relevant fields kept (design E, objective detector fields),
-///   checkpointed  full tile states at a binomial (revolve) schedule, segments recomputed,
-///   reversible    the interior run backward in time, the PML/interior interface slab replayed from
-///                 a recorder (LinearReconstructEveryK, DtypeConversion), optional full checkpoints.
+/// The reverse sweep of one tile, composed of its parts:
+///   AdjointStepper   the exact discrete adjoint of the forward step (kernels/Adjoint.hpp) and its halos,
+///   DesignGradient   the design cells, their per-cell dJ/deps and the assembly into dJ/dlatent,
+///   objective terms  the adjoint sources of the objective (here, below),
+///   ForwardState     how the forward state is available during the reverse sweep: full,
+///                    checkpointed (revolve) or reversible, one strategy chosen by gradient.method.
+/// Capture points are one list: the design's first, then the objective's.
 /// Everything here lives on the tile's own device and covers only the tile: nothing is replicated.
 #include <cstdint>
-#include <map>
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "yee/comm/Communicator.hpp"
 #include "yee/core/Bytes.hpp"
 #include "yee/detectors/DetectorSet.hpp"
-#include "yee/gradient/Codec.hpp"
-#include "yee/gradient/RecordStore.hpp"
+#include "yee/gradient/AdjointStepper.hpp"
+#include "yee/gradient/DesignGradient.hpp"
+#include "yee/gradient/ForwardState.hpp"
+#include "yee/gradient/GradientPlan.hpp"
+#include "yee/gradient/PointList.hpp"
 #include "yee/solver/Result.hpp"
 #include "yee/solver/Tile.hpp"
 
 namespace yee::gradient {
 
-/// Gradient configuration derived from the scene's "gradient" section (validated).
-struct GradientPlan {
-    scene::GradientMethod method = scene::GradientMethod::Checkpointed;
-    int numCheckpoints = 8;
-    int numCheckpointsReversible = 0;
-    int everyK = 1; ///< LinearReconstructEveryK k (1 = every step)
-    int startAfter = 0;
-    Dtype dtype = Dtype::Float64; ///< recorder storage format
-    std::string tier = "device";
-    int transferInterval = 1;
-    int ringBuffers = 4;
-    std::string diskPath;
-};
-
 /// Parse and check the gradient section against the plan; throws InputError naming the field.
 GradientPlan makeGradientPlan(const solver::Plan& p);
 
-template <class T> class GradientDriver {
+template <class T> class GradientDriver final : private AdjointSweep<T> {
 public:
     /// Allocates every gradient buffer of this tile on its device (dry-run aware). The objective's
     /// adjoint comes from the detectors' parts on this tile (`dets`, which must outlive the driver).
@@ -62,29 +52,15 @@ public:
                                                         std::vector<std::int64_t>& recomputed,
                                                         std::vector<double>& drift);
 
-    std::int64_t recomputedSteps() const { return recomputed_; }
+    /// Forward steps run again during the reverse sweep (checkpointed).
+    std::int64_t recomputedSteps() const { return forward_->recomputedSteps(); }
     /// Largest relative difference between the reconstructed and the forward design/objective fields seen
     /// at reversible checkpoints (0 without checkpoints or for exact methods).
-    double drift() const { return drift_; }
+    double drift() const { return forward_->drift(); }
 
 private:
-    static std::vector<solver::NamedArray> assembleImpl(const solver::Plan& p,
-                                                        std::vector<ByteReader*>& readers,
-                                                        std::vector<std::int64_t>* recomputed,
-                                                        std::vector<double>* drift);
-    struct Point {
-        int comp;
-        std::int64_t off; ///< element offset into the field array
-    };
-    /// A list of field locations read or written as a block: directly on CPU devices, by a gather /
-    /// scatter kernel and one copy on GPUs (so per-step traffic is the list, never the fields).
-    struct PointSet {
-        std::vector<Point> pts;
-        device::Buffer<int> comp; ///< GPU copies of the list
-        device::Buffer<std::int64_t> off;
-        device::Buffer<T> val;
-    };
-    void preparePoints(PointSet& ps);
+    using Point = FieldPoint;
+    using PointSet = PointList<T>;
     /// Values of the first `count` locations of ps in field set s.
     void gather(PointSet& ps, typename solver::Tile<T>::FieldSet& s, std::int64_t count, std::vector<T>& out);
     /// Write `in` to every location of ps in s.
@@ -100,82 +76,27 @@ private:
     void capture(std::vector<T>& out);
     void buildSources();
     void adjointSources(int n, const std::vector<T>& after, const std::vector<T>& before);
-    void accumulateGradient(const std::vector<T>& after, const std::vector<T>& before);
-    void cpmlEAdjoint();
-    void cpmlHAdjoint();
-    void adjointFirstHalf(int n, const std::vector<T>& after, const std::vector<T>& before);
-    void adjointSecondHalf();
-    void adjointLast();
-    void exchange(comm::Communicator& comm, int field, bool merged, comm::Phase phase);
+    // AdjointSweep, for the forward-state strategy
+    solver::Tile<T>& tile() override { return tile_; }
+    const std::vector<FieldPoint>& capturePoints() const override { return points_; }
+    void captureForward(std::vector<T>& out) override { capture(out); }
     void adjointStep(int n, const std::vector<T>& after, const std::vector<T>& before,
-                     comm::Communicator& comm);
-    // state snapshots (checkpointed / reversible checkpoints)
-    std::int64_t stateSize() const;
-    void saveState(T* dst) const;
-    void loadState(const T* src);
-    void zeroState();
-    // methods
-    void backwardFull(comm::Communicator& comm);
-    void backwardCheckpointed(comm::Communicator& comm);
-    void revolve(int a, int b, int c, comm::Communicator& comm);
-    void advance(int from, int to, comm::Communicator& comm);
-    void leaf(int n, comm::Communicator& comm);
-    void backwardReversible(comm::Communicator& comm);
-    void recordSlab(int n);
-    void replay(int n, int part);
-    void reconstructE(int n);
-    void reconstructH(int n);
-    std::vector<int> chainPositions() const;
+                     comm::Communicator& comm, const std::function<void()>& reconstructH) override;
 
     solver::Tile<T>& tile_;
     const detectors::DetectorSet<T>& dets_;
-    GradientPlan gp_;
     const solver::Plan& plan_;
-    typename solver::Tile<T>::FieldSet adj_;
-    comm::ExchangeGroup mergedE_, mergedH_;
+    AdjointStepper<T> stepper_;
+    typename solver::Tile<T>::FieldSet& adj_; ///< the stepper's adjoint fields (P, Q)
+    DesignGradient<T> design_;
     std::vector<Point> points_;
     PointSet cap_;                ///< the capture list (points_)
     PointSet src_;                ///< where adjoint sources are added
     std::vector<double> srcCoef_; ///< Cb (E) or Db (H) at each source location, read after fill
     std::vector<T> srcVal_, pVal_;
-    std::vector<typename solver::Tile<T>::Region> layerRegions_[2]; ///< reversible: H layers, E layers
-    device::Buffer<T> layerStage_;                                  ///< GPU staging of the interface layers
-    int designPoints_ = 0;
-    std::vector<std::int64_t> designCells_; ///< global linear index per owned design cell
-    std::vector<int> designRegion_;
-    device::Buffer<double> grad_; ///< [cell][3] dJ/deps
     std::vector<Term> terms_;
     std::vector<double> carry_; ///< per source location: dJ/dE^n carried to the previous reverse step
-    std::vector<T> capA_, capB_;
-
-    // slab adjoint state
-    struct SlabAdj {
-        std::array<device::Buffer<T>, 2> psiE, psiH, w;
-    };
-    std::vector<SlabAdj> slabAdj_;
-    // full
-    device::Buffer<T> history_;
-    // checkpointed
-    device::Buffer<T> slots_;
-    std::map<int, int> stored_; ///< step -> slot
-    std::vector<int> freeSlots_;
-    int current_ = -1; ///< step whose state is in the fields (-1 unknown)
-    std::vector<int> chain_;
-    // reversible
-    struct Layer {
-        int comps[2];
-        Box box; ///< tile-local cells
-    };
-    std::vector<Layer> layersH_, layersE_;
-    std::int64_t recordLen_ = 0;
-    std::vector<int> kept_;      ///< kept record steps, ascending
-    std::vector<int> keptIndex_; ///< step -> position in kept_ or -1
-    std::unique_ptr<RecordStore> store_;
-    device::Buffer<T> revCheckpoints_;
-    std::vector<int> revCheckpointSteps_;
-    Box interior_;
-    std::int64_t recomputed_ = 0;
-    double drift_ = 0;
+    std::unique_ptr<ForwardState<T>> forward_;
 };
 
 extern template class GradientDriver<float>;

@@ -1,0 +1,65 @@
+#pragma once
+/// \file AdjointStepper.hpp
+/// The exact discrete adjoint of one forward leapfrog step of a tile (kernels/Adjoint.hpp): the adjoint
+/// field set (P = Cb Ebar at E locations, Q = -Db Hbar at H locations), the transposed Yee curls, the
+/// transposed CPML corrections with their own auxiliary state, and the adjoint halo exchanges.
+///
+/// Communication class: every reverse step exchanges exactly two grouped halo messages (E-type, then
+/// H-type), as the forward step does. A sweep that also brings the forward fields back (the reversible
+/// strategy) sends their halos in the same two groups (merged), so it adds no collective.
+#include <array>
+#include <functional>
+#include <vector>
+
+#include "yee/comm/Communicator.hpp"
+#include "yee/solver/Tile.hpp"
+
+namespace yee::gradient {
+
+template <class T> class AdjointStepper {
+public:
+    /// Allocates the adjoint fields, their halo exchanges and the adjoint CPML state of every slab of
+    /// `tile` (category Adjoint; dry-run aware). The tile must outlive the stepper.
+    explicit AdjointStepper(solver::Tile<T>& tile);
+
+    /// The adjoint field set (P in slots 0..2, Q in 3..5), halo-padded like the forward fields.
+    typename solver::Tile<T>::FieldSet& fields() { return adj_; }
+    /// Zero the adjoint fields (before the reverse sweep). The CPML adjoint state is zero from its
+    /// allocation and is not reset: a stepper runs one reverse sweep.
+    void zero();
+
+    /// The transpose of forward step n, in the reverse order of the forward step:
+    ///   sources()        adds dJ/dE^{n+1} into P and dJ/dH^{n+1/2} into Q; whatever reads the complete
+    ///                    P of this step (the design gradient) runs here too,
+    ///   CPML E transposes, E-type exchange,
+    ///   Q -= Db curl P   (the transpose of the E update's curl H; then P *= Ca when lossy),
+    ///   CPML H transposes,
+    ///   betweenHalves()  (if set: the reversible strategy reconstructs the forward H^{n-1/2} here),
+    ///   H-type exchange,
+    ///   P += Cb curl Q   (the transpose of the H update's curl E).
+    /// With `withForward`, each exchange also carries the forward field set's halos of the same type (one
+    /// merged group: the caller has made the forward E current before the call and the forward H current
+    /// in betweenHalves()). Throws what the communicator throws.
+    void step(comm::Communicator& comm, bool withForward, const std::function<void()>& sources,
+              const std::function<void()>& betweenHalves);
+
+private:
+    void cpmlEAdjoint();
+    void cpmlHAdjoint();
+    /// Halo exchange of the E-type (field 0) or H-type (1) adjoint slots, with the forward's if merged.
+    void exchange(comm::Communicator& comm, int field, bool merged);
+
+    solver::Tile<T>& tile_;
+    typename solver::Tile<T>::FieldSet adj_;
+    comm::ExchangeGroup mergedE_, mergedH_; ///< forward + adjoint faces of one type, one group each
+    /// Adjoint CPML state of one slab: the transposed psi recursions and the curl weights they feed.
+    struct SlabAdj {
+        std::array<device::Buffer<T>, 2> psiE, psiH, w;
+    };
+    std::vector<SlabAdj> slabAdj_; ///< parallel to tile.slabs()
+};
+
+extern template class AdjointStepper<float>;
+extern template class AdjointStepper<double>;
+
+} // namespace yee::gradient

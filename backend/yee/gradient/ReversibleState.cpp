@@ -1,0 +1,226 @@
+#include "yee/gradient/ReversibleState.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "yee/device/Exec.hpp"
+#include "yee/kernels/Adjoint.hpp"
+
+namespace yee::gradient {
+
+using device::Buffer;
+using device::Category;
+using device::launch;
+
+template <class T>
+ReversibleState<T>::ReversibleState(AdjointSweep<T>& sweep, const GradientPlan& gp)
+    : sweep_(sweep), tile_(sweep.tile()), gp_(gp) {
+    const solver::Plan& plan = tile_.plan();
+    device::Device& dev = tile_.device();
+    const int N = plan.steps;
+    // ---- the interface layers this tile owns ----
+    const Box gI = plan.scene.interiorCells();
+    const Box& tb = tile_.box();
+    Box own = gI.intersect(tb);
+    for (int a = 0; a < 3; ++a) {
+        own.lo[a] -= tb.lo[a];
+        own.hi[a] -= tb.lo[a];
+    }
+    interior_ = own;
+    for (int a = 0; a < 3; ++a) {
+        if (plan.bc[a] != tiling::AxisBoundary::Pml)
+            continue;
+        for (int side = 0; side < 2; ++side) {
+            const int g = side == 0 ? gI.lo[a] - 1 : gI.hi[a];
+            if (g < tb.lo[a] || g >= tb.hi[a])
+                continue;
+            Layer L;
+            L.box = gI.intersect(tb);
+            L.box.lo[a] = g;
+            L.box.hi[a] = g + 1;
+            if (L.box.empty())
+                continue;
+            for (int q = 0; q < 3; ++q) {
+                L.box.lo[q] -= tb.lo[q];
+                L.box.hi[q] -= tb.lo[q];
+            }
+            const int base = side == 0 ? 3 : 0; // low layers carry H, high layers E
+            L.comps[0] = base + (a + 1) % 3;
+            L.comps[1] = base + (a + 2) % 3;
+            (side == 0 ? layersH_ : layersE_).push_back(L);
+            recordLen_ += 2 * L.box.cells();
+        }
+    }
+    for (int which = 0; which < 2; ++which)
+        for (const Layer& L : which == 0 ? layersH_ : layersE_)
+            for (int c : L.comps)
+                layerRegions_[which].push_back({c, L.box});
+    if (dev.staged())
+        layerStage_ = Buffer<T>(dev, recordLen_, Category::Staging);
+    // ---- the recorder: kept steps (LinearReconstructEveryK), their store ----
+    keptIndex_.assign(std::size_t(std::max(N, 1)), -1);
+    for (int n = 0; n < N; ++n) {
+        const bool keep = n < gp_.startAfter || (n - gp_.startAfter) % gp_.everyK == 0 || n == N - 1;
+        if (keep) {
+            keptIndex_[std::size_t(n)] = int(kept_.size());
+            kept_.push_back(n);
+        }
+    }
+    store_ = std::make_unique<RecordStore>(dev, recordLen_ * dtypeBytes(gp_.dtype), int(kept_.size()),
+                                           gp_.tier, gp_.transferInterval, gp_.ringBuffers, gp_.diskPath);
+    // ---- drift-bounding checkpoints, evenly spaced ----
+    const int C = gp_.numCheckpointsReversible;
+    for (int j = 1; j <= C; ++j) {
+        const int m = int(std::int64_t(j) * N / (C + 1));
+        if (m > 0 && m < N)
+            checkpointSteps_.push_back(m);
+    }
+    checkpoints_ = std::make_unique<StateSnapshots>(dev, tile_.state(), int(checkpointSteps_.size()));
+    const std::size_t K = sweep.capturePoints().size();
+    after_.assign(K, T(0));
+    before_.assign(K, T(0));
+}
+
+template <class T> void ReversibleState<T>::afterForwardStep(int n, comm::Communicator& comm) {
+    record(n);
+    const auto it = std::find(checkpointSteps_.begin(), checkpointSteps_.end(), n + 1);
+    if (it != checkpointSteps_.end()) {
+        tile_.finishPending(comm);
+        checkpoints_->save(int(it - checkpointSteps_.begin()));
+    }
+}
+
+template <class T> void ReversibleState<T>::record(int n) {
+    if (recordLen_ == 0 || keptIndex_[std::size_t(n)] < 0)
+        return;
+    std::vector<typename solver::Tile<T>::Region> all = layerRegions_[0];
+    all.insert(all.end(), layerRegions_[1].begin(), layerRegions_[1].end());
+    std::vector<T> vals;
+    tile_.download(tile_.forward(), all, layerStage_, vals);
+    const std::vector<double> tmp(vals.begin(), vals.end());
+    const int r = keptIndex_[std::size_t(n)];
+    std::vector<unsigned char> bytes(static_cast<std::size_t>(recordLen_ * dtypeBytes(gp_.dtype)));
+    const double scale = encode(tmp.data(), recordLen_, gp_.dtype, bytes.data());
+    store_->put(r, bytes.data(), scale);
+}
+
+template <class T> void ReversibleState<T>::replay(int n, int part) {
+    if (recordLen_ == 0)
+        return;
+    std::vector<double> rec(static_cast<std::size_t>(recordLen_), 0.0);
+    if (n >= 0) {
+        auto load = [&](int r, std::vector<double>& out) {
+            out.resize(std::size_t(recordLen_));
+            double scale = 1;
+            const unsigned char* src = store_->get(r, scale);
+            decode(src, recordLen_, gp_.dtype, scale, out.data());
+        };
+        if (keptIndex_[std::size_t(n)] >= 0) {
+            load(keptIndex_[std::size_t(n)], rec);
+        } else {
+            // LinearReconstructEveryK: interpolate between the kept neighbours.
+            const auto it = std::upper_bound(kept_.begin(), kept_.end(), n);
+            const int n1 = *it, n0 = *(it - 1);
+            std::vector<double> a, b;
+            load(keptIndex_[std::size_t(n1)], b); // the reverse sweep reads downwards
+            load(keptIndex_[std::size_t(n0)], a);
+            const double w = double(n - n0) / double(n1 - n0);
+            for (std::size_t q = 0; q < rec.size(); ++q)
+                rec[q] = (1 - w) * a[q] + w * b[q];
+        }
+    }
+    // The record holds the H layers, then the E layers; write back the part asked for.
+    const std::int64_t lenH = solver::Tile<T>::regionCells(layerRegions_[0]);
+    const auto first = rec.begin() + (part == 0 ? 0 : lenH);
+    const auto last = part == 0 ? rec.begin() + lenH : rec.end();
+    std::vector<T> vals(static_cast<std::size_t>(last - first));
+    std::transform(first, last, vals.begin(), [](double v) { return T(v); });
+    tile_.upload(tile_.forward(), layerRegions_[part], layerStage_, vals);
+}
+
+template <class T> void ReversibleState<T>::reconstructE(int n) {
+    const solver::Plan& plan = tile_.plan();
+    tile_.inject(0, (n + 0.5) * plan.dt, -1.0);
+    View<T> f[6];
+    for (int c = 0; c < 6; ++c)
+        f[c] = tile_.field(c);
+    if (plan.lossy) {
+        kernels::InverseUpdateE<T, true> k{f[0],        f[1],        f[2],        f[3],
+                                           f[4],        f[5],        tile_.cb(0), tile_.cb(1),
+                                           tile_.cb(2), tile_.ca(0), tile_.ca(1), tile_.ca(2)};
+        launch(tile_.device(), interior_, tile_.threads(), k);
+    } else {
+        kernels::InverseUpdateE<T, false> k{f[0],        f[1],        f[2],        f[3], f[4], f[5],
+                                            tile_.cb(0), tile_.cb(1), tile_.cb(2), {},   {},   {}};
+        launch(tile_.device(), interior_, tile_.threads(), k);
+    }
+}
+
+template <class T> void ReversibleState<T>::reconstructH(int n) {
+    const solver::Plan& plan = tile_.plan();
+    tile_.inject(1, n * plan.dt, -1.0);
+    View<T> f[6];
+    for (int c = 0; c < 6; ++c)
+        f[c] = tile_.field(c);
+    if (plan.magnetic) {
+        kernels::InverseUpdateH<T, true> k{f[3], f[4],        f[5],        f[0],        f[1],
+                                           f[2], tile_.db(0), tile_.db(1), tile_.db(2), tile_.dbScalar()};
+        launch(tile_.device(), interior_, tile_.threads(), k);
+    } else {
+        kernels::InverseUpdateH<T, false> k{f[3], f[4], f[5], f[0], f[1], f[2], {}, {}, {}, tile_.dbScalar()};
+        launch(tile_.device(), interior_, tile_.threads(), k);
+    }
+}
+
+template <class T> void ReversibleState<T>::restoreCheckpoint(int j) {
+    // Drift: reconstructed vs stored fields over the capture points (design and objective fields).
+    sweep_.captureForward(after_);
+    tile_.device().sync(); // the checkpoint is read on the host
+    const unsigned char* field[6];
+    for (int c = 0; c < 6; ++c) {
+        field[c] = checkpoints_->find(j, tile_.forward().f[std::size_t(c)].data());
+        if (!field[c])
+            throw std::logic_error("reversible checkpoints: field " + std::to_string(c) +
+                                   " is not registered as Dynamics tile state");
+    }
+    const std::vector<FieldPoint>& pts = sweep_.capturePoints();
+    double num = 0, den = 0;
+    for (std::size_t q = 0; q < pts.size(); ++q) {
+        T v;
+        std::memcpy(&v, field[pts[q].comp] + pts[q].off * std::int64_t(sizeof(T)), sizeof(T));
+        const double ref = double(v);
+        num = std::max(num, std::abs(double(after_[q]) - ref));
+        den = std::max(den, std::abs(ref));
+    }
+    if (den > 0)
+        drift_ = std::max(drift_, num / den);
+    checkpoints_->load(j);
+}
+
+template <class T> void ReversibleState<T>::backward(comm::Communicator& comm) {
+    tile_.finishPending(comm);
+    if (store_)
+        store_->finishWrites();
+    for (int n = tile_.plan().steps - 1; n >= 0; --n) {
+        // A full-state checkpoint of state n+1 replaces the reconstruction (bounds drift in lossy media).
+        const auto it = std::find(checkpointSteps_.begin(), checkpointSteps_.end(), n + 1);
+        if (it != checkpointSteps_.end())
+            restoreCheckpoint(int(it - checkpointSteps_.begin()));
+        sweep_.captureForward(after_);  // E^{n+1}, H^{n+1/2}
+        replay(n, 0);                   // H^{n+1/2} on the low interface layers
+        reconstructE(n);                // E^n in the interior
+        sweep_.captureForward(before_); // E^n
+        sweep_.adjointStep(n, after_, before_, comm, [&] {
+            replay(n - 1, 1); // E^n on the high interface layers
+            reconstructH(n);  // H^{n-1/2} in the interior
+        });
+    }
+}
+
+template class ReversibleState<float>;
+template class ReversibleState<double>;
+
+} // namespace yee::gradient
