@@ -89,6 +89,12 @@ private:
     std::vector<const FluxPlane<T>*> planes_;
 };
 
+/// The value of an objective term read from a flux-like result (arrays "flux", "wavelengths_um",
+/// "power"): the power at the listed wavelength nearest the term's for at_wavelength / phasor_power
+/// terms, else the flux series reduced as the term says. Throws InputError when no wavelengths exist.
+double fluxObjective(const DetectorPlan& dp, const scene::ObjectiveTerm& t, const solver::DetectorResult& res,
+                     const solver::Plan& p);
+
 /// Refuse a flux-plane objective the adjoint cannot handle: a tile cut on the plane along its normal
 /// (the H average reaches one cell upstream, into another tile's halo) or, with `reversible`, a plane
 /// (with that upstream cell) reaching into a PML.

@@ -114,14 +114,7 @@ public:
     }
     double objective(const DetectorPlan& dp, const scene::ObjectiveTerm& t, const solver::DetectorResult& res,
                      const solver::Plan& p) const override {
-        if (t.reduce == scene::Reduce::AtWavelength || t.quantity == scene::Quantity::PhasorPower) {
-            const solver::NamedArray* wl = res.find("wavelengths_um");
-            const solver::NamedArray* pw = res.find("power");
-            if (!wl || !pw || wl->data.empty())
-                throw InputError("objective.terms: detector \"" + t.detector + "\" has no wavelengths");
-            return pw->data[nearestWavelength(wl->data, t.wavelength)];
-        }
-        return seriesObjective(*res.find("flux"), t, dp, p);
+        return fluxObjective(dp, t, res, p);
     }
     void checkGradient(const DetectorPlan& dp, const scene::ObjectiveTerm& t, const solver::Plan& p,
                        bool reversible, const std::string& field) const override {
