@@ -22,20 +22,20 @@ enum ExitCode : int {
 
 /// A parsed `yee-run` command line. Unset optionals mean "as the scene says".
 struct RunArgs {
-    std::string scene;                          ///< SCENE.json (required unless help/version)
-    bool check = false;                         ///< --check: validate and estimate only
-    std::optional<std::array<int, 3>> tiles;    ///< --tiles PXxPYxPZ
-    std::optional<std::string> devices;         ///< --devices cpu:N | cuda | cuda:all | cuda:ID[,ID...]
+    std::string scene;                       ///< SCENE.json (required unless help/version)
+    bool check = false;                      ///< --check: validate and estimate only
+    std::optional<std::array<int, 3>> tiles; ///< --tiles PXxPYxPZ
+    std::optional<std::string> devices;      ///< --devices cpu:N | cuda | cuda:all | cuda:ID[,ID...]
     std::optional<run::Precision> precision; ///< --precision float32|float64
-    bool noOverlap = false;                     ///< --no-overlap
-    bool gradient = false;                      ///< --grad: value and gradient (scene's "gradient" section)
-    std::optional<int> maxSteps;                ///< --max-steps N
-    std::string output;                         ///< --output FILE.h5 (empty: defaultOutputPath())
-    std::string snapshotsDir;                   ///< --snapshots-dir DIR (empty: defaultSnapshotsDir())
-    bool quiet = false;                         ///< --quiet / -q
-    bool version = false;                       ///< --version
-    bool help = false;                          ///< --help / -h
-    bool listDevices = false;                   ///< --list-devices: print the GPUs and the host, run nothing
+    bool noOverlap = false;                  ///< --no-overlap
+    bool gradient = false;                   ///< --grad: value and gradient (scene's "gradient" section)
+    std::optional<int> maxSteps;             ///< --max-steps N
+    std::string output;                      ///< --output FILE.h5 (empty: defaultOutputPath())
+    std::string snapshotsDir;                ///< --snapshots-dir DIR (empty: defaultSnapshotsDir())
+    bool quiet = false;                      ///< --quiet / -q
+    bool version = false;                    ///< --version
+    bool help = false;                       ///< --help / -h
+    bool listDevices = false;                ///< --list-devices: print the GPUs and the host, run nothing
     // ---- restart files (forward runs) ----
     std::optional<int> checkpointEvery; ///< --checkpoint-every N: a restart file every N steps
     std::string checkpoint;             ///< --checkpoint FILE: restart file base (default <stem>.restart)

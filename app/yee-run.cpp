@@ -24,8 +24,8 @@
 #include "yee/device/Device.hpp"
 #include "yee/io/ResultsWriter.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
-#include "yee/scene/SceneJson.hpp"
 #include "yee/run/Run.hpp"
+#include "yee/scene/SceneJson.hpp"
 
 #ifdef YEE_HAVE_MPI
 #include "yee/comm/MpiComm.hpp"

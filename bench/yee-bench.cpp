@@ -23,9 +23,9 @@
 #include "yee/core/Error.hpp"
 #include "yee/cuda/Runtime.hpp"
 #include "yee/device/Device.hpp"
+#include "yee/run/Run.hpp"
 #include "yee/scene/Scene.hpp"
 #include "yee/scene/SceneJson.hpp"
-#include "yee/run/Run.hpp"
 
 using namespace yee;
 
@@ -167,8 +167,7 @@ scene::Scene waveguideScene(double lengthUm, double durationFs) {
     return s;
 }
 
-double runOnce(const scene::Scene& s, run::Precision p, std::array<int, 3> tiles, int steps,
-               bool overlap) {
+double runOnce(const scene::Scene& s, run::Precision p, std::array<int, 3> tiles, int steps, bool overlap) {
     run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
     o.tiles = tiles;
@@ -261,8 +260,8 @@ constexpr bool kHaveNccl = false;
 #endif
 
 /// Options for a run with tile t of an Nx1x1 grid on gpus[t].
-run::RunOptions gpuOptions(const scene::Scene& s, run::Precision p, const std::vector<int>& gpus,
-                              bool nccl, bool gradient, int steps = -1) {
+run::RunOptions gpuOptions(const scene::Scene& s, run::Precision p, const std::vector<int>& gpus, bool nccl,
+                           bool gradient, int steps = -1) {
     run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
     o.backend = run::Backend::Cuda;
@@ -389,10 +388,8 @@ void gpuGradientBenchmark(const std::vector<int>& gpus, double lengthUm, double 
             continue;
         }
         const std::vector<int> use(gpus.begin(), gpus.begin() + n);
-        const run::RunResult f =
-            run::run(s, gpuOptions(s, run::Precision::Float32, use, kHaveNccl, false));
-        const run::RunResult g =
-            run::run(s, gpuOptions(s, run::Precision::Float32, use, kHaveNccl, true));
+        const run::RunResult f = run::run(s, gpuOptions(s, run::Precision::Float32, use, kHaveNccl, false));
+        const run::RunResult g = run::run(s, gpuOptions(s, run::Precision::Float32, use, kHaveNccl, true));
         if (!f.completed || !g.completed)
             throw RunError("GPU run did not complete: " + f.status + " / " + g.status);
         std::int64_t rec = 0;
@@ -513,8 +510,7 @@ int main(int argc, char** argv) {
             for (int r = 0; r < reps; ++r) {
                 single = std::max(single, runOnce(s, run::Precision::Float32, {1, 1, 1}, steps, true));
                 two = std::max(two, runOnce(s, run::Precision::Float32, {2, 1, 1}, steps, true));
-                twoSerial =
-                    std::max(twoSerial, runOnce(s, run::Precision::Float32, {2, 1, 1}, steps, false));
+                twoSerial = std::max(twoSerial, runOnce(s, run::Precision::Float32, {2, 1, 1}, steps, false));
             }
             std::printf("local_1x1x1 Mcell_per_s %.1f\n", single);
             std::printf("local_2x1x1 Mcell_per_s %.1f ratio_to_single %.3f\n", two, two / single);

@@ -9,8 +9,8 @@
 #include <optional>
 #include <vector>
 
-#include "yee/scene/Scene.hpp"
 #include "yee/run/Run.hpp"
+#include "yee/scene/Scene.hpp"
 
 namespace yee::ui {
 

@@ -17,8 +17,8 @@
 #include "yee/core/Error.hpp"
 #include "yee/io/ResultsWriter.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
-#include "yee/scene/SceneJson.hpp"
 #include "yee/run/Restart.hpp"
+#include "yee/scene/SceneJson.hpp"
 
 using namespace yee;
 

@@ -9,9 +9,9 @@
 
 #include "decomp/ResultCompare.hpp"
 #include "yee/core/Error.hpp"
-#include "yee/scene/SceneJson.hpp"
 #include "yee/run/Restart.hpp"
 #include "yee/run/Run.hpp"
+#include "yee/scene/SceneJson.hpp"
 
 using namespace yee;
 

@@ -28,9 +28,8 @@ QString describe(const cli::RunArgs& a) {
                                     std::to_string((*a.tiles)[2])
                               : std::string("-"));
     s += " devices=" + opt(a.devices);
-    s +=
-        " precision=" + (a.precision ? std::string(*a.precision == run::Precision::Float64 ? "f64" : "f32")
-                                     : std::string("-"));
+    s += " precision=" + (a.precision ? std::string(*a.precision == run::Precision::Float64 ? "f64" : "f32")
+                                      : std::string("-"));
     s += " noOverlap=" + std::to_string(a.noOverlap);
     s += " maxSteps=" + opt(a.maxSteps);
     s += " output=" + a.outputPath();

@@ -16,7 +16,7 @@ using comm::Phase;
 
 namespace {
 run::RunResult runTiles(const scene::Scene& s, std::array<int, 3> tiles, run::Precision p, bool overlap,
-                           int guard = 16) {
+                        int guard = 16) {
     run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
     o.tiles = tiles;

@@ -77,7 +77,7 @@ int tileCount(std::array<int, 3> t) {
 
 /// Options for a run on GPUs 0..N-1, tile t on GPU t.
 run::RunOptions gpuOptions(const scene::Scene& s, std::array<int, 3> tiles, run::Precision p,
-                              bool nccl = true, bool gradient = false) {
+                           bool nccl = true, bool gradient = false) {
     run::RunOptions o = run::RunOptions::fromScene(s);
     const int n = tileCount(tiles);
     o.precision = p;
@@ -96,7 +96,7 @@ run::RunOptions gpuOptions(const scene::Scene& s, std::array<int, 3> tiles, run:
 
 /// The same run on N emulated CPU devices (one per tile).
 run::RunOptions cpuOptions(const scene::Scene& s, std::array<int, 3> tiles, run::Precision p,
-                              bool gradient = false) {
+                           bool gradient = false) {
     run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
     o.tiles = tiles;

@@ -20,7 +20,7 @@ using namespace yee::testing;
 
 namespace {
 run::RunResult runWith(const scene::Scene& s, std::array<int, 3> tiles, run::Precision p, bool staged,
-                          bool gradient, bool overlap = true) {
+                       bool gradient, bool overlap = true) {
     run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
     o.tiles = tiles;

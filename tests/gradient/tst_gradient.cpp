@@ -17,7 +17,7 @@ using comm::Phase;
 namespace {
 
 run::RunResult runGrad(const scene::Scene& s, std::array<int, 3> tiles = {1, 1, 1},
-                          run::Precision p = run::Precision::Float64, bool gradient = true) {
+                       run::Precision p = run::Precision::Float64, bool gradient = true) {
     run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
     o.tiles = tiles;

@@ -109,8 +109,8 @@ struct Checks {
     }
 };
 
-run::RunOptions options(const scene::Scene& s, const Grid& tiles, run::Precision p, bool gradient,
-                           int guard, bool overlap = true) {
+run::RunOptions options(const scene::Scene& s, const Grid& tiles, run::Precision p, bool gradient, int guard,
+                        bool overlap = true) {
     run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
     o.tiles = tiles;
@@ -138,7 +138,7 @@ std::optional<run::RunResult> runMpi(const scene::Scene& s, run::RunOptions o, C
 
 /// In-process run without a communicator (LocalComm on o.devices emulated devices). Rank 0 only.
 std::optional<run::RunResult> runLocal(const scene::Scene& s, const run::RunOptions& o,
-                                          const std::string& what, Checks& c) {
+                                       const std::string& what, Checks& c) {
     try {
         run::RunResult r = run::run(s, o);
         if (!c(r.completed, what + " run did not complete: " + r.status))
@@ -152,7 +152,7 @@ std::optional<run::RunResult> runLocal(const scene::Scene& s, const run::RunOpti
 
 /// The single-domain reference (tiles 1x1x1, one device, no communicator), cached per scene key (rank 0).
 const run::RunResult* singleReference(const std::string& key, const scene::Scene& s, run::RunOptions o,
-                                         Checks& c) {
+                                      Checks& c) {
     static std::map<std::string, run::RunResult> cache;
     if (auto it = cache.find(key); it != cache.end())
         return &it->second;
@@ -268,8 +268,7 @@ scene::Scene gradSceneFor(const QString& method) {
 
 /// One MPI run and its checks, shared by the forward and gradient cases. Returns this rank's failures.
 std::vector<std::string> runCase(const scene::Scene& s, const std::string& key, const Grid& grid,
-                                 run::Precision prec, bool gradient, bool overlap,
-                                 const Expected& expectIn) {
+                                 run::Precision prec, bool gradient, bool overlap, const Expected& expectIn) {
     Checks c;
     const int rank = worldRank();
     const int N = worldSize();

@@ -18,8 +18,7 @@ using scene::SourceType;
 
 namespace {
 
-const solver::NamedArray& arrayOf(const run::RunResult& r, const std::string& det,
-                                  const std::string& name) {
+const solver::NamedArray& arrayOf(const run::RunResult& r, const std::string& det, const std::string& name) {
     for (const auto& d : r.detectors)
         if (d.name == det)
             if (const auto* a = d.find(name))
@@ -28,7 +27,7 @@ const solver::NamedArray& arrayOf(const run::RunResult& r, const std::string& de
 }
 
 run::RunResult runScene(const scene::Scene& s, run::Precision p = run::Precision::Float64,
-                           int maxSteps = -1) {
+                        int maxSteps = -1) {
     run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
     o.maxSteps = maxSteps;

@@ -13,8 +13,8 @@
 #include "yee/core/Error.hpp"
 #include "yee/device/MemoryLedger.hpp"
 #include "yee/files/AtomicFile.hpp"
-#include "yee/scene/SceneJson.hpp"
 #include "yee/run/Run.hpp"
+#include "yee/scene/SceneJson.hpp"
 
 namespace yee::bundle {
 

@@ -52,4 +52,3 @@
     YEE_INDEX(kernels::Inject<T>)                                                                            \
     YEE_INDEX(kernels::GatherPoints<T>)                                                                      \
     YEE_INDEX(kernels::ScatterPoints<T>)
-
