@@ -18,14 +18,14 @@ command -v "$cxx" >/dev/null || { echo "fuzz-scene: $cxx not found (install clan
 hdf5_flags=$(pkg-config --cflags --libs hdf5-serial 2>/dev/null || echo "-I/usr/include/hdf5/serial -lhdf5_serial")
 
 mkdir -p "$out/corpus"
+# The scene module and what it may include (backend/layers.cmake: core, files).
 sources=(
   "$root/tests/fuzz/fuzz_scene.cpp"
-  "$root/backend/yee/scene/Scene.cpp"
-  "$root/backend/yee/scene/SceneJson.cpp"
-  "$root/backend/yee/scene/DesignMap.cpp"
-  "$root/backend/yee/scene/Rasterizer.cpp"
+  "$root"/backend/yee/scene/*.cpp
+  "$root"/backend/yee/files/*.cpp
+  "$root"/backend/yee/core/*.cpp
 )
-newest=$(ls -t "${sources[@]}" "$root"/backend/yee/scene/*.hpp "$root"/backend/yee/core/*.hpp | head -1)
+newest=$(ls -t "${sources[@]}" "$root"/backend/yee/scene/*.hpp "$root"/backend/yee/files/*.hpp "$root"/backend/yee/core/*.hpp | head -1)
 if [[ ! -x "$out/fuzz_scene" || "$newest" -nt "$out/fuzz_scene" ]]; then
   echo "fuzz-scene: building $out/fuzz_scene"
   # shellcheck disable=SC2086
