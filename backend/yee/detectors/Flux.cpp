@@ -123,17 +123,23 @@ std::vector<double> FluxPlane<T>::power(const DetectorPlan& face, std::int64_t n
     return pw;
 }
 
-template <class T> void FluxPlane<T>::capture(std::vector<FieldPoint>& out) const {
-    const int a = face_.normal, pa = (a + 1) % 3, qa = (a + 2) % 3;
-    for (int k = own_.lo[2]; k < own_.hi[2]; ++k)
-        for (int j = own_.lo[1]; j < own_.hi[1]; ++j)
-            for (int i = own_.lo[0]; i < own_.hi[0]; ++i) {
+template <class T> void FluxPlane<T>::planePoints(bool hpFirst, std::vector<FieldPoint>& out) const {
+    const DetectorPlan& face = face_;
+    const Box& own = own_;
+    const int a = face.normal, pa = (a + 1) % 3, qa = (a + 2) % 3;
+    const int h1 = 3 + (hpFirst ? pa : qa), h2 = 3 + (hpFirst ? qa : pa);
+    for (int k = own.lo[2]; k < own.hi[2]; ++k)
+        for (int j = own.lo[1]; j < own.hi[1]; ++j)
+            for (int i = own.lo[0]; i < own.hi[0]; ++i) {
                 Index3 m{i, j, k};
                 m[a] -= 1;
                 const std::int64_t ol = offset({i, j, k}), om = offset(m);
-                out.insert(out.end(),
-                           {{pa, ol}, {qa, ol}, {3 + pa, om}, {3 + pa, ol}, {3 + qa, om}, {3 + qa, ol}});
+                out.insert(out.end(), {{pa, ol}, {qa, ol}, {h1, om}, {h1, ol}, {h2, om}, {h2, ol}});
             }
+}
+
+template <class T> void FluxPlane<T>::capture(std::vector<FieldPoint>& out) const {
+    planePoints(true, out);
 }
 
 template <class T>
@@ -155,16 +161,7 @@ void FluxPlane<T>::addSeries(double alpha, const T* after, int j0, const Adjoint
 }
 
 template <class T> void FluxPlane<T>::phasorSources(std::vector<FieldPoint>& out) const {
-    const int a = face_.normal, pa = (a + 1) % 3, qa = (a + 2) % 3;
-    for (int k = own_.lo[2]; k < own_.hi[2]; ++k)
-        for (int j = own_.lo[1]; j < own_.hi[1]; ++j)
-            for (int i = own_.lo[0]; i < own_.hi[0]; ++i) {
-                Index3 m{i, j, k};
-                m[a] -= 1;
-                const std::int64_t ol = offset({i, j, k}), om = offset(m);
-                out.insert(out.end(),
-                           {{pa, ol}, {qa, ol}, {3 + qa, om}, {3 + qa, ol}, {3 + pa, om}, {3 + pa, ol}});
-            }
+    planePoints(false, out);
 }
 
 template <class T>

@@ -50,6 +50,9 @@ public:
 
 private:
     std::int64_t offset(const Index3& g) const;
+    /// Per owned cell the six field locations the plane reads: E_p(l), E_q(l), then the two H components
+    /// at m (one cell upstream along the normal) and l, H_p before H_q (`hpFirst`) or after.
+    void planePoints(bool hpFirst, std::vector<FieldPoint>& out) const;
 
     const DetectorPlan& face_;
     const std::vector<double>& omegas_;
