@@ -42,36 +42,16 @@ GradientPlan makeGradientPlan(const Plan& p) {
         throw InputError("objective.terms: a gradient run needs an objective");
     if (s.designs.empty())
         throw InputError("designs: a gradient run needs at least one design region");
-    if (gp.method == scene::GradientMethod::Checkpointed && gp.numCheckpoints < 1)
-        throw InputError("gradient.num_checkpoints: must be >= 1 for method checkpointed");
-    if (gp.numCheckpointsReversible < 0)
-        throw InputError("gradient.num_checkpoints_reversible: must be >= 0");
-    for (std::size_t i = 0; i < g.recorder.size(); ++i) {
-        const auto& m = g.recorder[i];
-        const std::string f = "gradient.recorder[" + std::to_string(i) + "]";
-        if (gp.method != scene::GradientMethod::Reversible)
-            throw InputError(f + ".module: recorder modules apply to method \"reversible\" only");
+    // Key ranges, recorder and storage rules were checked by scene::validateScene() (solver::makePlan
+    // runs it); here only what a gradient run adds to a forward run is checked.
+    for (const auto& m : g.recorder) {
         if (m.module == "LinearReconstructEveryK") {
-            if (m.k < 1)
-                throw InputError(f + ".k: must be >= 1");
-            if (m.startAfter < 0)
-                throw InputError(f + ".start_after: must be >= 0");
             gp.everyK = m.k;
             gp.startAfter = m.startAfter;
-        } else if (m.module == "DtypeConversion") {
-            gp.dtype = parseDtype(m.dtype, f + ".dtype");
         } else {
-            throw InputError(f + ".module: unknown module \"" + m.module + "\"");
+            gp.dtype = parseDtype(m.dtype, "gradient.recorder.dtype");
         }
     }
-    if (gp.tier != "device" && gp.tier != "host" && gp.tier != "disk")
-        throw InputError("gradient.storage.tier: unknown tier \"" + gp.tier + "\" (device, host, disk)");
-    if (gp.tier != "device" && gp.method != scene::GradientMethod::Reversible)
-        throw InputError("gradient.storage.tier: \"" + gp.tier +
-                         "\" stages the recorder of method \"reversible\" only");
-    if (gp.tier != "device" && gp.ringBuffers < 3)
-        throw InputError("gradient.storage.ring_buffers: staging needs at least 3 ring slots (writing, "
-                         "reading, read-ahead)");
     // Design regions: lossless, non-magnetic materials (dJ/deps flows through Cb only).
     for (std::size_t d = 0; d < s.designs.size(); ++d)
         for (int q = 0; q < 2; ++q) {

@@ -1409,6 +1409,14 @@ private:
                 fail(p + ".module", r.module + " is listed twice");
             seen = true;
         }
+        if (g.tier != "device") {
+            if (g.method != GradientMethod::Reversible)
+                fail("gradient.storage.tier",
+                     dq(g.tier) + " stages the recorder of method \"reversible\" only");
+            if (g.ringBuffers < 3)
+                fail("gradient.storage.ring_buffers",
+                     "staging needs at least 3 ring slots (writing, reading, read-ahead)");
+        }
     }
 
     void runConfig() {
