@@ -4,7 +4,7 @@
 # check (tests/arch/check_layers.cmake, which reads every #include "yee/<module>/..." in the sources).
 # Keep each list closed under the lists it names: a module may include whatever its dependencies may.
 set(YEE_MODULES core kernels cuda device comm telemetry files scene tiling solver detectors gradient run io
-                bundle)
+                bundle opt)
 set(YEE_DEPS_core "")
 set(YEE_DEPS_kernels core)
 set(YEE_DEPS_cuda core kernels)
@@ -20,3 +20,4 @@ set(YEE_DEPS_gradient ${YEE_DEPS_detectors} detectors)
 set(YEE_DEPS_run ${YEE_DEPS_gradient} gradient telemetry)
 set(YEE_DEPS_io ${YEE_DEPS_run} run)
 set(YEE_DEPS_bundle ${YEE_DEPS_io} io)
+set(YEE_DEPS_opt ${YEE_DEPS_run} run)

@@ -68,13 +68,10 @@ void assemble(const solver::Plan& p, int done, const std::vector<std::int64_t>& 
     }
 }
 
-std::optional<double> evaluateObjective(const solver::Plan& p,
-                                        const std::vector<solver::DetectorResult>& dets) {
-    const scene::Objective& obj = p.scene.objective;
-    if (!obj.defined())
-        return std::nullopt;
-    double total = 0;
-    for (const auto& t : obj.terms) {
+std::vector<double> termValues(const solver::Plan& p, const std::vector<scene::ObjectiveTerm>& terms,
+                               const std::vector<solver::DetectorResult>& dets) {
+    std::vector<double> v;
+    for (const auto& t : terms) {
         const solver::DetectorResult* dr = nullptr;
         const DetectorPlan* dp = nullptr;
         for (std::size_t i = 0; i < dets.size(); ++i)
@@ -84,8 +81,20 @@ std::optional<double> evaluateObjective(const solver::Plan& p,
             }
         if (!dr)
             throw InputError("objective.terms: unknown detector \"" + t.detector + "\"");
-        total += t.weight * kindOf(*dp).objective(*dp, t, *dr, p);
+        v.push_back(kindOf(*dp).objective(*dp, t, *dr, p));
     }
+    return v;
+}
+
+std::optional<double> evaluateObjective(const solver::Plan& p,
+                                        const std::vector<solver::DetectorResult>& dets) {
+    const scene::Objective& obj = p.scene.objective;
+    if (!obj.defined())
+        return std::nullopt;
+    const std::vector<double> v = termValues(p, obj.terms, dets);
+    double total = 0;
+    for (std::size_t t = 0; t < v.size(); ++t)
+        total += obj.terms[t].weight * v[t];
     return total;
 }
 

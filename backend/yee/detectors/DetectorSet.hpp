@@ -52,6 +52,10 @@ void assemble(const solver::Plan& p, int done, const std::vector<std::int64_t>& 
 
 /// The objective (sign not applied: the weighted sum of the terms) from assembled results; nullopt when
 /// the scene has none. Throws InputError for a term its detector cannot answer.
+/// The unweighted value of each of `terms` (objective terms, or constrained terms) from assembled results.
+/// Throws InputError for a term naming no detector.
+std::vector<double> termValues(const solver::Plan& p, const std::vector<scene::ObjectiveTerm>& terms,
+                               const std::vector<solver::DetectorResult>& dets);
 std::optional<double> evaluateObjective(const solver::Plan& p,
                                         const std::vector<solver::DetectorResult>& dets);
 

@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <exception>
 #include <mutex>
+#include <thread>
 
 #include "yee/comm/LocalComm.hpp"
 #if YEE_HAVE_NCCL
@@ -16,6 +20,8 @@
 #include "yee/gradient/GradientDriver.hpp"
 #include "yee/run/Devices.hpp"
 #include "yee/run/Restart.hpp"
+#include "yee/run/Session.hpp"
+#include "yee/scene/Rasterizer.hpp"
 #include "yee/solver/Plan.hpp"
 #include "yee/solver/Tile.hpp"
 
@@ -64,6 +70,10 @@ DeviceSummary getSummary(ByteReader& r) {
 
 /// Per-rank driver of one tile: time loop, guard, telemetry, output assembly.
 template <class T> struct TileRun {
+    TileRun(std::shared_ptr<const Plan> p, const RunOptions& o, comm::Communicator& c, device::Device& d,
+            Board* b, int total, RunResult* r)
+        : plan(std::move(p)), opt(o), comm(c), dev(d), board(b), devicesTotal(total), out(r) {}
+
     std::shared_ptr<const Plan> plan;
     const RunOptions& opt;
     comm::Communicator& comm;
@@ -71,34 +81,62 @@ template <class T> struct TileRun {
     Board* board; ///< LocalComm runs only
     int devicesTotal;
     RunResult* out; ///< rank 0 result
+    std::unique_ptr<Tile<T>> tile;
+    std::unique_ptr<detectors::DetectorSet<T>> dets;
+    std::size_t tileEntries = 0; ///< the tile's own state entries (the detectors' follow)
 
+    /// One run: prepare the tile, then evaluate once.
     void operator()() {
-        comm.stats().reset(); // collective counts are per run, also on a communicator reused across runs
-        dev.activate();       // CUDA: this thread drives this GPU
-        comm.setStream(dev.stream()); // NCCL transfers are ordered after this device's kernels
-        std::unique_ptr<Tile<T>> tile;
-        std::unique_ptr<detectors::DetectorSet<T>> dets;
-        std::unique_ptr<gradient::GradientDriver<T>> grad;
-        // A failing tile must unblock its peers while its buffers (which they may be copying) still exist,
-        // so the failure hook runs here, inside the scope that owns the tile.
+        guarded([&] {
+            prepare();
+            evaluate(false);
+        });
+    }
+
+    /// Run `fn`; if it throws, unblock the peers first. A failing tile must do so while its buffers
+    /// (which they may be copying) still exist, so the hook runs inside the scope that owns the tile.
+    template <class Fn> void guarded(Fn&& fn) {
         try {
-            tile = std::make_unique<Tile<T>>(plan, comm.rank(), dev);
-            dets = std::make_unique<detectors::DetectorSet<T>>(*tile);
-            if (opt.gradient)
-                grad = std::make_unique<gradient::GradientDriver<T>>(*tile, *dets,
-                                                                     gradient::makeGradientPlan(*plan));
-            body(*tile, *dets, grad);
+            fn();
         } catch (const std::exception& e) {
             comm.fail(e.what());
             throw;
         }
     }
 
+    /// Allocate and fill the tile (the expensive, once-per-scene part).
+    void prepare() {
+        dev.activate();               // CUDA: this thread drives this GPU
+        comm.setStream(dev.stream()); // NCCL transfers are ordered after this device's kernels
+        tile = std::make_unique<Tile<T>>(plan, comm.rank(), dev);
+        tileEntries = tile->state().entries().size();
+        tile->fill();
+    }
+
+    /// One forward (and, with opt.gradient, reverse) run on the prepared tile into *out. `again`: the
+    /// tile ran before, so it takes the plan's current designs and starts from a zero state; detectors
+    /// are made anew (they may cache materials).
+    void evaluate(bool again) {
+        comm.stats().reset(); // collective counts are per run, also on a communicator reused across runs
+        if (again) {
+            dets.reset();
+            tile->state().truncate(tileEntries);
+            tile->refillDesigns();
+            tile->resetState();
+            *out = RunResult{};
+        }
+        dets = std::make_unique<detectors::DetectorSet<T>>(*tile);
+        std::unique_ptr<gradient::GradientDriver<T>> grad;
+        if (opt.gradient)
+            grad = std::make_unique<gradient::GradientDriver<T>>(*tile, *dets,
+                                                                 gradient::makeGradientPlan(*plan));
+        body(*tile, *dets, grad);
+    }
+
     void body(Tile<T>& tile, detectors::DetectorSet<T>& dets,
               std::unique_ptr<gradient::GradientDriver<T>>& grad) {
         const Plan& p = *plan;
         const int rank = comm.rank();
-        tile.fill();
         // ---- restart: continue from every tile's saved state (bit-identical to never stopping) ----
         const bool restartFiles = !opt.resumeFrom.empty() || !opt.checkpointPath.empty();
         const RestartKey restart = restartFiles ? restartKey(p.scene, opt) : RestartKey{};
@@ -254,6 +292,8 @@ template <class T> struct TileRun {
             rds.push_back(rd.get());
         detectors::assemble(p, done, sums, rds, r.detectors, r.snapshots);
         r.objective = detectors::evaluateObjective(p, r.detectors);
+        if (r.objective)
+            r.objectiveTerms = detectors::termValues(p, p.scene.objective.terms, r.detectors);
         if (withGrad) {
             // Each blob continues with its gradient part, then its counters.
             std::vector<std::int64_t> recomputed(readers.size());
@@ -268,6 +308,31 @@ template <class T> struct TileRun {
         }
     }
 };
+
+/// Run body(comm) on one thread per device (in-process ranks): over NCCL when every tile has its own
+/// GPU, else over LocalComm. Returns when every rank has returned; rethrows a rank's failure.
+template <class Body>
+void forEachRank(const RunOptions& o, const std::vector<std::unique_ptr<device::Device>>& devs, Body&& body) {
+    const int N = int(devs.size());
+#if YEE_HAVE_NCCL
+    std::vector<int> ids;
+    for (auto& d : devs)
+        ids.push_back(d->id());
+    std::vector<int> distinct = ids;
+    std::sort(distinct.begin(), distinct.end());
+    // NCCL needs one GPU per rank; tiles sharing a GPU exchange through LocalComm.
+    if (o.backend == Backend::Cuda && o.nccl && N > 1 && comm::ncclLoadable() &&
+        std::adjacent_find(distinct.begin(), distinct.end()) == distinct.end()) {
+        comm::NcclHub hub(ids);
+        hub.run([&](comm::NcclComm& c) { body(c); });
+        return;
+    }
+#else
+    (void)o;
+#endif
+    comm::LocalHub hub(N);
+    hub.run([&](comm::LocalComm& c) { body(c); });
+}
 
 template <class T> RunResult runTyped(std::shared_ptr<const Plan> plan, const RunOptions& o) {
     RunResult result;
@@ -284,26 +349,10 @@ template <class T> RunResult runTyped(std::shared_ptr<const Plan> plan, const Ru
     for (int t = 0; t < N; ++t)
         devs.push_back(makeDevice(o, t, N, false));
     std::vector<RunResult> perRank(static_cast<std::size_t>(N));
-    auto body = [&](comm::Communicator& c) {
+    forEachRank(o, devs, [&](comm::Communicator& c) {
         TileRun<T> tr{plan, o, c, *devs[std::size_t(c.rank())], &board, N, &perRank[std::size_t(c.rank())]};
         tr();
-    };
-#if YEE_HAVE_NCCL
-    std::vector<int> ids;
-    for (auto& d : devs)
-        ids.push_back(d->id());
-    std::vector<int> distinct = ids;
-    std::sort(distinct.begin(), distinct.end());
-    // NCCL needs one GPU per rank; tiles sharing a GPU exchange through LocalComm.
-    if (o.backend == Backend::Cuda && o.nccl && N > 1 && comm::ncclLoadable() &&
-        std::adjacent_find(distinct.begin(), distinct.end()) == distinct.end()) {
-        comm::NcclHub hub(ids);
-        hub.run([&](comm::NcclComm& c) { body(c); });
-        return std::move(perRank[0]);
-    }
-#endif
-    comm::LocalHub hub(N);
-    hub.run([&](comm::LocalComm& c) { body(c); });
+    });
     result = std::move(perRank[0]);
     return result;
 }
@@ -397,7 +446,9 @@ Estimate estimate(const scene::Scene& s, const RunOptions& o) {
     return o.precision == Precision::Float64 ? estimateTyped<double>(plan, o) : estimateTyped<float>(plan, o);
 }
 
-RunResult run(const scene::Scene& s, const RunOptions& o) {
+namespace {
+/// Validate, plan and check every device's memory: what run() and Session do before allocating.
+std::shared_ptr<Plan> preparePlan(const scene::Scene& s, const RunOptions& o) {
     validateOptions(s, o);
     auto plan = makePlan(s, solver::PlanOptions{o.tiles, o.maxSteps});
     detectors::planDetectors(*plan);
@@ -408,7 +459,334 @@ RunResult run(const scene::Scene& s, const RunOptions& o) {
         if (d.memory.peakTotal > d.capacity)
             throw MemoryError(d.name + ": needs " + device::formatBytes(d.memory.peakTotal) + " but has " +
                               device::formatBytes(d.capacity) + " (reduce the grid or use more tiles)");
+    return plan;
+}
+} // namespace
+
+RunResult run(const scene::Scene& s, const RunOptions& o) {
+    auto plan = preparePlan(s, o);
     return o.precision == Precision::Float64 ? runTyped<double>(plan, o) : runTyped<float>(plan, o);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Session
+
+namespace {
+/// Check an update against the plan; throws InputError naming the field. Nothing is changed.
+void checkUpdate(const Plan& p, const DesignUpdate& u) {
+    const std::size_t D = p.scene.designs.size();
+    if (!u.latent.empty() && u.latent.size() != D)
+        throw InputError("designs: the update has latent values for " + std::to_string(u.latent.size()) +
+                         " design regions, the scene has " + std::to_string(D));
+    if (!u.beta.empty() && u.beta.size() != D)
+        throw InputError("designs: the update has beta for " + std::to_string(u.beta.size()) +
+                         " design regions, the scene has " + std::to_string(D));
+    for (std::size_t d = 0; d < D; ++d) {
+        const std::string f = "designs[" + std::to_string(d) + "]";
+        if (!u.latent.empty()) {
+            const std::size_t n = p.raster->designMap(int(d)).size();
+            if (u.latent[d].size() != n)
+                throw InputError(f + ".latent: " + std::to_string(u.latent[d].size()) +
+                                 " values, the region has " + std::to_string(n) + " voxels");
+            for (std::size_t i = 0; i < n; ++i)
+                if (!(u.latent[d][i] >= 0 && u.latent[d][i] <= 1))
+                    throw InputError(f + ".latent[" + std::to_string(i) +
+                                     "]: " + std::to_string(u.latent[d][i]) + " is not in [0, 1]");
+        }
+        if (!u.beta.empty() && !(u.beta[d] >= 0 && std::isfinite(u.beta[d])))
+            throw InputError(f + ".beta: must be a finite value >= 0");
+    }
+    if (!u.weights.empty()) {
+        if (u.weights.size() != p.scene.objective.terms.size())
+            throw InputError("objective.terms: the update has " + std::to_string(u.weights.size()) +
+                             " weights, the objective has " + std::to_string(p.scene.objective.terms.size()) +
+                             " terms");
+        for (std::size_t t = 0; t < u.weights.size(); ++t)
+            if (!std::isfinite(u.weights[t]))
+                throw InputError("objective.terms[" + std::to_string(t) + "].weight: must be finite");
+    }
+}
+
+/// Give the plan the update's designs and weights (`base`: the scene's own weights).
+void applyUpdate(Plan& p, const DesignUpdate& u, const std::vector<double>& base) {
+    for (std::size_t d = 0; d < p.scene.designs.size(); ++d) {
+        if (u.latent.empty() && u.beta.empty())
+            break;
+        const scene::Design& g = p.scene.designs[d];
+        std::vector<double> latent = !u.latent.empty() ? u.latent[d]
+                                     : g.latent.empty()
+                                         ? std::vector<double>(p.raster->designMap(int(d)).size(), 0.5)
+                                         : g.latent;
+        setDesign(p, int(d), std::move(latent), u.beta.empty() ? g.beta : u.beta[d]);
+    }
+    const std::vector<double>& w = u.weights.empty() ? base : u.weights;
+    for (std::size_t t = 0; t < w.size(); ++t)
+        p.scene.objective.terms[t].weight = w[t];
+}
+
+/// An update as int64 words (double bits) for the Setup-phase all-reduce of MPI sessions: rank 0 sends
+/// its words, the others zeros, so the sum is rank 0's words exactly. Word 0: 1 = evaluate, 0 = close.
+std::vector<std::int64_t> encodeUpdate(const Plan& p, const DesignUpdate* u) {
+    std::vector<double> v;
+    v.push_back(u ? 1.0 : 0.0);
+    for (std::size_t d = 0; d < p.scene.designs.size(); ++d) {
+        const std::size_t n = p.raster->designMap(int(d)).size();
+        const scene::Design& g = p.scene.designs[d];
+        for (std::size_t i = 0; i < n; ++i)
+            v.push_back(u && !u->latent.empty() ? u->latent[d][i] : g.latent.empty() ? 0.5 : g.latent[i]);
+        v.push_back(u && !u->beta.empty() ? u->beta[d] : g.beta);
+    }
+    for (std::size_t t = 0; t < p.scene.objective.terms.size(); ++t)
+        v.push_back(u && !u->weights.empty() ? u->weights[t] : std::nan(""));
+    std::vector<std::int64_t> w(v.size());
+    std::memcpy(w.data(), v.data(), v.size() * sizeof(double));
+    return w;
+}
+
+/// The update rank 0 sent (false: rank 0 closed the session).
+bool decodeUpdate(const Plan& p, const std::vector<std::int64_t>& w, DesignUpdate& u) {
+    std::vector<double> v(w.size());
+    std::memcpy(v.data(), w.data(), w.size() * sizeof(double));
+    if (v[0] == 0)
+        return false;
+    std::size_t q = 1;
+    u = DesignUpdate{};
+    for (std::size_t d = 0; d < p.scene.designs.size(); ++d) {
+        const std::size_t n = p.raster->designMap(int(d)).size();
+        u.latent.emplace_back(v.begin() + std::ptrdiff_t(q), v.begin() + std::ptrdiff_t(q + n));
+        q += n;
+        u.beta.push_back(v[q++]);
+    }
+    const std::size_t T = p.scene.objective.terms.size();
+    if (T > 0 && !std::isnan(v[q]))
+        u.weights.assign(v.begin() + std::ptrdiff_t(q), v.begin() + std::ptrdiff_t(q + T));
+    return true;
+}
+
+/// The typed part of a session.
+struct SessionCore {
+    virtual ~SessionCore() = default;
+    virtual RunResult evaluate(const DesignUpdate& u) = 0;
+    virtual void serve() = 0;
+    virtual void close() = 0;
+};
+
+template <class T> struct SessionT final : SessionCore {
+    std::shared_ptr<Plan> plan;
+    RunOptions opt;
+    int N = 0;
+    std::vector<double> baseWeights;
+    // ---- in-process ranks: one parked thread per tile ----
+    std::vector<std::unique_ptr<device::Device>> devs;
+    Board board;
+    std::vector<RunResult> perRank;
+    std::thread hubThread;
+    std::mutex m;
+    std::condition_variable cv;
+    int parked = 0;        ///< ranks waiting for the next job
+    std::uint64_t job = 0; ///< number of the last job published
+    bool stop = false, failed = false;
+    std::exception_ptr error;
+    // ---- MPI: this process's tile on the calling thread ----
+    std::unique_ptr<device::Device> dev;
+    RunResult mpiResult;
+    std::unique_ptr<TileRun<T>> mpiRun;
+    bool closed = false;
+
+    SessionT(std::shared_ptr<Plan> p, const RunOptions& o) : plan(std::move(p)), opt(o) {
+        N = plan->tiles->count();
+        for (const auto& t : plan->scene.objective.terms)
+            baseWeights.push_back(t.weight);
+        if (opt.communicator) {
+            dev = makeDevice(opt, opt.communicator->rank(), 1, false);
+            mpiRun = std::make_unique<TileRun<T>>(plan, opt, *opt.communicator, *dev, nullptr, N, &mpiResult);
+            mpiRun->guarded([&] { mpiRun->prepare(); });
+            return;
+        }
+        board.devices.resize(std::size_t(N));
+        for (int t = 0; t < N; ++t)
+            devs.push_back(makeDevice(opt, t, N, false));
+        perRank.resize(std::size_t(N));
+        hubThread = std::thread([this] {
+            try {
+                forEachRank(opt, devs, [&](comm::Communicator& c) { rankLoop(c); });
+            } catch (...) {
+                std::lock_guard<std::mutex> lk(m);
+                if (!error)
+                    error = std::current_exception();
+                failed = true;
+            }
+            cv.notify_all();
+        });
+        // Wait until every tile is prepared (or one failed), so construction errors surface here.
+        std::unique_lock<std::mutex> lk(m);
+        cv.wait(lk, [&] { return parked == N || failed; });
+        if (failed) {
+            lk.unlock();
+            hubThread.join();
+            std::rethrow_exception(error);
+        }
+    }
+
+    ~SessionT() override {
+        try {
+            close();
+        } catch (...) {
+        }
+    }
+
+    /// One tile's life in an in-process session: prepare, then evaluate each published job.
+    void rankLoop(comm::Communicator& c) {
+        const std::size_t r = std::size_t(c.rank());
+        TileRun<T> tr(plan, opt, c, *devs[r], &board, N, &perRank[r]);
+        try {
+            tr.guarded([&] {
+                tr.prepare();
+                std::uint64_t seen = 0;
+                for (;;) {
+                    {
+                        std::unique_lock<std::mutex> lk(m);
+                        ++parked;
+                        cv.notify_all();
+                        cv.wait(lk, [&] { return job > seen || stop || failed; });
+                        if (stop || failed)
+                            return;
+                        seen = job;
+                    }
+                    tr.evaluate(true);
+                }
+            });
+        } catch (...) {
+            {
+                std::lock_guard<std::mutex> lk(m);
+                failed = true; // wake the ranks parked between jobs, and the caller
+            }
+            cv.notify_all();
+            throw;
+        }
+    }
+
+    RunResult evaluate(const DesignUpdate& u) override {
+        checkUpdate(*plan, u);
+        if (opt.communicator) {
+            if (opt.communicator->rank() != 0)
+                throw InputError(
+                    "Session::evaluate: only rank 0 evaluates under MPI; other ranks call serve()");
+            if (closed)
+                throw RunError("Session::evaluate: the session is closed");
+            std::vector<std::int64_t> w = encodeUpdate(*plan, &u);
+            opt.communicator->allReduceSumInt(std::span<std::int64_t>(w), comm::Phase::Setup);
+            applyUpdate(*plan, u, baseWeights);
+            mpiRun->guarded([&] { mpiRun->evaluate(true); });
+            return std::move(mpiResult);
+        }
+        std::unique_lock<std::mutex> lk(m);
+        if (failed || stop)
+            throw RunError("Session::evaluate: the session has stopped");
+        // Every tile is parked: the plan may change.
+        applyUpdate(*plan, u, baseWeights);
+        parked = 0;
+        ++job;
+        cv.notify_all();
+        cv.wait(lk, [&] { return parked == N || failed; });
+        if (failed) {
+            lk.unlock();
+            if (hubThread.joinable())
+                hubThread.join();
+            std::rethrow_exception(error);
+        }
+        return std::move(perRank[0]);
+    }
+
+    void serve() override {
+        if (!opt.communicator || opt.communicator->rank() == 0)
+            throw InputError("Session::serve: only MPI ranks other than 0 serve");
+        for (;;) {
+            std::vector<std::int64_t> w(encodeUpdate(*plan, nullptr).size(), 0);
+            opt.communicator->allReduceSumInt(std::span<std::int64_t>(w), comm::Phase::Setup);
+            DesignUpdate u;
+            if (!decodeUpdate(*plan, w, u))
+                return;
+            applyUpdate(*plan, u, baseWeights);
+            mpiRun->guarded([&] { mpiRun->evaluate(true); });
+        }
+    }
+
+    void close() override {
+        if (opt.communicator) {
+            if (opt.communicator->rank() == 0 && !closed) {
+                closed = true;
+                std::vector<std::int64_t> w = encodeUpdate(*plan, nullptr);
+                opt.communicator->allReduceSumInt(std::span<std::int64_t>(w), comm::Phase::Setup);
+            }
+            return;
+        }
+        {
+            std::lock_guard<std::mutex> lk(m);
+            stop = true;
+        }
+        cv.notify_all();
+        if (hubThread.joinable())
+            hubThread.join();
+    }
+};
+} // namespace
+
+struct Session::Impl {
+    std::shared_ptr<Plan> plan;
+    std::unique_ptr<SessionCore> core;
+    int evaluations = 0;
+};
+
+Session::Session(const scene::Scene& s, const RunOptions& o) : impl_(std::make_unique<Impl>()) {
+    if (!o.checkpointPath.empty() || !o.resumeFrom.empty() || o.checkpointEvery > 0)
+        throw InputError("run.checkpoint: restart files are not available in an optimisation session");
+    impl_->plan = preparePlan(s, o);
+    if (o.precision == Precision::Float64)
+        impl_->core = std::make_unique<SessionT<double>>(impl_->plan, o);
+    else
+        impl_->core = std::make_unique<SessionT<float>>(impl_->plan, o);
+}
+
+Session::~Session() = default;
+
+RunResult Session::evaluate(const DesignUpdate& u) {
+    RunResult r = impl_->core->evaluate(u);
+    ++impl_->evaluations;
+    return r;
+}
+
+void Session::serve() {
+    impl_->core->serve();
+}
+
+void Session::close() {
+    impl_->core->close();
+}
+
+int Session::evaluations() const {
+    return impl_->evaluations;
+}
+
+std::vector<std::size_t> Session::designSizes() const {
+    std::vector<std::size_t> n;
+    for (int d = 0; d < impl_->plan->raster->designCount(); ++d)
+        n.push_back(impl_->plan->raster->designMap(d).size());
+    return n;
+}
+
+std::vector<std::vector<double>> Session::latent() const {
+    std::vector<std::vector<double>> out;
+    const auto sizes = designSizes();
+    for (std::size_t d = 0; d < sizes.size(); ++d) {
+        const auto& l = impl_->plan->scene.designs[d].latent;
+        out.push_back(l.empty() ? std::vector<double>(sizes[d], 0.5) : l);
+    }
+    return out;
+}
+
+const scene::Scene& Session::scene() const {
+    return impl_->plan->scene;
 }
 
 } // namespace yee::run

@@ -80,6 +80,7 @@ struct RunResult {
     std::vector<solver::DetectorResult> detectors;
     std::vector<solver::Snapshot> snapshots;
     std::optional<double> objective;
+    std::vector<double> objectiveTerms; ///< unweighted value of each objective term (term order)
     std::vector<solver::DeviceSummary> devices;
     // ---- value-and-grad runs ----
     /// dJ/dlatent per design region (name = design name, shape [vz, vy, vx]); empty for forward runs.

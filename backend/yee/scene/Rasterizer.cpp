@@ -191,6 +191,18 @@ void Rasterizer::setDensity(int d, std::vector<double> rho) {
     r.rho = std::move(rho);
 }
 
+void Rasterizer::setDesign(int d, const Scene& s) {
+    DesignRegion& r = designs_.at(std::size_t(d));
+    DesignMap map(s, std::size_t(d));
+    if (map.size() != r.map.size())
+        throw std::invalid_argument("Rasterizer::setDesign: " + std::to_string(map.size()) +
+                                    " voxels, expected " + std::to_string(r.map.size()));
+    const Design& g = s.designs[std::size_t(d)];
+    std::vector<double> rho = map.forward(g.latent.empty() ? std::vector<double>(map.size(), 0.5) : g.latent);
+    r.map = std::move(map);
+    r.rho = std::move(rho);
+}
+
 DesignHit Rasterizer::designAt(int i, int j, int k) const {
     for (std::size_t d = 0; d < designs_.size(); ++d) {
         const DesignRegion& r = designs_[d];

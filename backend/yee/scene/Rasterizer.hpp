@@ -92,6 +92,10 @@ public:
     /// optimiser step; geometry outside designs is unaffected. Not thread-safe against readers.
     /// Throws std::invalid_argument on a size mismatch.
     void setDensity(int d, std::vector<double> rho);
+    /// Rebuild design d's parameter chain and density from `s.designs[d]` (latent, filter, beta, eta;
+    /// same voxels and box as when prepared), e.g. after an optimiser step or a beta increase. Not
+    /// thread-safe against readers. Throws std::invalid_argument when the voxel count changed.
+    void setDesign(int d, const Scene& s);
 
     /// Volume fractions of the cell-sized cube centred at `centreCells` (cells from the domain's low
     /// corner) per material index of the scene; the last entry (index materials.size()) is vacuum,

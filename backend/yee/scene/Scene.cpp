@@ -159,4 +159,12 @@ std::size_t Scene::designLatentSize(std::size_t d) const {
     return std::size_t(v[0]) * std::size_t(v[1]) * std::size_t(v[2]);
 }
 
+bool isDefault(const OptimizationConfig& o) {
+    const OptimizationConfig d;
+    return o.optimizer == d.optimizer && o.iterations == d.iterations && o.step == d.step &&
+           o.beta1 == d.beta1 && o.beta2 == d.beta2 && o.ftolRel == d.ftolRel && o.xtolRel == d.xtolRel &&
+           o.form == d.form && o.betaFactor == d.betaFactor && o.betaEvery == d.betaEvery &&
+           o.betaMax == d.betaMax && o.constraints.empty();
+}
+
 } // namespace yee::scene

@@ -191,6 +191,40 @@ struct RunConfig {
     bool overlap = true;               ///< overlap halo exchange with interior work
 };
 
+/// Optimisers of the "optimization" section.
+enum class OptimizerKind { Mma, Ccsa, Adam };
+/// How the objective's terms make the figure of merit an optimiser improves.
+enum class ObjectiveForm {
+    Sum,  ///< the weighted sum of the terms (Objective)
+    Worst ///< the worst weighted term (min for maximize, max for minimize), by the epigraph form
+};
+
+/// One inequality constraint of an optimisation: a term's (unweighted) value against a bound.
+struct OptConstraint {
+    ObjectiveTerm term; ///< detector, quantity, reduce, wavelength; the weight is not used
+    bool upper = true;  ///< "max": value <= bound; "min": value >= bound
+    double bound = 0;   ///< in the term's units
+};
+
+/// The "optimization" section: how yee-opt improves the designs (see README, "Inverse design").
+struct OptimizationConfig {
+    OptimizerKind optimizer = OptimizerKind::Mma;
+    int iterations = 20;  ///< value-and-grad evaluations at most
+    double step = 0.05;   ///< Adam: learning rate, in latent units (latent values lie in [0, 1])
+    double beta1 = 0.9;   ///< Adam: first-moment decay
+    double beta2 = 0.999; ///< Adam: second-moment decay
+    double ftolRel = 0;   ///< stop when the figure of merit changes by less than this, relatively (0: off)
+    double xtolRel = 0;   ///< MMA/CCSA: stop when no latent value moves by more than this, relatively
+    ObjectiveForm form = ObjectiveForm::Sum;
+    double betaFactor = 1; ///< continuation: projected designs' beta times this every betaEvery (1: off)
+    int betaEvery = 10;    ///< evaluations per beta stage
+    double betaMax = 64;   ///< beta is never raised above this
+    std::vector<OptConstraint> constraints;
+};
+
+/// True when `o` holds only default values (the scene file then leaves the section out).
+bool isDefault(const OptimizationConfig& o);
+
 /// A whole scene. Build it with parseScene()/loadScene() or by hand, then validateScene().
 struct Scene {
     std::string name;                   ///< free text
@@ -209,6 +243,7 @@ struct Scene {
     Objective objective;                ///< optional figure of merit
     GradientConfig gradient;            ///< how gradients are computed
     RunConfig run;                      ///< tiles and devices
+    OptimizationConfig optimization;    ///< how yee-opt optimises the designs (optional section)
 
     // ---- derived quantities (valid after validation) ----
     /// Grid cells along each axis (domain size / cell, rounded; 0 when the cell size is not > 0).

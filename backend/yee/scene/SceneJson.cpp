@@ -937,6 +937,7 @@ public:
         detectors();
         designs();
         objective();
+        optimization();
         gradient();
         runConfig();
     }
@@ -1351,11 +1352,33 @@ private:
     }
 
     void objective() {
-        const bool reversible = s_.gradient.method == GradientMethod::Reversible;
         for (std::size_t i = 0; i < s_.objective.terms.size(); ++i) {
-            const ObjectiveTerm& t = s_.objective.terms[i];
             const std::string p = item("objective.terms", i);
             keys(SectionId::Term, int(i), p);
+            term(s_.objective.terms[i], p);
+        }
+    }
+
+    void optimization() {
+        const OptimizationConfig& o = s_.optimization;
+        if (isDefault(o))
+            return;
+        keys(SectionId::Optimization, -1, "optimization");
+        for (std::size_t i = 0; i < o.constraints.size(); ++i) {
+            const std::string p = item("optimization.constraints", i);
+            keys(SectionId::Constraint, int(i), p);
+            term(o.constraints[i].term, p);
+            if (!std::isfinite(o.constraints[i].bound))
+                fail(p + ".limit", "must be a finite number");
+        }
+        if (o.betaEvery < 1)
+            fail("optimization.beta_every", "must be >= 1");
+    }
+
+    /// One term (of the objective, or constrained) at `p`: its detector, quantity and reduction.
+    void term(const ObjectiveTerm& t, const std::string& p) {
+        const bool reversible = s_.gradient.method == GradientMethod::Reversible;
+        {
             const Detector* d = nullptr;
             for (const auto& e : s_.detectors)
                 if (e.name == t.detector)

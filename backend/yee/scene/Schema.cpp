@@ -57,6 +57,15 @@ const auto recorderOf = [](auto& s, int i) -> auto& {
 const auto runOf = [](auto& s, int) -> auto& {
     return s.run;
 };
+const auto optOf = [](auto& s, int) -> auto& {
+    return s.optimization;
+};
+const auto constraintOf = [](auto& s, int i) -> auto& {
+    return s.optimization.constraints[std::size_t(i)];
+};
+const auto constraintTermOf = [](auto& s, int i) -> auto& {
+    return s.optimization.constraints[std::size_t(i)].term;
+};
 
 struct Binding {
     SchemaGetter get;
@@ -282,6 +291,9 @@ std::vector<SectionSpec> buildSections() {
                 .present([](const Scene& s, int) { return s.objective.defined(); }),
             K("gradient", KT::Section, "Gradient", "", "how gradients are computed").sub(SectionId::Gradient),
             K("run", KT::Section, "Run", "", "tiles and devices").sub(SectionId::Run),
+            K("optimization", KT::Section, "Optimization", "", "how yee-opt improves the designs")
+                .sub(SectionId::Optimization)
+                .present([](const Scene& s, int) { return !isDefault(s.optimization); }),
         };
         out.push_back(std::move(sc));
     }
@@ -838,6 +850,117 @@ std::vector<SectionSpec> buildSections() {
         };
         out.push_back(std::move(r));
     }
+    {
+        using O = OptimizerKind;
+        SectionSpec o = newSection(SectionId::Optimization, "optimization", "Optimization");
+        o.variants = &optimizers();
+        o.keys = {
+            K("optimizer", KT::Enum, "Optimizer", "",
+              "MMA, CCSA (NLopt; latent bounds as box constraints) or Adam")
+                .discriminator()
+                .choices(optimizers())
+                .def(std::string("mma"))
+                .bind(enumField(optOf, &OptimizationConfig::optimizer, optimizers())),
+            K("iterations", KT::Integer, "Iterations", "", "Value-and-grad evaluations at most")
+                .ge(1)
+                .def(20)
+                .bind(field(optOf, &OptimizationConfig::iterations)),
+            K("step", KT::Number, "Learning rate", "",
+              "Adam step in latent units (latent values lie in [0, 1])")
+                .in(only({O::Adam}))
+                .gt(0)
+                .def(0.05)
+                .bind(field(optOf, &OptimizationConfig::step)),
+            K("beta1", KT::Number, "Adam beta1", "", "First-moment decay")
+                .in(only({O::Adam}))
+                .between(0, 1)
+                .def(0.9)
+                .bind(field(optOf, &OptimizationConfig::beta1)),
+            K("beta2", KT::Number, "Adam beta2", "", "Second-moment decay")
+                .in(only({O::Adam}))
+                .between(0, 1)
+                .def(0.999)
+                .bind(field(optOf, &OptimizationConfig::beta2)),
+            K("ftol_rel", KT::Number, "Objective tolerance", "",
+              "Stop when the figure of merit changes by less than this, relatively; 0 = off")
+                .ge(0)
+                .def(0.0)
+                .bind(field(optOf, &OptimizationConfig::ftolRel)),
+            K("xtol_rel", KT::Number, "Design tolerance", "",
+              "Stop when no latent value moves by more than this, relatively; 0 = off")
+                .in(only({O::Mma, O::Ccsa}))
+                .ge(0)
+                .def(0.0)
+                .bind(field(optOf, &OptimizationConfig::xtolRel)),
+            K("form", KT::Enum, "Objective form", "",
+              "sum: the weighted sum of the terms; worst: the worst weighted term (min-max, MMA/CCSA)")
+                .in(only({O::Mma, O::Ccsa}))
+                .choices(objectiveForms())
+                .def(std::string("sum"))
+                .bind(enumField(optOf, &OptimizationConfig::form, objectiveForms())),
+            K("beta_factor", KT::Number, "Beta factor", "",
+              "Continuation: every projected design's beta is multiplied by this each stage; 1 = off")
+                .ge(1)
+                .def(1.0)
+                .bind(field(optOf, &OptimizationConfig::betaFactor)),
+            K("beta_every", KT::Integer, "Beta stage", "", "Evaluations per continuation stage")
+                .ge(1)
+                .def(10)
+                .bind(field(optOf, &OptimizationConfig::betaEvery)),
+            K("beta_max", KT::Number, "Beta limit", "", "Continuation never raises beta above this")
+                .gt(0)
+                .def(64.0)
+                .bind(field(optOf, &OptimizationConfig::betaMax)),
+            K("constraints", KT::SectionList, "Constraints", "", "Inequalities on other terms (MMA/CCSA)")
+                .in(only({O::Mma, O::Ccsa}))
+                .sub(SectionId::Constraint),
+        };
+        out.push_back(std::move(o));
+    }
+    {
+        SectionSpec c = newSection(SectionId::Constraint, "constraints", "Constraint");
+        c.variants = &reductions();
+        c.readFirst = {"detector", "quantity"};
+        c.defaultVariant = [](const Scene& s, int i) {
+            const Quantity q = s.optimization.constraints[std::size_t(i)].term.quantity;
+            return int(q == Quantity::Flux     ? Reduce::TimeIntegral
+                       : q == Quantity::Energy ? Reduce::Final
+                                               : Reduce::AtWavelength);
+        };
+        c.count = [](const Scene& s) { return int(s.optimization.constraints.size()); };
+        c.append = [](Scene& s) {
+            s.optimization.constraints.emplace_back();
+            return int(s.optimization.constraints.size()) - 1;
+        };
+        c.keys = {
+            K("detector", KT::DetectorRef, "Constraint detector", "", "Detector the constrained term reads")
+                .required()
+                .bind(field(constraintTermOf, &ObjectiveTerm::detector)),
+            K("quantity", KT::Enum, "Constraint quantity", "", "What is read from the detector")
+                .required()
+                .choices(quantities())
+                .bind(enumField(constraintTermOf, &ObjectiveTerm::quantity, quantities())),
+            K("reduce", KT::Enum, "Constraint reduction", "",
+              "How the record becomes a number (as for terms)")
+                .discriminator()
+                .choices(reductions())
+                .bind(enumField(constraintTermOf, &ObjectiveTerm::reduce, reductions())),
+            K("wavelength_um", KT::Number, "Constraint wavelength", "um",
+              "One of the detector's wavelengths_um")
+                .in(only({Reduce::AtWavelength}))
+                .required()
+                .gt(0)
+                .bind(field(constraintTermOf, &ObjectiveTerm::wavelength)),
+            K("bound", KT::Enum, "Bound", "", "max: value <= limit; min: value >= limit")
+                .required()
+                .choices(bounds())
+                .bind(enumField(constraintOf, &OptConstraint::upper, bounds())),
+            K("limit", KT::Number, "Limit", "", "The bound, in the term's units (e.g. a flux in W)")
+                .required()
+                .bind(field(constraintOf, &OptConstraint::bound)),
+        };
+        out.push_back(std::move(c));
+    }
     return out;
 }
 
@@ -961,6 +1084,25 @@ const EnumSpec& gradientMethods() {
          e(GradientMethod::Checkpointed, "checkpointed", "Checkpointed", "binomial checkpoints, exact"),
          e(GradientMethod::Reversible, "reversible", "Reversible",
            "run Maxwell backwards, record the PML interface")});
+    return t;
+}
+const EnumSpec& optimizers() {
+    static const EnumSpec t = enumTable(
+        {e(OptimizerKind::Mma, "mma", "MMA", "method of moving asymptotes (NLopt)"),
+         e(OptimizerKind::Ccsa, "ccsa", "CCSA", "conservative convex separable approximations (NLopt)"),
+         e(OptimizerKind::Adam, "adam", "Adam", "adaptive moments, projected onto [0, 1]")},
+        "optimizer");
+    return t;
+}
+const EnumSpec& objectiveForms() {
+    static const EnumSpec t =
+        enumTable({e(ObjectiveForm::Sum, "sum", "Sum", "weighted sum of the terms"),
+                   e(ObjectiveForm::Worst, "worst", "Worst term", "min-max by the epigraph form")},
+                  "form");
+    return t;
+}
+const EnumSpec& bounds() {
+    static const EnumSpec t = enumTable({{1, "max", "At most", ""}, {0, "min", "At least", ""}}, "bound");
     return t;
 }
 const EnumSpec& goals() {
@@ -1137,7 +1279,7 @@ const SectionSpec& section(SectionId id) {
 const std::vector<SectionId>& allSections() {
     static const std::vector<SectionId> ids = [] {
         std::vector<SectionId> r;
-        for (int i = 0; i <= int(SectionId::Run); ++i)
+        for (int i = 0; i <= int(SectionId::Constraint); ++i)
             r.push_back(SectionId(i));
         return r;
     }();

@@ -133,6 +133,12 @@ const EnumSpec& dtypes();
 const EnumSpec& storageTiers();
 /// Field precisions (string-backed, RunConfig::precision): float32, float64.
 const EnumSpec& precisions();
+/// Optimisers: mma, ccsa, adam.
+const EnumSpec& optimizers();
+/// Objective forms of an optimisation: sum, worst.
+const EnumSpec& objectiveForms();
+/// Constraint bounds: max (upper, 1), min (lower, 0).
+const EnumSpec& bounds();
 /// Axes "x" | "y" | "z" = 0, 1, 2.
 const EnumSpec& axes();
 /// Plane directions "+x", "-x", ... = 2 * axis + (sign < 0).
@@ -165,25 +171,27 @@ template <class E> std::optional<E> enumValue(std::string_view name) {
 
 /// The sections of a scene file.
 enum class SectionId {
-    Scene,      ///< the top level
-    Grid,       ///< "grid"
-    Domain,     ///< "domain"
-    Time,       ///< "time"
-    Boundaries, ///< "boundaries" (x, y, z)
-    Boundary,   ///< "boundaries.<axis>", index = axis
-    Material,   ///< "materials.<name>", index = position in Scene::materials
-    Object,     ///< "objects[i]"
-    Source,     ///< "sources[i]"
-    Profile,    ///< "sources[i].profile", index = source
-    Detector,   ///< "detectors[i]"
-    Design,     ///< "designs[i]"
-    Projection, ///< "designs[i].projection", index = design
-    Objective,  ///< "objective"
-    Term,       ///< "objective.terms[i]"
-    Gradient,   ///< "gradient"
-    Recorder,   ///< "gradient.recorder[i]"
-    Storage,    ///< "gradient.storage"
-    Run,        ///< "run"
+    Scene,        ///< the top level
+    Grid,         ///< "grid"
+    Domain,       ///< "domain"
+    Time,         ///< "time"
+    Boundaries,   ///< "boundaries" (x, y, z)
+    Boundary,     ///< "boundaries.<axis>", index = axis
+    Material,     ///< "materials.<name>", index = position in Scene::materials
+    Object,       ///< "objects[i]"
+    Source,       ///< "sources[i]"
+    Profile,      ///< "sources[i].profile", index = source
+    Detector,     ///< "detectors[i]"
+    Design,       ///< "designs[i]"
+    Projection,   ///< "designs[i].projection", index = design
+    Objective,    ///< "objective"
+    Term,         ///< "objective.terms[i]"
+    Gradient,     ///< "gradient"
+    Recorder,     ///< "gradient.recorder[i]"
+    Storage,      ///< "gradient.storage"
+    Run,          ///< "run"
+    Optimization, ///< "optimization"
+    Constraint,   ///< "optimization.constraints[i]"
 };
 
 /// Bit i set: the key applies to the variant with enum value i.

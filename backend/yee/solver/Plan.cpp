@@ -190,4 +190,26 @@ std::shared_ptr<Plan> makePlan(const scene::Scene& s, const PlanOptions& o) {
     return plan;
 }
 
+void setDesign(Plan& p, int d, std::vector<double> latent, double beta) {
+    if (d < 0 || d >= int(p.scene.designs.size()))
+        throw InputError("designs[" + std::to_string(d) + "]: no such design region");
+    const std::string f = "designs[" + std::to_string(d) + "]";
+    const std::size_t n = p.raster->designMap(d).size();
+    if (latent.size() != n)
+        throw InputError(f + ".latent: " + std::to_string(latent.size()) + " values, the region has " +
+                         std::to_string(n) + " voxels");
+    for (std::size_t i = 0; i < n; ++i)
+        if (!(latent[i] >= 0 && latent[i] <= 1))
+            throw InputError(f + ".latent[" + std::to_string(i) + "]: " + std::to_string(latent[i]) +
+                             " is not in [0, 1]");
+    if (!(beta >= 0) || !std::isfinite(beta))
+        throw InputError(f + ".beta: must be a finite value >= 0");
+    scene::Design& g = p.scene.designs[std::size_t(d)];
+    g.latent = std::move(latent);
+    g.beta = beta;
+    // makePlan() made the rasteriser as a non-const object; the plan shares it read-only with its tiles,
+    // which are idle between runs.
+    const_cast<scene::Rasterizer&>(*p.raster).setDesign(d, p.scene);
+}
+
 } // namespace yee::solver

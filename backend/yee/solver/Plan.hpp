@@ -108,4 +108,11 @@ struct PlanOptions {
 /// (detectors::planDetectors()).
 std::shared_ptr<Plan> makePlan(const scene::Scene& s, const PlanOptions& o);
 
+/// Give design region `d` of a prepared plan new latent values (voxel order of Design::latent) and
+/// projection steepness `beta`, between runs, while no tile reads the plan: the plan's scene and its
+/// rasteriser's density follow; tiles then take the new materials with Tile::refillDesigns(). Nothing
+/// else of the plan changes. Throws InputError naming `designs[d].latent` (wrong size, a value outside
+/// [0, 1] or not finite) or `designs[d].beta` (negative or not finite).
+void setDesign(Plan& p, int d, std::vector<double> latent, double beta);
+
 } // namespace yee::solver

@@ -261,12 +261,13 @@ template <class T> void Tile<T>::buildExchanges(FieldSet& fs, Category cat, int 
     }
 }
 
-template <class T> void Tile<T>::fill() {
+template <class T> void Tile<T>::fillMaterials(const Box& gb) {
     const Plan& p = *plan_;
     const scene::Rasterizer& r = *p.raster;
     const double dt = p.dt;
     const double sigmaScale = scene::kEta0 * p.scene.cellUm * 1e-6; // S/m -> normalised
-    const Index3 n = box_.extents();
+    const Index3 n = gb.extents();
+    const Index3 o{gb.lo[0] - box_.lo[0], gb.lo[1] - box_.lo[1], gb.lo[2] - box_.lo[2]};
     // ---- materials: Cb, Ca at E locations, Db at H locations ----
     for (int c = 0; c < 3; ++c) {
         View<T> cb(cb_[c].data(), shape_), ca(ca_[c].data(), shape_), db(db_[c].data(), shape_);
@@ -275,15 +276,17 @@ template <class T> void Tile<T>::fill() {
             std::vector<scene::CellMaterial> rowE(static_cast<std::size_t>(n[0])),
                 rowH(static_cast<std::size_t>(n[0]));
 #pragma omp for schedule(dynamic)
-            for (int k = 0; k < n[2]; ++k)
-                for (int j = 0; j < n[1]; ++j) {
-                    const int gj = box_.lo[1] + j, gk = box_.lo[2] + k;
-                    r.fillRow(0, c, gj, gk, box_.lo[0], box_.hi[0], rowE.data());
+            for (int kk = 0; kk < n[2]; ++kk)
+                for (int jj = 0; jj < n[1]; ++jj) {
+                    const int gj = gb.lo[1] + jj, gk = gb.lo[2] + kk;
+                    const int j = o[1] + jj, k = o[2] + kk;
+                    r.fillRow(0, c, gj, gk, gb.lo[0], gb.hi[0], rowE.data());
                     if (p.magnetic)
-                        r.fillRow(1, c, gj, gk, box_.lo[0], box_.hi[0], rowH.data());
-                    for (int i = 0; i < n[0]; ++i) {
-                        const Index3 g{box_.lo[0] + i, gj, gk};
-                        const scene::CellMaterial& m = rowE[std::size_t(i)];
+                        r.fillRow(1, c, gj, gk, gb.lo[0], gb.hi[0], rowH.data());
+                    for (int ii = 0; ii < n[0]; ++ii) {
+                        const int i = o[0] + ii;
+                        const Index3 g{gb.lo[0] + ii, gj, gk};
+                        const scene::CellMaterial& m = rowE[std::size_t(ii)];
                         const double s = m.sigma * sigmaScale * dt / (2 * m.eps);
                         double cbv = (dt / m.eps) / (1 + s);
                         // PEC walls (behind CPML or explicit): tangential E on the low face stays zero;
@@ -295,11 +298,44 @@ template <class T> void Tile<T>::fill() {
                         if (p.lossy)
                             ca(i, j, k) = T((1 - s) / (1 + s));
                         if (p.magnetic)
-                            db(i, j, k) = T(dt / rowH[std::size_t(i)].mu);
+                            db(i, j, k) = T(dt / rowH[std::size_t(ii)].mu);
                     }
                 }
         }
     }
+}
+
+template <class T> void Tile<T>::prefetchMaterials() {
+    if (!dev_.isCuda())
+        return;
+    for (int c = 0; c < 3; ++c)
+        for (auto* b : {&cb_[c], &ca_[c], &db_[c]})
+            dev_.prefetch(b->data(), b->bytes());
+}
+
+template <class T> void Tile<T>::refillDesigns() {
+    const scene::Rasterizer& r = *plan_->raster;
+    dev_.sync(); // no kernel may read the coefficients while the host rewrites them
+    for (int d = 0; d < r.designCount(); ++d) {
+        const Box g = r.designBox(d).intersect(box_);
+        if (!g.empty())
+            fillMaterials(g);
+    }
+    prefetchMaterials();
+}
+
+template <class T> void Tile<T>::resetState() {
+    dev_.sync();
+    for (const StateEntry& e : state_.entries())
+        if (e.data && e.bytes > 0)
+            dev_.zero(e.data, e.bytes);
+    dev_.sync();
+}
+
+template <class T> void Tile<T>::fill() {
+    const Plan& p = *plan_;
+    const double dt = p.dt;
+    fillMaterials(box_);
     // ---- CPML grading ----
     for (auto& sl : slabs_) {
         const int a = sl->slab.axis;
@@ -343,9 +379,7 @@ template <class T> void Tile<T>::fill() {
     }
     // GPUs: the constants were written on the host; move them back before the first kernel needs them.
     if (dev_.isCuda()) {
-        for (int c = 0; c < 3; ++c)
-            for (auto* b : {&cb_[c], &ca_[c], &db_[c]})
-                dev_.prefetch(b->data(), b->bytes());
+        prefetchMaterials();
         for (auto& sl : slabs_)
             for (int q = 0; q < 3; ++q) {
                 dev_.prefetch(sl->profE[q].data(), sl->profE[q].bytes());

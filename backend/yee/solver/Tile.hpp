@@ -47,6 +47,13 @@ public:
 
     /// Fill materials, CPML profiles and injections. Not in dry-run mode.
     void fill();
+    /// Fill again the materials of the cells of every design region this tile owns, from the plan's
+    /// current design densities (after solver::setDesign()); every other constant is left as fill()
+    /// made it. The coefficients are those a fresh fill() would give, bit for bit. Not in dry-run mode.
+    void refillDesigns();
+    /// Zero every registered state buffer (fields, CPML psi, detector accumulators): the state at step
+    /// 0 of a run. Waits for the device.
+    void resetState();
 
     /// Advance one full leapfrog step n (H^{n-1/2} -> H^{n+1/2}, E^n -> E^{n+1}), exchanging halos
     /// through `comm`. With `overlap`, interior updates run while halo messages are in flight.
@@ -150,6 +157,10 @@ private:
         std::vector<Index3> hostCells;
     };
 
+    /// Cb, Ca, Db of the cells of `g` (global cells inside box()) from the rasteriser.
+    void fillMaterials(const Box& g);
+    /// GPUs: move the material constants written on the host to the device.
+    void prefetchMaterials();
     /// fn(value&) for every cell of the regions, in download order (CPU devices).
     template <class Fn> void forRegionCells(FieldSet& s, const std::vector<Region>& rs, Fn&& fn);
     /// Forward H (E) update of box b fused with the CPML corrections of its cells, row by row: per cell

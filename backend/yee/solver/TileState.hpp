@@ -67,6 +67,12 @@ public:
     }
     /// Forget every entry (before the owner's buffers are rebuilt).
     void clear() { entries_.clear(); }
+    /// Forget the entries after the first `n` (e.g. the detectors' ones, before a new DetectorSet
+    /// registers its buffers again on a tile that is kept).
+    void truncate(std::size_t n) {
+        if (n < entries_.size())
+            entries_.resize(n);
+    }
 
 private:
     std::vector<StateEntry> entries_;
