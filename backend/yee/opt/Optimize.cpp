@@ -231,6 +231,29 @@ std::vector<double> betaAt(const scene::Scene& s, int k) {
     return b;
 }
 
+/// The best evaluation of [from, history end): the best merit among those meeting every constraint
+/// (to 1e-6 of its limit's scale), else the last one.
+std::size_t bestOf(const std::vector<Evaluation>& h, std::size_t from, const Problem& pb) {
+    std::size_t best = h.size() - 1;
+    bool found = false;
+    for (std::size_t i = from; i < h.size(); ++i) {
+        bool feasible = true;
+        for (std::size_t k = 0; k < pb.C; ++k) {
+            const scene::OptConstraint& oc = pb.scene.optimization.constraints[k];
+            const double tol = 1e-6 * std::max(std::fabs(oc.bound), 1e-300);
+            const double v = h[i].constraints[k];
+            if (oc.upper ? v > oc.bound + tol : v < oc.bound - tol)
+                feasible = false;
+        }
+        if (!feasible)
+            continue;
+        if (!found || (pb.maximize ? h[i].merit > h[best].merit : h[i].merit < h[best].merit))
+            best = i;
+        found = true;
+    }
+    return best;
+}
+
 /// Why a stage ended.
 enum class StageEnd { Budget, Converged, Cancelled };
 
@@ -374,7 +397,12 @@ OptResult optimize(const scene::Scene& s, run::RunOptions o, const OptOptions& o
     const auto& cfg = s.optimization;
 
     HistoryHeader header;
-    header.sceneHash = scene::sceneHash(s);
+    {
+        // The budget is not part of the problem: a history resumes with more (or fewer) iterations.
+        scene::Scene h = s;
+        h.optimization.iterations = scene::OptimizationConfig{}.iterations;
+        header.sceneHash = scene::sceneHash(h);
+    }
     header.sceneJson = scene::sceneToJson(s, true);
     header.optimizer = scene::optimizers().nameOf(int(cfg.optimizer));
     header.form = scene::objectiveForms().nameOf(int(cfg.form));
@@ -403,8 +431,10 @@ OptResult optimize(const scene::Scene& s, run::RunOptions o, const OptOptions& o
     const int perStage = continuation ? cfg.betaEvery : budget;
     std::string status = "iterations done";
     bool cancelled = false;
+    std::size_t stageStart = 0;
     for (int stage = 0; !ev.exhausted(); ++stage) {
         const std::vector<double> beta = betaAt(s, stage);
+        stageStart = std::size_t(ev.count());
         const int stageBudget = std::min(ev.count() + perStage, budget);
         StageEnd end = StageEnd::Budget;
         if (cfg.optimizer == OptimizerKind::Adam) {
@@ -468,8 +498,10 @@ OptResult optimize(const scene::Scene& s, run::RunOptions o, const OptOptions& o
                 }
                 opt.set_lower_bounds(lb);
                 opt.set_upper_bounds(ub);
-                if (worst)
+                if (worst && pb.maximize)
                     opt.set_max_objective(epigraphObjective, nullptr);
+                else if (worst)
+                    opt.set_min_objective(epigraphObjective, nullptr);
                 else if (pb.maximize)
                     opt.set_max_objective(sumObjective, &c);
                 else
@@ -508,10 +540,11 @@ OptResult optimize(const scene::Scene& s, run::RunOptions o, const OptOptions& o
                                                          : "round-off limited") +
                              ")";
                 }
-                // Continue from the last point evaluated (NLopt's best may lie at another beta's optimum).
-                x = flatten(ev.history().back().latent);
             }
         }
+        // The next stage (and the result) starts from the stage's best point.
+        if (std::size_t(ev.count()) > stageStart)
+            x = flatten(ev.history()[bestOf(ev.history(), stageStart, pb)].latent);
         if (end == StageEnd::Cancelled) {
             cancelled = true;
             break;
@@ -532,7 +565,8 @@ OptResult optimize(const scene::Scene& s, run::RunOptions o, const OptOptions& o
     res.status = status;
     res.replayed = ev.replayed();
     res.history = ev.history();
-    res.latent = res.history.empty() ? ses.latent() : res.history.back().latent;
+    res.best = res.history.empty() ? -1 : int(bestOf(res.history, stageStart, pb));
+    res.latent = res.history.empty() ? ses.latent() : res.history[std::size_t(res.best)].latent;
     ev.write(status, res.completed);
     ses.close();
     return res;

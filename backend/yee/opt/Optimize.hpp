@@ -42,8 +42,9 @@ struct OptResult {
     bool completed = false; ///< false: cancelled or failed (the history is valid either way)
     std::string status; ///< "converged (ftol_rel)", "iterations done", "cancelled after 7 evaluations", ...
     std::vector<Evaluation> history;
-    int replayed = 0;                        ///< evaluations taken from the resumed history
-    std::vector<std::vector<double>> latent; ///< the final point, per design region
+    int replayed = 0; ///< evaluations taken from the resumed history
+    int best = -1;    ///< the evaluation chosen as the result: the last stage's best (feasible) one
+    std::vector<std::vector<double>> latent; ///< its point, per design region
 };
 
 /// Check what `s` needs for an optimisation (an objective, design regions, options the optimiser

@@ -1,0 +1,254 @@
+/// yee-opt: optimise the design regions of a scene (its "optimization" section) from the command line.
+///
+///   yee-opt SCENE.json [--iterations N] [--history FILE.h5] [--resume FILE.h5] [--design-out FILE.json]
+///                      [--tiles PXxPYxPZ] [--devices cpu:N|cuda:...] [--precision float32|float64] [-q]
+///
+/// Each evaluation is one value-and-grad on the prepared scene (more for the worst-case form and
+/// constraints); the history is written atomically after every evaluation and --resume continues one
+/// bit for bit. Ctrl-C / SIGTERM stops after the current evaluation with a valid history. Under
+/// mpirun/srun each rank runs one tile (MPI between ranks). Exit codes as yee-run: 0 done, 2 bad input,
+/// 3 failure, 4 cancelled.
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "RunCli.hpp"
+#include "yee/core/Error.hpp"
+#include "yee/opt/Optimize.hpp"
+#include "yee/scene/SceneJson.hpp"
+#include "yee/scene/Schema.hpp"
+#ifdef YEE_HAVE_MPI
+#include "yee/comm/MpiComm.hpp"
+#endif
+
+using namespace yee;
+
+namespace {
+
+std::atomic<bool> gCancel{false};
+
+extern "C" void onSignal(int) {
+    gCancel = true;
+}
+
+struct OptArgs {
+    cli::RunArgs run; ///< scene, --tiles, --devices, --precision, -q
+    std::optional<int> iterations;
+    std::string history; ///< default <stem>.history.h5
+    std::string resume;
+    std::string designOut; ///< default <stem>.optimized.json
+    bool help = false, version = false;
+};
+
+std::string stem(const std::string& scene) {
+    return std::filesystem::path(scene).stem().string();
+}
+
+const char* kUsage =
+    "usage: yee-opt SCENE.json [options]\n"
+    "Optimise the scene's design regions as its \"optimization\" section says (MMA, CCSA or Adam).\n"
+    "  --iterations N        evaluations at most (default: optimization.iterations)\n"
+    "  --history FILE.h5     history written after every evaluation (default <stem>.history.h5)\n"
+    "  --resume FILE.h5      continue an interrupted optimisation from its history\n"
+    "  --design-out FILE     the scene with the final design (default <stem>.optimized.json)\n"
+    "  --tiles PXxPYxPZ      tile grid (default: run.tiles)\n"
+    "  --devices LIST        cpu:N, cuda, cuda:all or cuda:ID[,ID...] (default: run.devices)\n"
+    "  --precision P         float32 or float64 (default: run.precision)\n"
+    "  -q, --quiet           no per-evaluation lines\n"
+    "Under mpirun/srun each rank runs one tile. Ctrl-C stops after the current evaluation.\n";
+
+OptArgs parseArgs(const std::vector<std::string>& a) {
+    OptArgs o;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        std::string k = a[i], v;
+        const auto eq = k.find('=');
+        const bool hasEq = k.rfind("--", 0) == 0 && eq != std::string::npos;
+        if (hasEq) {
+            v = k.substr(eq + 1);
+            k = k.substr(0, eq);
+        }
+        auto value = [&]() -> std::string {
+            if (hasEq)
+                return v;
+            if (i + 1 >= a.size())
+                throw InputError(k + ": needs a value");
+            return a[++i];
+        };
+        if (k == "-h" || k == "--help")
+            o.help = true;
+        else if (k == "--version")
+            o.version = true;
+        else if (k == "-q" || k == "--quiet")
+            o.run.quiet = true;
+        else if (k == "--iterations") {
+            const std::string s = value();
+            try {
+                std::size_t used = 0;
+                const int n = std::stoi(s, &used);
+                if (used != s.size() || n < 1)
+                    throw std::invalid_argument("");
+                o.iterations = n;
+            } catch (const std::exception&) {
+                throw InputError("--iterations: expected a whole number >= 1, got '" + s + "'");
+            }
+        } else if (k == "--history")
+            o.history = value();
+        else if (k == "--resume")
+            o.resume = value();
+        else if (k == "--design-out")
+            o.designOut = value();
+        else if (k == "--tiles")
+            o.run.tiles = cli::parseTiles(value());
+        else if (k == "--devices")
+            o.run.devices = cli::parseDevices(value());
+        else if (k == "--precision") {
+            const std::string s = value();
+            if (s != "float32" && s != "float64")
+                throw InputError("--precision: expected float32 or float64, got '" + s + "'");
+            o.run.precision = s == "float64" ? run::Precision::Float64 : run::Precision::Float32;
+        } else if (!k.empty() && k[0] == '-')
+            throw InputError(k + ": unknown option (see --help)");
+        else if (o.run.scene.empty())
+            o.run.scene = k;
+        else
+            throw InputError(k + ": a second scene file; yee-opt optimises one scene");
+    }
+    if (!o.help && !o.version && o.run.scene.empty())
+        throw InputError("SCENE.json: missing (see --help)");
+    if (o.history.empty() && !o.run.scene.empty())
+        o.history = stem(o.run.scene) + ".history.h5";
+    if (o.designOut.empty() && !o.run.scene.empty())
+        o.designOut = stem(o.run.scene) + ".optimized.json";
+    std::error_code ec;
+    if (!o.resume.empty() && std::filesystem::equivalent(o.resume, o.history, ec))
+        throw InputError(
+            "--history: must differ from --resume (the old history is read while the new one is written)");
+    return o;
+}
+
+void printError(const std::string& m) {
+    std::fprintf(stderr, "yee-opt: error: %s\n", m.c_str());
+}
+
+/// The whole optimisation on this process (rank `rank` of the job; 0 when local).
+int optimise(const OptArgs& args, comm::Communicator* communicator) {
+    const bool root = !communicator || communicator->rank() == 0;
+    scene::Scene s = scene::loadScene(args.run.scene);
+    if (args.iterations)
+        s.optimization.iterations = *args.iterations;
+    opt::checkOptimization(s);
+    run::RunOptions o = cli::makeRunOptions(s, args.run);
+    o.communicator = communicator;
+    if (root && !o.deviceNotice.empty())
+        std::fprintf(stderr, "yee-opt: note: %s\n", o.deviceNotice.c_str());
+    opt::OptOptions oo;
+    oo.historyPath = args.history;
+    oo.resumePath = args.resume;
+    oo.cancel = &gCancel;
+    const auto& cfg = s.optimization;
+    if (root && !args.run.quiet) {
+        std::printf("yee-opt: %s, %s, %d evaluations at most, %s of the objective\n",
+                    scene::optimizers().nameOf(int(cfg.optimizer)),
+                    scene::objectiveForms().nameOf(int(cfg.form)), cfg.iterations,
+                    s.objective.maximize ? "maximum" : "minimum");
+        std::printf("%5s %5s %14s %14s %11s %8s %6s %8s\n", "eval", "stage", "merit", "objective", "|grad|",
+                    "beta", "grey", "seconds");
+        std::fflush(stdout);
+        oo.onEvaluation = [](int i, const opt::Evaluation& e) {
+            std::printf("%5d %5d %14.6e %14.6e %11.3e %8.3g %6.3f %8.2f\n", i, e.stage, e.merit, e.objective,
+                        e.gradNorm, e.beta.empty() ? 0.0 : e.beta[0], e.binarisation, e.seconds);
+            std::fflush(stdout);
+        };
+    }
+    const opt::OptResult r = opt::optimize(s, o, oo);
+    if (!root)
+        return cli::kExitOk;
+    // The final design as a plain scene (latent values in the sidecar), to re-simulate with yee-run.
+    scene::Scene out = s;
+    for (std::size_t d = 0; d < out.designs.size() && d < r.latent.size(); ++d) {
+        out.designs[d].latent = r.latent[d];
+        out.designs[d].params.clear();
+        if (!r.history.empty())
+            out.designs[d].beta = r.history.back().beta[d];
+    }
+    scene::saveScene(out, args.designOut);
+    if (!args.run.quiet) {
+        if (!r.history.empty())
+            std::printf("yee-opt: %s; merit %.6e -> %.6e (evaluation %d) in %zu evaluations (%d replayed)\n",
+                        r.status.c_str(), r.history.front().merit, r.history[std::size_t(r.best)].merit,
+                        r.best, r.history.size(), r.replayed);
+        std::printf("yee-opt: history %s, design %s\n", args.history.c_str(), args.designOut.c_str());
+    }
+    return r.completed ? cli::kExitOk : cli::kExitCancelled;
+}
+
+int guarded(const std::function<int()>& body) {
+    try {
+        return body();
+    } catch (const InputError& e) {
+        printError(e.what());
+        return cli::kExitBadInput;
+    } catch (const std::exception& e) {
+        printError(e.what());
+        return cli::kExitFailure;
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    struct sigaction sa {};
+    sa.sa_handler = onSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    OptArgs args;
+    if (const int c = guarded([&] {
+            args = parseArgs(std::vector<std::string>(argv + 1, argv + argc));
+            return 0;
+        }))
+        return c;
+    if (args.help) {
+        std::printf("%s", kUsage);
+        return 0;
+    }
+    if (args.version) {
+        std::printf("yee-opt %s\n", YEE_VERSION);
+        return 0;
+    }
+    if (cli::launcherRanks() <= 1)
+        return guarded([&] { return optimise(args, nullptr); });
+#ifdef YEE_HAVE_MPI
+    std::unique_ptr<comm::MpiSession> session;
+    std::unique_ptr<comm::MpiComm> mpi;
+    if (const int c = guarded([&] {
+            session = std::make_unique<comm::MpiSession>(&argc, &argv);
+            mpi = std::make_unique<comm::MpiComm>();
+            return 0;
+        }))
+        return c;
+    if (!args.run.tiles) {
+        // One tile per rank: the scene's grid when it matches the job, else split along x.
+        const scene::Scene s = scene::loadScene(args.run.scene);
+        const auto t = s.run.tiles;
+        if (t[0] * t[1] * t[2] != mpi->size())
+            args.run.tiles = std::array<int, 3>{mpi->size(), 1, 1};
+    }
+    args.run.devices = "cpu:1";
+    const int code = guarded([&] { return optimise(args, mpi.get()); });
+    if (code == cli::kExitFailure)
+        mpi->abort("yee-opt: a rank failed", code); // peers may wait in a collective
+    mpi.reset();
+    return code;
+#else
+    printError("started as " + std::to_string(cli::launcherRanks()) +
+               " ranks, but this yee-opt was built without MPI; run it without mpirun/srun");
+    return cli::kExitBadInput;
+#endif
+}

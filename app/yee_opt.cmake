@@ -1,0 +1,10 @@
+# yee-opt: the headless inverse-design loop (backend/yee/opt). Needs NLopt (the opt module).
+if(TARGET yee_opt)
+  add_executable(yee-opt ${CMAKE_CURRENT_LIST_DIR}/yee-opt.cpp)
+  target_link_libraries(yee-opt PRIVATE yee_runcli)
+  if(TARGET yee_mpi)
+    target_link_libraries(yee-opt PRIVATE yee_mpi)
+  endif()
+  target_compile_options(yee-opt PRIVATE ${YEE_WARNINGS})
+  install(TARGETS yee-opt RUNTIME DESTINATION bin)
+endif()

@@ -1,0 +1,9 @@
+if(TARGET yee_opt)
+  yee_add_test(NAME opt SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_opt.cpp LABELS "opt;gradient" TIMEOUT 900)
+endif()
+if(TARGET yee-opt)
+  yee_add_test(NAME yee_opt SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_YeeOpt.cpp LABELS "opt;cli" TIMEOUT 900)
+  add_dependencies(tst_yee_opt yee-opt yee-run)
+  target_compile_definitions(tst_yee_opt PRIVATE YEE_OPT_EXE="$<TARGET_FILE:yee-opt>"
+                                                 YEE_RUN_EXE="$<TARGET_FILE:yee-run>")
+endif()
