@@ -7,3 +7,7 @@ if(TARGET yee-opt)
   target_compile_definitions(tst_yee_opt PRIVATE YEE_OPT_EXE="$<TARGET_FILE:yee-opt>"
                                                  YEE_RUN_EXE="$<TARGET_FILE:yee-run>")
 endif()
+if(TARGET yee_opt AND YEE_ENABLE_MPI AND TARGET yee_mpi)
+  yee_add_test(NAME opt_mpi SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_opt_mpi.cpp LIBS yee_mpi MPI::MPI_CXX
+               LABELS "opt;mpi" MPI_RANKS 2 TIMEOUT 600)
+endif()
