@@ -50,6 +50,22 @@ std::string unavailableReason() {
     return n == 0 ? "no GPU visible (check CUDA_VISIBLE_DEVICES)" : "";
 }
 
+std::string versionText() {
+    const auto dotted = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+    int runtime = 0, driver = 0;
+    std::string text = "CUDA runtime ";
+    text += cudaRuntimeGetVersion(&runtime) == cudaSuccess ? dotted(runtime) : std::string("unknown");
+    text += " (linked statically), driver ";
+    if (cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0)
+        text += "none (no libcuda.so.1 could be loaded)";
+    else
+        text += "CUDA " + dotted(driver);
+    cudaGetLastError();
+    if (runtime > 0 && driver > 0 && driver < runtime)
+        text += ": the driver is older than the runtime (update the driver or build with an older toolkit)";
+    return text;
+}
+
 std::vector<DeviceInfo> devices() {
     std::vector<DeviceInfo> out;
     const int n = deviceCount();
@@ -224,6 +240,9 @@ int deviceCount() {
 }
 std::string unavailableReason() {
     return "this build has no CUDA (nvcc was not found at configure time)";
+}
+std::string versionText() {
+    return "this build has no CUDA";
 }
 std::vector<DeviceInfo> devices() {
     return {};

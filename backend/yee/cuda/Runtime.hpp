@@ -31,6 +31,11 @@ bool built();
 int deviceCount();
 /// Why deviceCount() is 0 ("this build has no CUDA", "no CUDA driver: ...", "no GPU"); empty otherwise.
 std::string unavailableReason();
+/// The CUDA versions this process sees, for reports: "CUDA runtime 13.0, driver 13.0 (R580 ...)" style
+/// text naming the runtime libyee was linked with and the driver's CUDA version ("driver: none" when no
+/// driver could be loaded); "this build has no CUDA" in a build without it. Never throws.
+std::string versionText();
+
 /// The visible GPUs with their memory.
 std::vector<DeviceInfo> devices();
 
