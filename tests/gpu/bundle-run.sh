@@ -3,7 +3,8 @@
 # Runs on the GPU test machine (CUDA 13 driver, Python 3.12 with the pip package nvidia-nccl-cu13, no Qt /
 # HDF5 / network) from the bundle folder alone:
 #
-#   1. unpacks the bundle's libraries (lib.tar.gz, once) and sets LD_LIBRARY_PATH: the bundle's lib/, its
+#   1. unpacks the bundle's libraries (lib.tar.gz, once) and sets LD_LIBRARY_PATH for the bundle's programs
+#      (only for them; the machine's own tools keep their libraries): the bundle's lib/, its
 #      C++ runtime (lib/compat) only where the machine's libstdc++ is too old for the programs, the pip
 #      NCCL's lib folder (found with python3; YEE_NCCL_LIB overrides), then what was already set;
 #   2. GPU-required mode: when `nvidia-smi -L` lists a GPU, YEE_GPU_REQUIRED=1 (unless set otherwise):
@@ -63,7 +64,7 @@ if LD_LIBRARY_PATH=$LDP ldd "$B/bin/tst_gpu" 2>&1 | grep -Eq 'not found|version 
     LDP=$LIB:$LIB/compat${NCCL_LIB:+:$NCCL_LIB}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     COMPAT_NOTE="C++ runtime: the bundle's (lib/compat; the machine's is missing or too old)"
 fi
-export LD_LIBRARY_PATH=$LDP
+# Only the bundle's programs get this path (stage() passes it): the machine's own tools keep theirs.
 
 # ---- GPU-required mode --------------------------------------------------------------------------------------------
 GPU_LISTED=0
@@ -84,7 +85,7 @@ export QT_QPA_PLATFORM=offscreen
 say "Yee Studio GPU check from $B ($(sed -n 's/^commit: //p' "$B/MANIFEST" 2>/dev/null)), deadline ${TOTAL}s"
 say "GPUs listed by nvidia-smi: $GPU_LISTED; GPU-required mode (YEE_GPU_REQUIRED): $YEE_GPU_REQUIRED"
 say "$NCCL_NOTE; $COMPAT_NOTE"
-say "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+say "LD_LIBRARY_PATH of the bundle's programs: $LDP"
 
 # stage NAME BUDGET_S RESERVE_S COMMAND...: COMMAND under `timeout`, at most BUDGET_S seconds and never past
 # the deadline minus RESERVE_S (kept for the stages after it); output in $LOGS/NAME.log. Sets STAGE_RC.
@@ -106,7 +107,7 @@ stage() {
     echo "==== $name (limit ${limit}s): $*"
     t0=$(date +%s)
     STAGE_RC=0
-    timeout -k 10 "$limit" "$@" >"$log" 2>&1 || STAGE_RC=$?
+    timeout -k 10 "$limit" env LD_LIBRARY_PATH="$LDP" "$@" >"$log" 2>&1 || STAGE_RC=$?
     dt=$(($(date +%s) - t0))
     # In GPU-required mode a skip for anything but too few GPUs, and "nothing measured", fail the stage.
     if ((STAGE_RC == 0 && REQUIRED)); then
