@@ -167,14 +167,13 @@ Plan prepare(const cli::RunArgs& args, const Launch& launch) {
     }
 #endif
     if (launch.communicator && gpus) {
-        // One GPU per rank: the ranks of a node share the listed GPUs round-robin.
+        // One GPU per rank: the ranks of a node take the GPUs they see round-robin. Whether two of them
+        // ended up on the same GPU is decided from the GPUs' identities (chooseGpuExchange), not from
+        // counts: under per-rank visibility every rank sees one GPU, a different one.
         const std::vector<int> listed = p.options.gpus;
         p.gpusListed = int(listed.size());
         p.options.gpus = {listed[std::size_t(launch.localRank) % listed.size()]};
         p.options.devices = 1;
-        if (launch.ranksOnNode > int(listed.size()))
-            p.notes.push_back(std::to_string(launch.ranksOnNode) + " ranks on this node share " +
-                              std::to_string(listed.size()) + " GPU" + (listed.size() == 1 ? "" : "s"));
 #ifndef YEE_RUN_NCCL_MPI
         p.notes.push_back(
             "this build has no NCCL: the ranks' GPUs exchange halos through host memory over MPI");
@@ -363,7 +362,16 @@ Outcome agree(const Outcome& mine, int rank, int size) {
 /// the same decision (`nccl`), and a job whose ranks disagree on having GPUs is refused on all of them.
 int chooseGpuExchange(const cli::RunArgs& args, const Launch& launch, Plan& plan, bool& nccl) {
     const bool gpus = plan.options.backend == run::Backend::Cuda;
-    int any[3] = {gpus ? 1 : 0, gpus ? 0 : 1, gpus && launch.ranksOnNode > plan.gpusListed ? 1 : 0};
+    // The identity (PCI bus id, UUID) of this rank's GPU, allgathered over the node: equal identities are a
+    // shared GPU. A GPU rank whose identity cannot be read counts as sharing (NCCL would refuse it).
+    const std::string mine = gpus ? cuda::deviceIdentity(plan.options.gpus.front()) : std::string();
+    const comm::NodeGpus node = comm::gatherNodeGpus(mine);
+    const bool sharedHere = node.shared || (gpus && mine.empty());
+    if (gpus && sharedHere)
+        plan.notes.push_back(std::to_string(launch.ranksOnNode) + " ranks on this node share GPUs (" +
+                             std::to_string(plan.gpusListed) +
+                             " visible to this rank; equal device identities)");
+    int any[3] = {gpus ? 1 : 0, gpus ? 0 : 1, sharedHere ? 1 : 0};
     MPI_Allreduce(MPI_IN_PLACE, any, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     const bool someGpu = any[0] != 0, someCpu = any[1] != 0, someShared = any[2] != 0;
     if (someGpu && someCpu)

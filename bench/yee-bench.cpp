@@ -9,7 +9,10 @@
 /// Gcell-updates/s in float32 and float64 on the first listed GPU, the same bytes-per-cell model, the
 /// GPU's peak HBM bandwidth and the fraction of that roofline; with two or more GPUs also the box cut in
 /// x over all of them (NCCL and LocalComm halos). With --gradient, value-and-grad time and per-GPU peak
-/// memory on the waveguide scene on 1 GPU and on 2 GPUs. Without a GPU it says why and exits 0.
+/// memory on the waveguide scene on 1 GPU and on 2 GPUs. Without a GPU it says why ("nothing measured")
+/// and exits 0, or 1 when YEE_GPU_REQUIRED=1 (the GPU bundle runner's mode on a machine that lists a
+/// GPU). --cuda-info prints the CUDA runtime and driver versions and the visible GPUs (exit 1 when there
+/// are none and YEE_GPU_REQUIRED=1).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -409,6 +412,30 @@ void gpuGradientBenchmark(const std::vector<int>& gpus, double lengthUm, double 
     }
 }
 
+/// True when YEE_GPU_REQUIRED=1: a GPU request that measures nothing is then a failure.
+bool gpuRequired() {
+    const char* v = std::getenv("YEE_GPU_REQUIRED");
+    return v && std::strcmp(v, "1") == 0;
+}
+
+/// --cuda-info: versions, the visible GPUs or why there are none. Exit code as documented in the header.
+int cudaInfo() {
+    std::printf("yee-bench: CUDA build %s; %s\n", cuda::built() ? "yes" : "no", cuda::versionText().c_str());
+    const std::vector<cuda::DeviceInfo> list = cuda::devices();
+    for (const auto& d : list)
+        std::printf("cuda:%d %s sm_%d%d %d SMs %.1f GiB (%.1f GiB free) hbm_peak_GBps %.0f\n", d.id,
+                    d.name.c_str(), d.major, d.minor, d.multiprocessors, double(d.totalBytes) / 1073741824.0,
+                    double(d.freeBytes) / 1073741824.0, d.peakBandwidthGBs);
+    if (!list.empty())
+        return 0;
+    std::printf("yee-bench: no usable GPU: %s\n", cuda::unavailableReason().c_str());
+    if (gpuRequired()) {
+        std::printf("yee-bench: GPU required (YEE_GPU_REQUIRED=1): CUDA is unusable\n");
+        return 1;
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -435,6 +462,8 @@ int main(int argc, char** argv) {
             onlyF32 = true;
         else if (a == "--gradient")
             gradient = true;
+        else if (a == "--cuda-info")
+            return cudaInfo();
         else if (a == "--write-scene" && i + 1 < argc)
             writeScene = argv[++i];
         else if (a == "--no-forward")
@@ -450,10 +479,11 @@ int main(int argc, char** argv) {
         else if (a == "--gpu-steps")
             gpuSteps = next();
         else {
-            std::fprintf(stderr,
-                         "usage: yee-bench [--n N] [--steps S] [--pml P] [--reps R] [--decomposed] "
-                         "[--float32-only] [--gradient] [--no-forward] [--wg-length UM] [--wg-duration FS] "
-                         "[--write-scene FILE] [--gpus all|ID[,ID...] [--gpu-n N] [--gpu-steps S]]\n");
+            std::fprintf(
+                stderr,
+                "usage: yee-bench [--n N] [--steps S] [--pml P] [--reps R] [--decomposed] "
+                "[--float32-only] [--gradient] [--no-forward] [--wg-length UM] [--wg-duration FS] "
+                "[--write-scene FILE] [--gpus all|ID[,ID...] [--gpu-n N] [--gpu-steps S]] [--cuda-info]\n");
             return 2;
         }
     }
@@ -469,8 +499,14 @@ int main(int argc, char** argv) {
             run::selectDevices(gpus == "all" ? "cuda:all" : "cuda:" + gpus, "--gpus", 1, sel);
             if (sel.backend != run::Backend::Cuda || sel.gpus.empty()) {
                 const std::string why = cuda::unavailableReason();
-                std::printf("yee-bench: --gpus %s: nothing measured: %s\n", gpus.c_str(),
-                            why.empty() ? sel.deviceNotice.c_str() : why.c_str());
+                std::printf("yee-bench: --gpus %s: nothing measured: %s [%s]\n", gpus.c_str(),
+                            why.empty() ? sel.deviceNotice.c_str() : why.c_str(),
+                            cuda::versionText().c_str());
+                if (gpuRequired()) {
+                    std::printf(
+                        "yee-bench: GPU required (YEE_GPU_REQUIRED=1): nothing measured is a failure\n");
+                    return 1;
+                }
                 return 0;
             }
             for (const auto& d : cuda::devices())

@@ -42,3 +42,12 @@ if(YEE_ENABLE_MPI AND (TARGET yee_mpi OR TARGET tst_mpicomm))
   endforeach()
   set_target_properties(tst_mpicomm PROPERTIES AUTOMOC ON)
 endif()
+
+# GPU placement under MPI from device identity, with emulated per-rank GPU visibility (no GPU needed).
+if(YEE_ENABLE_MPI AND TARGET yee_mpi)
+  foreach(np 2 4)
+    yee_add_test(NAME gpuplacement SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_GpuPlacement.cpp LIBS yee_mpi
+                 MPI::MPI_CXX LABELS mpi comm MPI_RANKS ${np} TIMEOUT 120)
+  endforeach()
+  set_target_properties(tst_gpuplacement PROPERTIES AUTOMOC ON)
+endif()

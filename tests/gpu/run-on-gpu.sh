@@ -1,5 +1,11 @@
 #!/usr/bin/env bash
-# One-shot GPU check for a machine with CUDA GPUs (no network needed). From the repository root:
+# One-shot GPU check for a machine with CUDA GPUs (no network needed).
+#
+# The carried bundle first: when the checkout holds a GPU bundle packed by scripts/gpu-bundle.sh (in
+# .gpu-bundle/, or where YEE_GPU_BUNDLE points), this script runs that bundle's run.sh and exits with its
+# status; the bundle needs nothing on the GPU machine beyond the driver and the pip NCCL (see README, "GPU
+# check"). Only without a bundle does it build on the machine (which needs Qt 6, HDF5 and nlohmann-json
+# there), from the repository root:
 #   1. configure a Release build with CUDA into build-gpu (no UI),
 #   2. build only libyee, yee-bench, tst_gpu and tst_nccl (when those test targets exist) with all cores,
 #   3. show nvidia-smi,
@@ -24,6 +30,12 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ROOT=$(pwd)
+BUNDLE=${YEE_GPU_BUNDLE:-$ROOT/.gpu-bundle}
+if [[ -x $BUNDLE/run.sh ]]; then
+    echo "run-on-gpu: running the carried bundle $BUNDLE (no build on this machine)"
+    exec "$BUNDLE/run.sh"
+fi
+echo "run-on-gpu: no bundle at $BUNDLE (scripts/gpu-bundle.sh packs one): building here"
 BUILD=${YEE_GPU_BUILD_DIR:-build-gpu}
 ARCH=${YEE_CUDA_ARCHITECTURES:-90}
 BUILD_TYPE=${YEE_BUILD_TYPE:-Release}

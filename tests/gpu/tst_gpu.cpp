@@ -15,6 +15,7 @@
 
 #include "decomp/DecompScene.hpp"
 #include "decomp/ResultCompare.hpp"
+#include "gpu/GpuRequired.hpp"
 #include "gradient/GradScene.hpp"
 #include "yee/core/Error.hpp"
 #include "yee/cuda/Runtime.hpp"
@@ -30,29 +31,15 @@ namespace {
 
 constexpr int kSteps = 200; ///< forward steps of the GPU scenes (decompScene: 24 x 20 x 16 cells)
 
-/// Why this machine cannot run a test needing `n` GPUs; empty when it can.
-std::string needGpus(int n) {
-    const int count = cuda::deviceCount();
-    if (count == 0)
-        return "no GPU: " + cuda::unavailableReason();
-    if (count < n)
-        return "needs " + std::to_string(n) + " GPUs, " + std::to_string(count) + " visible";
-    return {};
-}
+/// Skip the current test (with the reason) unless `n` GPUs are visible; a failure in GPU-required mode.
+#define REQUIRE_GPUS(n) YEE_REQUIRE_GPUS(n)
 
-/// Skip the current test (with the reason) unless `n` GPUs are visible.
-#define REQUIRE_GPUS(n)                                                                                      \
-    do {                                                                                                     \
-        const std::string why_ = needGpus(n);                                                                \
-        if (!why_.empty())                                                                                   \
-            QSKIP(why_.c_str());                                                                             \
-    } while (0)
-
-/// Skip the current test unless libyee was built with NCCL (when `nccl` is asked for).
+/// Skip the current test unless libyee was built with NCCL (when `nccl` is asked for); a failure in
+/// GPU-required mode.
 #define REQUIRE_NCCL_IF(nccl)                                                                                \
     do {                                                                                                     \
         if ((nccl) && !kHaveNccl)                                                                            \
-            QSKIP("this build has no NCCL");                                                                 \
+            YEE_SKIP_OR_FAIL(std::string("this build has no NCCL"));                                         \
     } while (0)
 
 #if defined(YEE_HAVE_NCCL) && YEE_HAVE_NCCL
@@ -264,6 +251,8 @@ private slots:
     void collectiveCountsMatchCpu();
     void tilesSharingOneGpu_data();
     void tilesSharingOneGpu();
+    void ncclOneRank_data();
+    void ncclOneRank();
     void gradientMatchesFdAndCpu_data();
     void gradientMatchesFdAndCpu();
     void ledgerPeakEqualsEstimate_data();
@@ -277,6 +266,8 @@ void tst_Gpu::initTestCase() {
     qInfo("CUDA build: %s, NCCL: %s, GPUs visible: %d%s%s, YEE_CUDA_SYNC=%s", cuda::built() ? "yes" : "no",
           kHaveNccl ? "yes" : "no", n, n == 0 ? " - " : "", n == 0 ? cuda::unavailableReason().c_str() : "",
           cuda::syncEveryLaunch() ? "1" : "0");
+    qInfo("%s; GPU-required mode (YEE_GPU_REQUIRED=1): %s", cuda::versionText().c_str(),
+          gpuRequired() ? "on" : "off");
     for (const auto& d : cuda::devices())
         qInfo("  cuda:%d %s sm_%d%d, %d SMs, %.1f GiB (%.1f GiB free), peak %.0f GB/s", d.id, d.name.c_str(),
               d.major, d.minor, d.multiprocessors, double(d.totalBytes) / 1073741824.0,
@@ -492,7 +483,7 @@ void tst_Gpu::tilesSharingOneGpu() {
         try {
             tiled = run::run(s, shared);
         } catch (const InputError& e) {
-            QSKIP(qPrintable(QString("tiles sharing a GPU refused: ") + e.what()));
+            YEE_SKIP_OR_FAIL(std::string("tiles sharing a GPU refused: ") + e.what());
         }
         QVERIFY2(tiled.completed, tiled.status.c_str());
         const run::RunResult one = mustRun(s, gpuOptions(s, {1, 1, 1}, prec, false, grad));
@@ -514,6 +505,61 @@ void tst_Gpu::tilesSharingOneGpu() {
                                             .arg(cpu.devices[d].comm.calls[std::size_t(p)][std::size_t(k)])));
         qInfo("%s tiles on one GPU (LocalComm): bit-identical to one tile; counts equal to CPU",
               qPrintable(gridName(tiles)));
+    });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// NCCL on one GPU: one tile through a one-rank NCCL communicator (the periodic z faces exchange with the tile
+// itself through NCCL's stream and events; the adjoint's merged groups likewise), bit-identical to the same
+// tile through LocalComm, with the same collective counts and halo bytes call for call.
+
+void tst_Gpu::ncclOneRank_data() {
+    QTest::addColumn<bool>("f64");
+    QTest::addColumn<QString>("method");
+    QTest::newRow("forward f32") << false << "";
+    QTest::newRow("forward f64") << true << "";
+    QTest::newRow("reversible f64") << true << "reversible";
+    QTest::newRow("checkpointed f32") << false << "checkpointed";
+    QTest::newRow("full f32") << false << "full";
+}
+
+void tst_Gpu::ncclOneRank() {
+    QFETCH(bool, f64);
+    QFETCH(QString, method);
+    REQUIRE_GPUS(1);
+    REQUIRE_NCCL_IF(true);
+    guarded([&] {
+        const auto prec = f64 ? run::Precision::Float64 : run::Precision::Float32;
+        const bool grad = !method.isEmpty();
+        const scene::Scene s = grad ? decomposableGradScene(method.toStdString()) : decompScene(kSteps);
+        const run::RunResult local = mustRun(s, gpuOptions(s, {1, 1, 1}, prec, false, grad));
+        run::RunOptions o = gpuOptions(s, {1, 1, 1}, prec, true, grad);
+        o.ncclOneTile = true;
+        const run::RunResult nccl = mustRun(s, o);
+        QCOMPARE(int(nccl.devices.size()), 1);
+        QVERIFY2(nccl.devices[0].deviceMessages, "the one-tile run did not go through NCCL");
+        QVERIFY(!local.devices[0].deviceMessages);
+        QVERIFY(local.objective.has_value() && *local.objective != 0.0);
+        const std::string diff = bitDiffWithGradients(local, nccl, grad);
+        QVERIFY2(diff.empty(), diff.c_str());
+        const comm::CommStats& n = nccl.devices[0].comm;
+        const comm::CommStats& l = local.devices[0].comm;
+        for (int p = 0; p < comm::kPhaseCount; ++p) {
+            for (int k = 0; k < comm::kKindCount; ++k)
+                QVERIFY2(n.callsOf(Phase(p), Kind(k)) == l.callsOf(Phase(p), Kind(k)),
+                         qPrintable(QString("%1/%2: NCCL %3 calls, LocalComm %4")
+                                        .arg(comm::phaseName(Phase(p)))
+                                        .arg(comm::kindName(Kind(k)))
+                                        .arg(n.callsOf(Phase(p), Kind(k)))
+                                        .arg(l.callsOf(Phase(p), Kind(k)))));
+            QCOMPARE(n.bytesOf(Phase(p), Kind::HaloExchange), l.bytesOf(Phase(p), Kind::HaloExchange));
+        }
+        if (!grad) { // decompScene's periodic z faces really exchanged: two grouped exchanges per step
+            QCOMPARE(n.callsOf(Phase::Forward, Kind::HaloExchange), std::int64_t(2 * nccl.steps));
+            QVERIFY(n.bytesOf(Phase::Forward, Kind::HaloExchange) > 0);
+        }
+        qInfo("1x1x1 %s %s through one-rank NCCL: bit-identical to LocalComm, counts equal; %.3f s vs %.3f s",
+              f64 ? "f64" : "f32", grad ? qPrintable(method) : "forward", nccl.seconds, local.seconds);
     });
 }
 
@@ -665,6 +711,8 @@ void tst_Gpu::ledgerMatchesDriver() {
 void tst_Gpu::noGpuBehaviour() {
     guarded([&] {
         const int visible = cuda::deviceCount();
+        if (visible == 0 && gpuRequired())
+            QFAIL(("GPU required (YEE_GPU_REQUIRED=1), but " + missingGpus(1)).c_str());
         run::RunOptions o;
         run::selectDevices("cuda:all", "run.devices", 2, o);
         if (visible == 0) {

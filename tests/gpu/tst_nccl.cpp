@@ -25,6 +25,7 @@
 
 #include "comm/CommScenarios.hpp"
 #include "comm/HubRun.hpp"
+#include "gpu/GpuRequired.hpp"
 #include "yee/comm/LocalComm.hpp"
 #include "yee/comm/NcclComm.hpp"
 #include "yee/core/Error.hpp"
@@ -36,23 +37,8 @@ using namespace yee::comm::test;
 
 namespace {
 
-/// Skips the calling test function unless at least `n` GPUs are visible.
-#define REQUIRE_GPUS(n)                                                                                      \
-    do {                                                                                                     \
-        if (const QString why = missingGpus(n); !why.isEmpty())                                              \
-            QSKIP(qPrintable(why));                                                                          \
-    } while (false)
-
-QString missingGpus(int n) {
-    const int have = yee::cuda::deviceCount();
-    if (have >= n)
-        return {};
-    if (have == 0)
-        return QStringLiteral("needs %1 CUDA GPU(s): %2")
-            .arg(n)
-            .arg(QString::fromStdString(yee::cuda::unavailableReason()));
-    return QStringLiteral("needs %1 CUDA GPUs, %2 visible").arg(n).arg(have);
-}
+/// Skips the calling test function unless at least `n` GPUs are visible (fails in GPU-required mode).
+#define REQUIRE_GPUS(n) YEE_REQUIRE_GPUS(n)
 
 /// Throws std::runtime_error naming the CUDA call (scenarios turn it into a failure).
 void ck(cudaError_t e, const char* what) {

@@ -32,7 +32,7 @@ inline std::unique_ptr<device::Device> openDevice(const std::string& name, std::
     if (name == "cpu-threads")
         return std::make_unique<device::Device>(DeviceKind::Cpu, 0, 3, capacity);
     if (cuda::deviceCount() == 0) {
-        whyNot = "no GPU: " + cuda::unavailableReason();
+        whyNot = "no GPU: " + cuda::unavailableReason() + " [" + cuda::versionText() + "]";
         return nullptr;
     }
     return std::make_unique<device::Device>(DeviceKind::Cuda, 0, 1, 0);

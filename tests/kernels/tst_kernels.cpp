@@ -28,6 +28,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "gpu/GpuRequired.hpp"
 #include "kernels/KernelGrid.hpp"
 #include "yee/kernels/Adjoint.hpp"
 #include "yee/kernels/Cpml.hpp"
@@ -95,7 +96,7 @@ template <class F> void guarded(F&& body) {
     std::string why_;                                                                                        \
     const auto dev = openDevice(device.toStdString(), why_);                                                 \
     if (!dev)                                                                                                \
-    QSKIP(why_.c_str())
+    YEE_SKIP_OR_FAIL(why_)
 
 /// Checks one dot-product identity: within kTol unperturbed, violated by > kMutantGap for a mutant row.
 #define CHECK_DOT(lhs, rhs, mutant)                                                                          \

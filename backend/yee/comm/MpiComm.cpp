@@ -353,4 +353,31 @@ void MpiComm::fail(const std::string& msg) noexcept {
     abort(msg);
 }
 
+NodeGpus gatherNodeGpus(const std::string& mine, MPI_Comm world) {
+    NodeGpus out;
+    MPI_Comm node = MPI_COMM_NULL;
+    int err = MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    if (err != MPI_SUCCESS)
+        throw RunError("MPI_Comm_split_type (GPU placement): " + mpiErrorString(err));
+    MPI_Comm_rank(node, &out.localRank);
+    MPI_Comm_size(node, &out.ranksOnNode);
+    // Fixed-size records: an identity is short ("pci=0000:3b:00.0 uuid=GPU-" + 36 characters).
+    constexpr int kLen = 128;
+    std::vector<char> send(kLen, '\0'), recv(std::size_t(kLen) * std::size_t(out.ranksOnNode), '\0');
+    std::copy_n(mine.begin(), std::min<std::size_t>(mine.size(), kLen - 1), send.begin());
+    err = MPI_Allgather(send.data(), kLen, MPI_CHAR, recv.data(), kLen, MPI_CHAR, node);
+    MPI_Comm_free(&node);
+    if (err != MPI_SUCCESS)
+        throw RunError("MPI_Allgather (GPU placement): " + mpiErrorString(err));
+    for (int r = 0; r < out.ranksOnNode; ++r)
+        out.identities.emplace_back(recv.data() + std::size_t(r) * kLen);
+    std::vector<std::string> held;
+    for (const auto& id : out.identities)
+        if (!id.empty())
+            held.push_back(id);
+    std::sort(held.begin(), held.end());
+    out.shared = std::adjacent_find(held.begin(), held.end()) != held.end();
+    return out;
+}
+
 } // namespace yee::comm

@@ -148,4 +148,21 @@ private:
     std::vector<std::unique_ptr<Outstanding>> outstanding_;
 };
 
+/// GPU placement under mpirun/srun, decided from device identity, not from counts. Each rank passes the
+/// identity of the GPU it took (cuda::deviceIdentity: PCI bus id and UUID; empty for a rank on no GPU);
+/// the identities are allgathered over the ranks of this node (MPI_COMM_TYPE_SHARED split of `world`).
+/// Collective over `world`: every rank must call it. Throws yee::RunError when MPI fails.
+struct NodeGpus {
+    int localRank = 0;                   ///< this rank among the node's ranks
+    int ranksOnNode = 1;                 ///< ranks on this node
+    std::vector<std::string> identities; ///< in node-rank order
+    /// True when two ranks of this node hold the same (non-empty) identity: they share a GPU, and NCCL,
+    /// which needs a GPU per rank, cannot run between them. With per-rank visibility
+    /// (CUDA_VISIBLE_DEVICES or srun --gpus-per-task=1) every rank sees one GPU and, on distinct GPUs,
+    /// shares none.
+    bool shared = false;
+};
+/// See NodeGpus.
+NodeGpus gatherNodeGpus(const std::string& mine, MPI_Comm world = MPI_COMM_WORLD);
+
 } // namespace yee::comm

@@ -13,6 +13,26 @@
 
 namespace yee::cuda {
 
+namespace {
+/// Entry `id` of YEE_FAKE_GPU_IDENTITIES (the test hook of deviceIdentity); `set` says whether it is set.
+std::string fakeIdentity(int id, bool& set) {
+    const char* v = std::getenv("YEE_FAKE_GPU_IDENTITIES");
+    set = v != nullptr;
+    if (!v || id < 0)
+        return {};
+    std::string list = v;
+    std::size_t start = 0;
+    for (int i = 0;; ++i) {
+        const std::size_t end = list.find(',', start);
+        if (i == id)
+            return list.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        if (end == std::string::npos)
+            return {};
+        start = end + 1;
+    }
+}
+} // namespace
+
 #if YEE_HAVE_CUDA
 
 namespace {
@@ -48,6 +68,50 @@ std::string unavailableReason() {
         return std::string("no usable CUDA driver or GPU (") + cudaGetErrorString(e) + ")";
     }
     return n == 0 ? "no GPU visible (check CUDA_VISIBLE_DEVICES)" : "";
+}
+
+std::string versionText() {
+    const auto dotted = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+    int runtime = 0, driver = 0;
+    std::string text = "CUDA runtime ";
+    text += cudaRuntimeGetVersion(&runtime) == cudaSuccess ? dotted(runtime) : std::string("unknown");
+    text += " (linked statically), driver ";
+    if (cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0)
+        text += "none (no libcuda.so.1 could be loaded)";
+    else
+        text += "CUDA " + dotted(driver);
+    cudaGetLastError();
+    if (runtime > 0 && driver > 0 && driver < runtime)
+        text += ": the driver is older than the runtime (update the driver or build with an older toolkit)";
+    return text;
+}
+
+std::string deviceIdentity(int id) {
+    bool fake = false;
+    std::string text = fakeIdentity(id, fake);
+    if (fake)
+        return text;
+    if (id < 0 || id >= deviceCount())
+        return {};
+    char bus[32] = {};
+    if (cudaDeviceGetPCIBusId(bus, int(sizeof bus), id) == cudaSuccess)
+        text = std::string("pci=") + bus;
+    cudaGetLastError();
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, id) == cudaSuccess) {
+        static const char* hex = "0123456789abcdef";
+        std::string uuid = "GPU-";
+        for (int i = 0; i < 16; ++i) {
+            const auto b = static_cast<unsigned char>(p.uuid.bytes[i]);
+            uuid += hex[b >> 4];
+            uuid += hex[b & 15];
+            if (i == 3 || i == 5 || i == 7 || i == 9)
+                uuid += '-';
+        }
+        text += (text.empty() ? "uuid=" : " uuid=") + uuid;
+    }
+    cudaGetLastError();
+    return text;
 }
 
 std::vector<DeviceInfo> devices() {
@@ -224,6 +288,13 @@ int deviceCount() {
 }
 std::string unavailableReason() {
     return "this build has no CUDA (nvcc was not found at configure time)";
+}
+std::string versionText() {
+    return "this build has no CUDA";
+}
+std::string deviceIdentity(int id) {
+    bool fake = false;
+    return fakeIdentity(id, fake);
 }
 std::vector<DeviceInfo> devices() {
     return {};

@@ -31,6 +31,18 @@ bool built();
 int deviceCount();
 /// Why deviceCount() is 0 ("this build has no CUDA", "no CUDA driver: ...", "no GPU"); empty otherwise.
 std::string unavailableReason();
+/// The CUDA versions this process sees, for reports: "CUDA runtime 13.0, driver 13.0 (R580 ...)" style
+/// text naming the runtime libyee was linked with and the driver's CUDA version ("driver: none" when no
+/// driver could be loaded); "this build has no CUDA" in a build without it. Never throws.
+std::string versionText();
+
+/// A stable identity of visible GPU `id` across processes: "pci=DDDD:BB:DD.F uuid=GPU-xxxxxxxx-...", the
+/// same physical GPU giving the same text whatever CUDA_VISIBLE_DEVICES renumbers. Ranks compare these to
+/// find out whether they share a GPU. Test hook: when the environment sets YEE_FAKE_GPU_IDENTITIES (a comma
+/// list, one entry per emulated visible GPU), entry `id` is returned without asking CUDA. Empty when `id` is
+/// not a visible GPU (or the hook's list is shorter). Never throws.
+std::string deviceIdentity(int id);
+
 /// The visible GPUs with their memory.
 std::vector<DeviceInfo> devices();
 

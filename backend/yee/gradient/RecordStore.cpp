@@ -45,13 +45,28 @@ RecordStore::RecordStore(device::Device& dev, std::int64_t recordBytes, int reco
     if (dev.isCuda()) {
         copyStream_ = cuda::createStream(dev.id());
         if (!disk_ && backingBytes_ > 0) {
-            cuda::pinHost(host_.data(), backingBytes_);
-            pinned_ = true;
+            // Page-locking can fail (locked-memory limits, a large host tier): fall back to unpinned copies.
+            try {
+                cuda::pinHost(host_.data(), backingBytes_);
+                pinned_ = true;
+            } catch (const RunError& e) {
+                note_ = "gradient.storage: page-locking the recorder's " + std::to_string(backingBytes_) +
+                        "-byte host tier failed (" + e.what() +
+                        "): copies go through unpinned memory (slower)";
+            }
         }
     }
     worker_ = std::thread([this] {
-        if (copyStream_)
-            cuda::setDevice(dev_->id());
+        // A worker that cannot select the GPU fails every job it is given: the error reaches the run
+        // through waitIdle() (a RunError), instead of escaping the thread and terminating the process.
+        std::string startError;
+        if (copyStream_) {
+            try {
+                cuda::setDevice(dev_->id());
+            } catch (const std::exception& e) {
+                startError = std::string("recorder worker: ") + e.what();
+            }
+        }
         for (;;) {
             Job job{};
             {
@@ -62,14 +77,16 @@ RecordStore::RecordStore(device::Device& dev, std::int64_t recordBytes, int reco
                 job = queue_.front();
                 queue_.pop_front();
             }
-            std::string err;
-            try {
-                if (job.load)
-                    load(job.group, job.slot->data.data());
-                else
-                    store(job.group, job.slot->data.data());
-            } catch (const std::exception& e) {
-                err = e.what();
+            std::string err = startError; // the worker has no device: fail the job
+            if (err.empty()) {
+                try {
+                    if (job.load)
+                        load(job.group, job.slot->data.data());
+                    else
+                        store(job.group, job.slot->data.data());
+                } catch (const std::exception& e) {
+                    err = e.what();
+                }
             }
             {
                 std::lock_guard<std::mutex> lk(m_);

@@ -38,6 +38,9 @@ public:
     const unsigned char* get(int r, double& scale);
     /// Bytes held off the device (host memory or file).
     std::int64_t offDeviceBytes() const { return backingBytes_; }
+    /// Something the run should tell its user, empty when nothing: set when page-locking the host tier
+    /// failed and the worker copies through unpinned memory instead (slower, same results).
+    const std::string& note() const { return note_; }
 
 private:
     struct Slot {
@@ -74,6 +77,7 @@ private:
     std::vector<unsigned char> readBuf_; ///< host copy of the record last returned by get()
     void* copyStream_ = nullptr;         ///< CUDA: the worker's stream
     bool pinned_ = false;
+    std::string note_;
     void moveBytes(void* dst, const void* src, std::int64_t n);
     std::int64_t backingBytes_ = 0;
     int writing_ = -1; ///< slot being filled

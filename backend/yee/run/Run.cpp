@@ -38,8 +38,10 @@ struct Board {
     std::vector<telemetry::DeviceReport> devices;
 };
 
-DeviceSummary summarize(device::Device& dev, const Box& tile, const comm::CommStats& st) {
+DeviceSummary summarize(device::Device& dev, const Box& tile, const comm::Communicator& c) {
+    const comm::CommStats& st = c.stats();
     DeviceSummary d;
+    d.deviceMessages = c.deviceMessages();
     d.name = dev.name();
     d.tile = tile;
     d.capacity = dev.capacity();
@@ -56,6 +58,7 @@ void putSummary(ByteWriter& w, const DeviceSummary& d) {
     w.put(d.memory);
     w.put(d.comm);
     w.put(d.driverBytes);
+    w.put(d.deviceMessages);
 }
 DeviceSummary getSummary(ByteReader& r) {
     DeviceSummary d;
@@ -65,6 +68,7 @@ DeviceSummary getSummary(ByteReader& r) {
     d.memory = r.get<device::LedgerSnapshot>();
     d.comm = r.get<comm::CommStats>();
     d.driverBytes = r.get<std::int64_t>();
+    d.deviceMessages = r.get<bool>();
     return d;
 }
 
@@ -245,7 +249,7 @@ template <class T> struct TileRun {
         comm.allReduceSumInt(std::span<std::int64_t>(sums), comm::Phase::Output);
         // ---- 2. per-cell data (phasors, probes, snapshots) and device summaries: one gather ----
         ByteWriter w;
-        putSummary(w, summarize(dev, tile.box(), comm.stats()));
+        putSummary(w, summarize(dev, tile.box(), comm));
         dets.write(w);
         const bool withGrad = grad && completed;
         if (withGrad) {
@@ -257,7 +261,7 @@ template <class T> struct TileRun {
         comm.gather(w.buffer(), blobs, 0, comm::Phase::Output);
         if (comm.rank() != 0) {
             // Other ranks: their own device summary and the run status; detectors live on rank 0.
-            out->devices.push_back(summarize(dev, tile.box(), comm.stats()));
+            out->devices.push_back(summarize(dev, tile.box(), comm));
             out->completed = completed;
             out->status = status;
             out->steps = done;
@@ -285,7 +289,7 @@ template <class T> struct TileRun {
             r.devices.push_back(ds);
         }
         if (!r.devices.empty())
-            r.devices[0] = summarize(dev, tile.box(), comm.stats());
+            r.devices[0] = summarize(dev, tile.box(), comm);
 
         std::vector<ByteReader*> rds;
         for (auto& rd : readers)
@@ -320,8 +324,9 @@ void forEachRank(const RunOptions& o, const std::vector<std::unique_ptr<device::
         ids.push_back(d->id());
     std::vector<int> distinct = ids;
     std::sort(distinct.begin(), distinct.end());
-    // NCCL needs one GPU per rank; tiles sharing a GPU exchange through LocalComm.
-    if (o.backend == Backend::Cuda && o.nccl && N > 1 && comm::ncclLoadable() &&
+    // NCCL needs one GPU per rank; tiles sharing a GPU exchange through LocalComm. One tile goes through
+    // LocalComm too, unless a test asks for the one-rank NCCL path (ncclOneTile).
+    if (o.backend == Backend::Cuda && o.nccl && (N > 1 || o.ncclOneTile) && comm::ncclLoadable() &&
         std::adjacent_find(distinct.begin(), distinct.end()) == distinct.end()) {
         comm::NcclHub hub(ids);
         hub.run([&](comm::NcclComm& c) { body(c); });

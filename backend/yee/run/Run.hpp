@@ -42,6 +42,8 @@ struct RunOptions {
     std::vector<int> gpus;     ///< backend Cuda: the GPU ids, tile t on gpus[t] (MPI: this rank's GPU)
     bool nccl = true;          ///< GPUs in one process exchange halos over NCCL (false: LocalComm
                                ///< through host-coherent memory; for comparison and builds without NCCL)
+    bool ncclOneTile = false;  ///< testing: one tile on one GPU also exchanges (periodic self-halos)
+                               ///< through a one-rank NCCL communicator instead of LocalComm
     std::string deviceNotice;  ///< why a requested GPU run fell back to CPU devices (empty: it did not)
     bool gpuDataPaths = false; ///< testing: CPU devices take the GPU's data paths (Device::staged)
     int threadsPerDevice = 0;  ///< 0 = host threads / devices

@@ -56,6 +56,9 @@ struct DeviceSummary {
     /// GPUs: memory the driver reports in use by this run on the device (Device::driverUsedBytes) when
     /// the summary was taken, the cross-check of memory.current; -1 on CPU devices and in estimates.
     std::int64_t driverBytes = -1;
+    /// True when this device's halo messages moved device to device through its communicator (NCCL),
+    /// false for host-coherent or host-staged exchanges (LocalComm, MpiComm).
+    bool deviceMessages = false;
 };
 
 } // namespace yee::solver

@@ -5,6 +5,7 @@
 
 #include "yee/core/Error.hpp"
 #include "yee/device/Exec.hpp"
+#include "yee/device/SlabLaunch.hpp"
 #include "yee/kernels/Cpml.hpp"
 #include "yee/kernels/Halo.hpp"
 #include "yee/kernels/Launch.hpp"
@@ -100,8 +101,7 @@ Tile<T>::Tile(std::shared_ptr<const Plan> plan, int index, device::Device& dev)
             state_.add(pre + "psiE." + std::to_string(q), StateRole::Dynamics, slabs_[s]->psiE[q]);
             state_.add(pre + "psiH." + std::to_string(q), StateRole::Dynamics, slabs_[s]->psiH[q]);
         }
-    if (dev.staged())
-        nonFinite_ = Buffer<int>(dev, 1, Category::Staging);
+    finiteCheck_ = device::FiniteCheck(dev);
 }
 
 template <class T> std::int64_t Tile<T>::regionCells(const std::vector<Region>& rs) {
@@ -112,53 +112,23 @@ template <class T> std::int64_t Tile<T>::regionCells(const std::vector<Region>& 
 }
 
 template <class T>
-template <class Fn>
-void Tile<T>::forRegionCells(FieldSet& s, const std::vector<Region>& rs, Fn&& fn) {
-    for (const Region& r : rs) {
-        const View<T> f = view(s, r.comp);
-        for (int k = r.box.lo[2]; k < r.box.hi[2]; ++k)
-            for (int j = r.box.lo[1]; j < r.box.hi[1]; ++j)
-                for (int i = r.box.lo[0]; i < r.box.hi[0]; ++i)
-                    fn(f(i, j, k));
-    }
+std::vector<device::FieldBox<T>> Tile<T>::fieldBoxes(FieldSet& s, const std::vector<Region>& rs) const {
+    std::vector<device::FieldBox<T>> parts;
+    parts.reserve(rs.size());
+    for (const Region& r : rs)
+        parts.push_back({view(s, r.comp), r.box});
+    return parts;
 }
 
 template <class T>
 void Tile<T>::download(FieldSet& s, const std::vector<Region>& rs, Buffer<T>& stage, std::vector<T>& host) {
-    host.resize(std::size_t(regionCells(rs)));
-    if (!dev_.staged()) {
-        std::size_t q = 0;
-        forRegionCells(s, rs, [&](T& v) { host[q++] = v; });
-        return;
-    }
-    std::int64_t off = 0;
-    for (const Region& r : rs) {
-        if (r.box.empty())
-            continue;
-        launch(dev_, r.box, 1, kernels::PackFace<T>{view(s, r.comp), stage.data() + off, boxIndex(r.box)});
-        off += r.box.cells();
-    }
-    dev_.copy(host.data(), stage.data(), off * std::int64_t(sizeof(T)));
+    device::downloadBoxes(dev_, fieldBoxes(s, rs), stage, host);
 }
 
 template <class T>
 void Tile<T>::upload(FieldSet& s, const std::vector<Region>& rs, Buffer<T>& stage,
                      const std::vector<T>& host) {
-    if (!dev_.staged()) {
-        std::size_t q = 0;
-        forRegionCells(s, rs, [&](T& v) { v = host[q++]; });
-        return;
-    }
-    const std::int64_t total = regionCells(rs);
-    dev_.copy(stage.data(), host.data(), total * std::int64_t(sizeof(T)));
-    std::int64_t off = 0;
-    for (const Region& r : rs) {
-        if (r.box.empty())
-            continue;
-        launch(dev_, r.box, 1,
-               kernels::UnpackFace<T>{view(s, r.comp), stage.data() + off, boxIndex(r.box), 0, 0, 0});
-        off += r.box.cells();
-    }
+    device::uploadBoxes(dev_, fieldBoxes(s, rs), stage, host);
 }
 
 template <class T> View<T> Tile<T>::regionView(T* base, const Box& box) {
@@ -306,8 +276,6 @@ template <class T> void Tile<T>::fillMaterials(const Box& gb) {
 }
 
 template <class T> void Tile<T>::prefetchMaterials() {
-    if (!dev_.isCuda())
-        return;
     for (int c = 0; c < 3; ++c)
         for (auto* b : {&cb_[c], &ca_[c], &db_[c]})
             dev_.prefetch(b->data(), b->bytes());
@@ -377,18 +345,17 @@ template <class T> void Tile<T>::fill() {
             ti->coef[std::int64_t(e)] = T(coef * ti->hostAmp[e]);
         }
     }
-    // GPUs: the constants were written on the host; move them back before the first kernel needs them.
-    if (dev_.isCuda()) {
-        prefetchMaterials();
-        for (auto& sl : slabs_)
-            for (int q = 0; q < 3; ++q) {
-                dev_.prefetch(sl->profE[q].data(), sl->profE[q].bytes());
-                dev_.prefetch(sl->profH[q].data(), sl->profH[q].bytes());
-            }
-        for (auto& ti : injections_) {
-            dev_.prefetch(ti->offset.data(), ti->offset.bytes());
-            dev_.prefetch(ti->coef.data(), ti->coef.bytes());
+    // The constants were written on the host: on GPUs they move back before the first kernel needs them
+    // (Device::prefetch does nothing on CPU devices).
+    prefetchMaterials();
+    for (auto& sl : slabs_)
+        for (int q = 0; q < 3; ++q) {
+            dev_.prefetch(sl->profE[q].data(), sl->profE[q].bytes());
+            dev_.prefetch(sl->profH[q].data(), sl->profH[q].bytes());
         }
+    for (auto& ti : injections_) {
+        dev_.prefetch(ti->offset.data(), ti->offset.bytes());
+        dev_.prefetch(ti->coef.data(), ti->coef.bytes());
     }
 }
 
@@ -421,32 +388,31 @@ template <class T> void Tile<T>::updateE(FieldSet& s, const Box& b, bool withCa)
 }
 
 namespace {
-/// A CPML functor with the slab box (tile-local) it applies to.
-template <class K> struct SlabKernel {
-    Box box;
-    K k;
-};
-/// Apply the slab kernels of one axis to the part of row (j, k, [i0, i1)) inside their slabs.
-template <class K> void rowSlabs(const std::vector<SlabKernel<K>>& v, int j, int k, int i0, int i1) {
-    for (const auto& s : v) {
-        if (j < s.box.lo[1] || j >= s.box.hi[1] || k < s.box.lo[2] || k >= s.box.hi[2])
-            continue;
-        const int lo = std::max(i0, s.box.lo[0]), hi = std::min(i1, s.box.hi[0]);
-        if (lo < hi)
-            kernels::detail::runRow(s.k, lo, hi, j, k);
-    }
-}
-/// GPU form of the fused row sweep: the plain update over b, then each axis' corrections over its slabs'
-/// part of b, in the order the CPU row applies them (x, y, z), so every cell sees the same operations.
-template <class K> void slabPasses(device::Device& dev, const std::vector<SlabKernel<K>>& v, const Box& b) {
-    for (const auto& s : v) {
-        const Box part = s.box.intersect(b);
-        if (!part.empty())
-            launch(dev, part, 1, s.k);
-    }
-}
 kernels::SlabIndex slabIndex(const Box& L) {
     return {L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)), std::int64_t(L.extent(0)) * L.extent(1)};
+}
+
+/// `main` over b with the CPML corrections of every slab: build(axisTag, slab) makes the CPML functor of
+/// one slab along axis decltype(axisTag)::value; the slabs go to their axis' list in tile order, and
+/// device::launchWithSlabs runs the sweep as the device runs it (row-fused on CPUs, passes on GPUs).
+template <class Main, class Slabs, class Build>
+void sweepWithSlabs(device::Device& dev, const Box& b, int threads, const Main& main, const Slabs& slabs,
+                    Build&& build) {
+    using A0 = std::integral_constant<int, 0>;
+    using A1 = std::integral_constant<int, 1>;
+    using A2 = std::integral_constant<int, 2>;
+    std::vector<device::SlabKernel<decltype(build(A0{}, *slabs.front()))>> s0;
+    std::vector<device::SlabKernel<decltype(build(A1{}, *slabs.front()))>> s1;
+    std::vector<device::SlabKernel<decltype(build(A2{}, *slabs.front()))>> s2;
+    for (auto& sl : slabs) {
+        if (sl->slab.axis == 0)
+            s0.push_back({sl->local, build(A0{}, *sl)});
+        else if (sl->slab.axis == 1)
+            s1.push_back({sl->local, build(A1{}, *sl)});
+        else
+            s2.push_back({sl->local, build(A2{}, *sl)});
+    }
+    device::launchWithSlabs(dev, b, threads, main, s0, s1, s2);
 }
 } // namespace
 
@@ -454,53 +420,31 @@ template <class T> void Tile<T>::updateEWithPml(const Box& b) {
     View<T> f[6];
     for (int c = 0; c < 6; ++c)
         f[c] = field(c);
-    std::vector<SlabKernel<kernels::CpmlE<T, 0>>> e0;
-    std::vector<SlabKernel<kernels::CpmlE<T, 1>>> e1;
-    std::vector<SlabKernel<kernels::CpmlE<T, 2>>> e2;
-    auto make = [&](auto& v, auto axisTag, Slab& sl) {
+    auto build = [&](auto axisTag, Slab& sl) {
         constexpr int A = decltype(axisTag)::value;
         constexpr int p1 = (A + 1) % 3, p2 = (A + 2) % 3;
-        v.push_back({sl.local,
-                     {f[p1],
-                      f[p2],
-                      f[3 + p2],
-                      f[3 + p1],
-                      cb(p1),
-                      cb(p2),
-                      sl.psiE[0].data(),
-                      sl.psiE[1].data(),
-                      slabIndex(sl.local),
-                      {sl.profE[0].data(), sl.profE[1].data(), sl.profE[2].data()},
-                      sl.profLo}});
-    };
-    for (auto& sl : slabs_) {
-        if (sl->slab.axis == 0)
-            make(e0, std::integral_constant<int, 0>{}, *sl);
-        else if (sl->slab.axis == 1)
-            make(e1, std::integral_constant<int, 1>{}, *sl);
-        else
-            make(e2, std::integral_constant<int, 2>{}, *sl);
-    }
-    auto rows = [&](const auto& main) {
-        if (dev_.staged()) {
-            launch(dev_, b, threads_, main);
-            slabPasses(dev_, e0, b);
-            slabPasses(dev_, e1, b);
-            slabPasses(dev_, e2, b);
-            return;
-        }
-        kernels::forEachRow(b, threads_, [&](int j, int k, int i0, int i1) {
-            kernels::detail::runRow(main, i0, i1, j, k);
-            rowSlabs(e0, j, k, i0, i1);
-            rowSlabs(e1, j, k, i0, i1);
-            rowSlabs(e2, j, k, i0, i1);
-        });
+        return kernels::CpmlE<T, A>{f[p1],
+                                    f[p2],
+                                    f[3 + p2],
+                                    f[3 + p1],
+                                    cb(p1),
+                                    cb(p2),
+                                    sl.psiE[0].data(),
+                                    sl.psiE[1].data(),
+                                    slabIndex(sl.local),
+                                    {sl.profE[0].data(), sl.profE[1].data(), sl.profE[2].data()},
+                                    sl.profLo};
     };
     if (plan_->lossy)
-        rows(kernels::UpdateE<T, true>{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), ca(0), ca(1),
-                                       ca(2)});
+        sweepWithSlabs(dev_, b, threads_,
+                       kernels::UpdateE<T, true>{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2),
+                                                 ca(0), ca(1), ca(2)},
+                       slabs_, build);
     else
-        rows(kernels::UpdateE<T, false>{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), {}, {}, {}});
+        sweepWithSlabs(
+            dev_, b, threads_,
+            kernels::UpdateE<T, false>{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), {}, {}, {}},
+            slabs_, build);
 }
 
 template <class T> void Tile<T>::updateHWithPml(const Box& b) {
@@ -509,48 +453,26 @@ template <class T> void Tile<T>::updateHWithPml(const Box& b) {
         f[c] = field(c);
     auto run = [&](auto magTag) {
         constexpr bool M = decltype(magTag)::value;
-        std::vector<SlabKernel<kernels::CpmlH<T, 0, M>>> h0;
-        std::vector<SlabKernel<kernels::CpmlH<T, 1, M>>> h1;
-        std::vector<SlabKernel<kernels::CpmlH<T, 2, M>>> h2;
-        auto make = [&](auto& v, auto axisTag, Slab& sl) {
+        auto build = [&](auto axisTag, Slab& sl) {
             constexpr int A = decltype(axisTag)::value;
             constexpr int q1 = (A + 1) % 3, q2 = (A + 2) % 3;
-            v.push_back({sl.local,
-                         {f[3 + q1],
-                          f[3 + q2],
-                          f[q2],
-                          f[q1],
-                          db(q1),
-                          db(q2),
-                          dbScalar_,
-                          sl.psiH[0].data(),
-                          sl.psiH[1].data(),
-                          slabIndex(sl.local),
-                          {sl.profH[0].data(), sl.profH[1].data(), sl.profH[2].data()},
-                          sl.profLo}});
+            return kernels::CpmlH<T, A, M>{f[3 + q1],
+                                           f[3 + q2],
+                                           f[q2],
+                                           f[q1],
+                                           db(q1),
+                                           db(q2),
+                                           dbScalar_,
+                                           sl.psiH[0].data(),
+                                           sl.psiH[1].data(),
+                                           slabIndex(sl.local),
+                                           {sl.profH[0].data(), sl.profH[1].data(), sl.profH[2].data()},
+                                           sl.profLo};
         };
-        for (auto& sl : slabs_) {
-            if (sl->slab.axis == 0)
-                make(h0, std::integral_constant<int, 0>{}, *sl);
-            else if (sl->slab.axis == 1)
-                make(h1, std::integral_constant<int, 1>{}, *sl);
-            else
-                make(h2, std::integral_constant<int, 2>{}, *sl);
-        }
-        const kernels::UpdateH<T, M> main{f[3], f[4], f[5], f[0], f[1], f[2], db(0), db(1), db(2), dbScalar_};
-        if (dev_.staged()) {
-            launch(dev_, b, threads_, main);
-            slabPasses(dev_, h0, b);
-            slabPasses(dev_, h1, b);
-            slabPasses(dev_, h2, b);
-            return;
-        }
-        kernels::forEachRow(b, threads_, [&](int j, int k, int i0, int i1) {
-            kernels::detail::runRow(main, i0, i1, j, k);
-            rowSlabs(h0, j, k, i0, i1);
-            rowSlabs(h1, j, k, i0, i1);
-            rowSlabs(h2, j, k, i0, i1);
-        });
+        sweepWithSlabs(
+            dev_, b, threads_,
+            kernels::UpdateH<T, M>{f[3], f[4], f[5], f[0], f[1], f[2], db(0), db(1), db(2), dbScalar_},
+            slabs_, build);
     };
     if (plan_->magnetic)
         run(std::true_type{});
@@ -651,31 +573,10 @@ template <class T> void Tile<T>::finishPending(comm::Communicator& comm) {
 }
 
 template <class T> bool Tile<T>::finite() const {
-    const Index3 n = box_.extents();
-    if (dev_.staged()) {
-        // On the GPU: one flag word, set by any non-finite owned value; read back once.
-        dev_.sync();
-        nonFinite_[0] = 0;
-        const Box all{{0, 0, 0}, n};
-        for (int c = 0; c < 6; ++c)
-            launch(dev_, all, 1, kernels::FlagNonFinite<T>{field(c), nonFinite_.data()});
-        dev_.sync();
-        return nonFinite_[0] == 0;
-    }
-    bool ok = true;
-    for (int c = 0; c < 6 && ok; ++c) {
-        View<T> f = field(c);
-        int bad = 0;
-#pragma omp parallel for num_threads(threads_) reduction(| : bad)
-        for (int k = 0; k < n[2]; ++k)
-            for (int j = 0; j < n[1]; ++j) {
-                const T* row = f.row(j, k);
-                for (int i = 0; i < n[0]; ++i)
-                    bad |= !std::isfinite(row[i]);
-            }
-        ok = bad == 0;
-    }
-    return ok;
+    View<T> f[6];
+    for (int c = 0; c < 6; ++c)
+        f[c] = field(c);
+    return finiteCheck_.allFinite(dev_, threads_, f, 6, box_.extents());
 }
 
 template <class T> std::vector<typename Tile<T>::StateBlock> Tile<T>::stateBlocks() {

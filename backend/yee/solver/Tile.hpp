@@ -13,6 +13,7 @@
 #include "yee/comm/Communicator.hpp"
 #include "yee/core/View.hpp"
 #include "yee/device/Device.hpp"
+#include "yee/device/FieldTransfer.hpp"
 #include "yee/solver/Plan.hpp"
 #include "yee/solver/TileState.hpp"
 
@@ -162,7 +163,8 @@ private:
     /// GPUs: move the material constants written on the host to the device.
     void prefetchMaterials();
     /// fn(value&) for every cell of the regions, in download order (CPU devices).
-    template <class Fn> void forRegionCells(FieldSet& s, const std::vector<Region>& rs, Fn&& fn);
+    /// The regions `rs` of `s` as the device layer's field boxes.
+    std::vector<device::FieldBox<T>> fieldBoxes(FieldSet& s, const std::vector<Region>& rs) const;
     /// Forward H (E) update of box b fused with the CPML corrections of its cells, row by row: per cell
     /// the plain update, then the x, y, z corrections, exactly as separate passes would, with the row
     /// still in cache.
@@ -183,7 +185,7 @@ private:
     Box coreH_, coreE_;
     std::vector<Box> restH_, restE_;
     TileState state_;
-    device::Buffer<int> nonFinite_; ///< CUDA: the divergence guard's flag word
+    device::FiniteCheck finiteCheck_; ///< the divergence guard (a device flag word on staged devices)
 };
 
 extern template class Tile<float>;

@@ -1,0 +1,72 @@
+#pragma once
+/// \file SlabLaunch.hpp
+/// The Yee update with its CPML corrections as one sweep, on any device: a plain update functor over a
+/// box, then per axis the CPML functors of the slabs that box crosses. How it runs is the device's
+/// business, not the solver's: CPU devices fuse them row by row (each row of the box gets the plain update
+/// and then its x, y and z slab corrections while it is in cache); staged devices (GPUs, and CPU devices
+/// emulating their data paths) launch the plain update over the box and then each slab's part of it, in
+/// the same axis order. Either way every cell sees the same operations in the same order, so the results
+/// are bit-identical.
+#include <algorithm>
+#include <vector>
+
+#include "yee/core/Box.hpp"
+#include "yee/device/Device.hpp"
+#include "yee/device/Exec.hpp"
+#include "yee/kernels/Launch.hpp"
+
+namespace yee::device {
+
+/// A CPML functor `k` with the slab box (tile-local cells) it applies to.
+template <class K> struct SlabKernel {
+    Box box;
+    K k;
+};
+
+namespace detail {
+
+/// Apply the slab kernels of one axis to the part of row (j, k, [i0, i1)) inside their slabs.
+template <class K> void rowSlabs(const std::vector<SlabKernel<K>>& v, int j, int k, int i0, int i1) {
+    for (const auto& s : v) {
+        if (j < s.box.lo[1] || j >= s.box.hi[1] || k < s.box.lo[2] || k >= s.box.hi[2])
+            continue;
+        const int lo = std::max(i0, s.box.lo[0]), hi = std::min(i1, s.box.hi[0]);
+        if (lo < hi)
+            kernels::detail::runRow(s.k, lo, hi, j, k);
+    }
+}
+
+/// One launch per slab over its part of `b`.
+template <class K> void slabPasses(Device& dev, const std::vector<SlabKernel<K>>& v, const Box& b) {
+    for (const auto& s : v) {
+        const Box part = s.box.intersect(b);
+        if (!part.empty())
+            launch(dev, part, 1, s.k);
+    }
+}
+
+} // namespace detail
+
+/// `main` over the cells of `b`, then the x (`s0`), y (`s1`) and z (`s2`) slab kernels over their parts
+/// of `b`; `threads` is the CPU thread count (ignored on GPUs). See the file comment for how each device
+/// runs it.
+template <class Main, class K0, class K1, class K2>
+void launchWithSlabs(Device& dev, const Box& b, int threads, const Main& main,
+                     const std::vector<SlabKernel<K0>>& s0, const std::vector<SlabKernel<K1>>& s1,
+                     const std::vector<SlabKernel<K2>>& s2) {
+    if (dev.staged()) {
+        launch(dev, b, threads, main);
+        detail::slabPasses(dev, s0, b);
+        detail::slabPasses(dev, s1, b);
+        detail::slabPasses(dev, s2, b);
+        return;
+    }
+    kernels::forEachRow(b, threads, [&](int j, int k, int i0, int i1) {
+        kernels::detail::runRow(main, i0, i1, j, k);
+        detail::rowSlabs(s0, j, k, i0, i1);
+        detail::rowSlabs(s1, j, k, i0, i1);
+        detail::rowSlabs(s2, j, k, i0, i1);
+    });
+}
+
+} // namespace yee::device
