@@ -1,5 +1,6 @@
 #include "yee/scene/MaterialCheck.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -74,6 +75,35 @@ void checkDispersive(const Scene& s, const Material& m, const std::string& path)
                                                                 " fs is shorter than half the time step (" +
                                                                 num(dtFs) + " fs): use smaller cells");
     }
+}
+
+std::vector<std::string> materialWarnings(const Scene& s) {
+    std::vector<std::string> out;
+    double lo = 0, hi = 0; // the scene's wavelength span, um
+    auto add = [&](double w) {
+        if (!(w > 0))
+            return;
+        lo = lo > 0 ? std::min(lo, w) : w;
+        hi = std::max(hi, w);
+    };
+    for (const auto& src : s.sources) {
+        const double half = src.profile.type == ProfileType::GaussianPulse ? 0.5 * src.profile.bandwidth : 0;
+        add(src.profile.wavelength - half);
+        add(src.profile.wavelength + half);
+    }
+    for (const auto& d : s.detectors)
+        for (double w : d.wavelengths)
+            add(w);
+    if (!(hi > 0))
+        return out;
+    for (const auto& m : s.materials) {
+        const LibraryMaterial* l = m.library.empty() ? nullptr : findLibraryMaterial(m.library);
+        if (l && (lo < l->validLoUm || hi > l->validHiUm))
+            out.push_back("materials." + m.name + ".library: \"" + m.library + "\" is fitted for " +
+                          num(l->validLoUm) + "-" + num(l->validHiUm) + " um; the scene uses " + num(lo) +
+                          "-" + num(hi) + " um (" + l->reference + ")");
+    }
+    return out;
 }
 
 } // namespace yee::scene
