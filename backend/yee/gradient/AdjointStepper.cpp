@@ -38,7 +38,7 @@ template <class T> AdjointStepper<T>::AdjointStepper(solver::Tile<T>& tile) : ti
         slabAdj_.push_back(std::move(sa));
     }
     for (auto& l : tile.dispersion().lists()) // only where the tile holds dispersive cells
-        poleAdj_.push_back({Buffer<T>(dev, l.count * l.slots, Category::Adjoint),
+        poleAdj_.push_back({Buffer<T>(dev, l.count * l.stateSlots, Category::Adjoint),
                             Buffer<T>(dev, l.count, Category::Adjoint)});
 }
 

@@ -87,7 +87,7 @@ Dispersion<T>::Dispersion(const Plan& plan, const Box& box, const ArrayShape& sh
             List l;
             l.material = m;
             l.comp = comp;
-            l.slots = c.slots;
+            l.stateSlots = c.slots;
             l.coef.n = c.n;
             for (int p = 0; p < c.n; ++p) {
                 l.coef.cJ[p] = T(c.cJ[p]);
@@ -149,7 +149,7 @@ Dispersion<T>::Dispersion(const Plan& plan, const Box& box, const ArrayShape& sh
         l.offset = Buffer<std::int64_t>(dev, l.count, Category::Dispersive);
         l.weight = Buffer<T>(dev, l.count, Category::Dispersive);
         l.scratch = Buffer<T>(dev, l.count, Category::Dispersive);
-        l.state = Buffer<T>(dev, l.count * l.slots, Category::Dispersive);
+        l.state = Buffer<T>(dev, l.count * l.stateSlots, Category::Dispersive);
         state.add("disp." + s.materials[std::size_t(l.material)].name + "." + compName(l.comp),
                   StateRole::Dynamics, l.state);
     }

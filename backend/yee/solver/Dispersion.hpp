@@ -35,7 +35,7 @@ public:
         int material = 0;                    ///< scene material index
         int comp = 0;                        ///< E component 0..2
         kernels::PoleCoefs<T> coef;          ///< the material's poles (normalised units)
-        int slots = 0;                       ///< state variables per cell
+        int stateSlots = 0;                  ///< state variables per cell
         std::int64_t count = 0;              ///< cells in the list
         device::Buffer<std::int64_t> offset; ///< index into the halo-padded field arrays
         device::Buffer<T> weight, scratch, state;
