@@ -25,6 +25,7 @@
 #include "yee/io/ResultsWriter.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
 #include "yee/run/Run.hpp"
+#include "yee/scene/MaterialCheck.hpp"
 #include "yee/scene/SceneJson.hpp"
 
 #ifdef YEE_HAVE_MPI
@@ -155,6 +156,8 @@ void report(const Outcome& o) {
 Plan prepare(const cli::RunArgs& args, const Launch& launch) {
     Plan p;
     p.scene = scene::loadScene(args.scene);
+    for (const std::string& w : scene::materialWarnings(p.scene)) // library materials out of range
+        p.notes.push_back("warning: " + w);
     p.options = cli::makeRunOptions(p.scene, args);
     p.options.communicator = launch.communicator;
     if (!p.options.deviceNotice.empty())

@@ -8,6 +8,7 @@
 #include "yee/cuda/CudaLaunch.cuh"
 #include "yee/kernels/Adjoint.hpp"
 #include "yee/kernels/Cpml.hpp"
+#include "yee/kernels/Dispersion.hpp"
 #include "yee/kernels/Halo.hpp"
 #include "yee/kernels/Points.hpp"
 #include "yee/kernels/Yee.hpp"
@@ -51,4 +52,10 @@
     YEE_CELLS(kernels::FlagNonFinite<T>)                                                                     \
     YEE_INDEX(kernels::Inject<T>)                                                                            \
     YEE_INDEX(kernels::GatherPoints<T>)                                                                      \
-    YEE_INDEX(kernels::ScatterPoints<T>)
+    YEE_INDEX(kernels::ScatterPoints<T>)                                                                     \
+    YEE_INDEX(kernels::PoleSaveE<T>)                                                                         \
+    YEE_INDEX(kernels::PoleCurrent<T>)                                                                       \
+    YEE_INDEX(kernels::PoleAdvance<T>)                                                                       \
+    YEE_INDEX(kernels::PoleAdvanceT<T>)                                                                      \
+    YEE_INDEX(kernels::PoleCurrentT<T>)                                                                      \
+    YEE_INDEX(kernels::PoleSaveET<T>)

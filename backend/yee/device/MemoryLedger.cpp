@@ -26,6 +26,8 @@ const char* categoryName(Category c) {
         return "halo";
     case Category::Staging:
         return "staging";
+    case Category::Dispersive:
+        return "dispersive";
     default:
         return "?";
     }

@@ -21,6 +21,7 @@ enum class Category : int {
     Adjoint,     ///< adjoint fields and gradient accumulators
     Halo,        ///< halo send/receive buffers
     Staging,     ///< host staging, scratch
+    Dispersive,  ///< dispersive pole currents, their cell lists and scratch (only where poles are)
     Count
 };
 

@@ -4,6 +4,7 @@
 
 #include "yee/device/Exec.hpp"
 #include "yee/kernels/Adjoint.hpp"
+#include "yee/kernels/Dispersion.hpp"
 #include "yee/kernels/Yee.hpp"
 
 namespace yee::gradient {
@@ -35,6 +36,54 @@ template <class T> AdjointStepper<T>::AdjointStepper(solver::Tile<T>& tile) : ti
             sa.w[q] = Buffer<T>(dev, n, Category::Adjoint);
         }
         slabAdj_.push_back(std::move(sa));
+    }
+    for (auto& l : tile.dispersion().lists()) // only where the tile holds dispersive cells
+        poleAdj_.push_back({Buffer<T>(dev, l.count * l.stateSlots, Category::Adjoint),
+                            Buffer<T>(dev, l.count, Category::Adjoint)});
+}
+
+template <class T> const T* AdjointStepper<T>::cbData(int c) const {
+    return tile_.cb(c).p - tile_.shape().origin; // the buffer start, which pole offsets index
+}
+
+template <class T> void AdjointStepper<T>::polesAfterE() {
+    auto& lists = tile_.dispersion().lists();
+    const int th = tile_.threads();
+    // Reverse of the forward order: the advance of every list, then every list's current.
+    for (std::size_t q = 0; q < lists.size(); ++q) {
+        auto& l = lists[q];
+        if (l.count == 0)
+            continue;
+        kernels::PoleAdvanceT<T> k{adj_.f[std::size_t(l.comp)].data(),
+                                   cbData(l.comp),
+                                   l.offset.data(),
+                                   l.weight.data(),
+                                   poleAdj_[q].scratch.data(),
+                                   poleAdj_[q].state.data(),
+                                   l.count,
+                                   T(tile_.plan().dt),
+                                   l.coef};
+        device::launchIndex(tile_.device(), l.count, th, k);
+    }
+    for (std::size_t q = 0; q < lists.size(); ++q) {
+        auto& l = lists[q];
+        if (l.count == 0)
+            continue;
+        device::launchIndex(tile_.device(), l.count, th,
+                            kernels::PoleCurrentT<T>{adj_.f[std::size_t(l.comp)].data(), l.offset.data(),
+                                                     poleAdj_[q].state.data(), l.count, l.coef});
+    }
+}
+
+template <class T> void AdjointStepper<T>::polesBeforeE() {
+    auto& lists = tile_.dispersion().lists();
+    for (std::size_t q = 0; q < lists.size(); ++q) {
+        auto& l = lists[q];
+        if (l.count == 0)
+            continue;
+        device::launchIndex(tile_.device(), l.count, tile_.threads(),
+                            kernels::PoleSaveET<T>{adj_.f[std::size_t(l.comp)].data(), cbData(l.comp),
+                                                   l.offset.data(), poleAdj_[q].scratch.data()});
     }
 }
 
@@ -192,6 +241,7 @@ void AdjointStepper<T>::step(comm::Communicator& comm, bool withForward, const s
                              const std::function<void()>& betweenHalves) {
     const Box all{{0, 0, 0}, tile_.box().extents()};
     sources(); // P = Cb dJ/dE^{n+1} complete now
+    polesAfterE();
     cpmlEAdjoint();
     exchange(comm, 0, withForward); // P halos (and the forward E^n's when merged), one group
     tile_.updateH(adj_, all);       // Q -= Db curl P  (transpose of the E update's curl H)
@@ -200,6 +250,7 @@ void AdjointStepper<T>::step(comm::Communicator& comm, bool withForward, const s
                               tile_.ca(0),         tile_.ca(1),         tile_.ca(2)};
         launch(tile_.device(), all, tile_.threads(), k);
     }
+    polesBeforeE(); // the E^n the poles read, after the Ca scaling
     cpmlHAdjoint();
     if (betweenHalves)
         betweenHalves();

@@ -32,7 +32,9 @@ public:
     ///   sources()        adds dJ/dE^{n+1} into P and dJ/dH^{n+1/2} into Q; whatever reads the complete
     ///                    P of this step (the design gradient) runs here too,
     ///   CPML E transposes, E-type exchange,
-    ///   Q -= Db curl P   (the transpose of the E update's curl H; then P *= Ca when lossy),
+    ///   the transposed pole update (dispersive cells: PoleAdvanceT, PoleCurrentT),
+    ///   Q -= Db curl P   (the transpose of the E update's curl H; then P *= Ca when lossy, and the
+    ///                    transposed E^n capture of the poles, PoleSaveET),
     ///   CPML H transposes,
     ///   betweenHalves()  (if set: the reversible strategy reconstructs the forward H^{n-1/2} here),
     ///   H-type exchange,
@@ -57,6 +59,17 @@ private:
         std::array<device::Buffer<T>, 2> psiE, psiH, w;
     };
     std::vector<SlabAdj> slabAdj_; ///< parallel to tile.slabs()
+    /// Adjoint of one pole list (kernels/Dispersion.hpp): its state's and its E^n scratch's adjoints.
+    struct PoleAdj {
+        device::Buffer<T> state, scratch;
+    };
+    std::vector<PoleAdj> poleAdj_; ///< parallel to tile.dispersion().lists()
+    /// Transposes of the pole currents and pole advance (after the step's adjoint sources).
+    void polesAfterE();
+    /// Transpose of the E^n capture (after P *= Ca).
+    void polesBeforeE();
+    /// Cb of E component c from the start of its buffer (the indexing of pole-list offsets).
+    const T* cbData(int c) const;
 };
 
 extern template class AdjointStepper<float>;

@@ -7,6 +7,7 @@
 
 #include "yee/core/Error.hpp"
 #include "yee/detectors/Registry.hpp"
+#include "yee/scene/MaterialModel.hpp"
 #include "yee/scene/Rasterizer.hpp"
 
 namespace yee::gradient {
@@ -60,6 +61,16 @@ GradientPlan makeGradientPlan(const Plan& p) {
                 throw InputError("designs[" + std::to_string(d) + "].materials[" + std::to_string(q) +
                                  "]: design materials must be lossless and non-magnetic (sigma = 0, mu = 1)");
         }
+    // Dispersive poles: the reversible method would run them backwards, and a damped pole run
+    // backwards is gain (errors grow exponentially); the stored-state methods are exact.
+    if (gp.method == scene::GradientMethod::Reversible)
+        for (const auto& m : s.materials)
+            if (scene::isDispersive(m))
+                throw InputError(
+                    "gradient.method: \"reversible\" cannot run dispersive material \"" + m.name +
+                    "\" backwards (a damped pole run backwards is gain: its rounding errors grow "
+                    "without bound; lossless poles are not reversed either); use \"checkpointed\" "
+                    "or \"full\"");
     // Tile cuts must stay clear of the PML slabs along their axis (the CPML adjoint is tile-local).
     const auto& tg = *p.tiles;
     for (int a = 0; a < 3; ++a) {

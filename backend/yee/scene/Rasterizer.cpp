@@ -1,5 +1,7 @@
 #include "yee/scene/Rasterizer.hpp"
 
+#include "yee/scene/MaterialModel.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -125,8 +127,10 @@ Vec3 Rasterizer::yeeOffset(int field, int c) {
 }
 
 Rasterizer::Rasterizer(const Scene& s) {
-    for (const auto& m : s.materials)
-        mats_.push_back({m.eps, m.mu, m.sigma});
+    for (const auto& m : s.materials) {
+        const MaterialModel mm = materialModel(m); // eps_inf for dispersive materials (poles: solver/)
+        mats_.push_back({mm.epsInf, mm.mu, mm.sigma});
+    }
     mats_.push_back({1, 1, 0});
     background_ = int(s.materials.size());
     if (!s.background.empty()) {

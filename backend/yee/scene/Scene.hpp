@@ -42,12 +42,37 @@ struct Boundary {
     double alphaMax = 0.05; ///< CFS alpha, normalised (alpha / (eps0 c / dx)); graded linearly to 0 inward
 };
 
-/// A non-dispersive isotropic material.
+/// Kind of a dispersive pole (scene/MaterialModel.hpp gives each one's permittivity).
+enum class PoleType { Drude, Lorentz, Debye };
+
+/// One pole of a dispersive permittivity, time convention exp(-i omega t) (Im eps > 0 is loss).
+/// Frequencies and dampings are photon energies hbar*omega in eV (omega [rad/fs] = E [eV] / hbar,
+/// hbar = 0.6582119569 eV fs); relaxation times in fs.
+///   drude:   - omega_p^2 / (omega^2 + i gamma omega)
+///   lorentz: delta_eps omega_0^2 / (omega_0^2 - omega^2 - i gamma omega)
+///   debye:   delta_eps / (1 - i omega tau)
+struct Pole {
+    PoleType type = PoleType::Lorentz; ///< drude | lorentz | debye
+    double deltaEps = 0;               ///< lorentz, debye: strength (static minus high-frequency eps)
+    double omegaEv = 0;                ///< drude: plasma energy hbar omega_p; lorentz: hbar omega_0, eV
+    double gammaEv = 0;                ///< drude, lorentz: damping hbar gamma, eV (>= 0)
+    double tauFs = 0;                  ///< debye: relaxation time, fs
+};
+
+/// An isotropic material: constant eps (the high-frequency eps_inf when it has poles), mu and sigma,
+/// plus optional dispersive poles; or given by refractive index n + i k at one wavelength; or a name
+/// of the built-in library (scene/MaterialLibrary.hpp). materialModel() (MaterialModel.hpp) resolves
+/// the three forms into one model.
 struct Material {
-    std::string name;   ///< unique key in the scene's "materials" map
-    double eps = 1.0;   ///< relative permittivity
-    double mu = 1.0;    ///< relative permeability
-    double sigma = 0.0; ///< electric conductivity, S/m
+    std::string name;          ///< unique key in the scene's "materials" map
+    double eps = 1.0;          ///< relative permittivity (eps_inf when poles are given)
+    double mu = 1.0;           ///< relative permeability
+    double sigma = 0.0;        ///< electric conductivity, S/m
+    std::vector<Pole> poles{}; ///< dispersive poles (empty: non-dispersive)
+    double n = 0;              ///< refractive index (0: not given; then eps, sigma are used)
+    double k = 0;              ///< extinction coefficient (with n)
+    double nkWavelengthUm = 0; ///< vacuum wavelength at which n, k hold, um
+    std::string library{};     ///< name of a library material ("" = none)
 };
 
 /// Geometric primitive of an Object.

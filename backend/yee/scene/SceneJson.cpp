@@ -21,6 +21,8 @@
 #include "yee/files/AtomicFile.hpp"
 #include "yee/files/Hdf5Util.hpp"
 #include "yee/scene/DeviceSpec.hpp"
+#include "yee/scene/MaterialCheck.hpp"
+#include "yee/scene/MaterialModel.hpp"
 #include "yee/scene/Schema.hpp"
 
 namespace yee::scene {
@@ -570,6 +572,14 @@ void readCustom(const Obj& o, const SectionSpec& sec, const KeySpec& k, Scene& s
             s.materials[std::size_t(i)].name = it.key();
             readSection(mo, ms, s, i, ctx);
         }
+    } else if (sec.id == SectionId::Material && key == "poles" && o.has(key)) {
+        const Json& a = o.req(key);
+        arrayValue(a, o.at(key));
+        const SectionSpec& ps = section(SectionId::Pole);
+        for (std::size_t j = 0; j < a.size(); ++j) {
+            s.materials[std::size_t(index)].poles.emplace_back();
+            readSection(Obj(a[j], item(o.at(key), j)), ps, s, poleIndex(s, std::size_t(index), j), ctx);
+        }
     } else if (sec.id == SectionId::Design && key == "params" && o.has(key)) {
         if (o.has("latent"))
             fail(o.at("latent"), "give either \"params\" or \"latent\", not both");
@@ -787,6 +797,14 @@ void writeCustom(const SectionSpec& sec, const KeySpec& k, const Scene& s, int i
         for (std::size_t i = 0; i < s.materials.size(); ++i)
             m[s.materials[i].name] = writeSection(section(SectionId::Material), s, int(i), mode);
         j[key] = m;
+    } else if (sec.id == SectionId::Material && key == "poles") {
+        const Material& m = s.materials[std::size_t(index)];
+        if (m.poles.empty())
+            return;
+        Json a = Json::array();
+        for (std::size_t p = 0; p < m.poles.size(); ++p)
+            a.push_back(writeSection(section(SectionId::Pole), s, poleIndex(s, std::size_t(index), p), mode));
+        j[key] = a;
     } else if (sec.id == SectionId::Design && key == "params") {
         const Design& g = s.designs[std::size_t(index)];
         if (mode == LatentMode::Inline) {
@@ -1120,6 +1138,9 @@ private:
             if (!seen.insert(m.name).second)
                 fail(p, "is defined twice");
             keys(SectionId::Material, int(i), p);
+            for (std::size_t j = 0; j < m.poles.size(); ++j)
+                keys(SectionId::Pole, poleIndex(s_, i, j), item(join(p, "poles"), j));
+            checkDispersive(s_, m, p);
         }
         if (!s_.background.empty() && !s_.findMaterial(s_.background))
             fail("background", "unknown material " + dq(s_.background));
@@ -1306,6 +1327,8 @@ private:
                 materialRef(g.materials[m], item(p + ".materials", m));
             const Material* m0 = s_.findMaterial(g.materials[0]);
             const Material* m1 = s_.findMaterial(g.materials[1]);
+            if (isDispersive(*m0) || isDispersive(*m1) || m0->n > 0 || m1->n > 0)
+                fail(p + ".materials", "design materials must be given by eps (not poles, library or n, k)");
             if (m0->mu != m1->mu || m0->sigma != m1->sigma)
                 fail(p + ".materials",
                      "both materials must have the same mu and sigma_S_per_m (only eps is designable)");

@@ -27,6 +27,14 @@ const auto boundaryOf = [](auto& s, int i) -> auto& {
 const auto materialOf = [](auto& s, int i) -> auto& {
     return s.materials[std::size_t(i)];
 };
+const auto poleOf = [](auto& s, int i) -> auto& {
+    for (auto& m : s.materials) {
+        if (i < int(m.poles.size()))
+            return m.poles[std::size_t(i)];
+        i -= int(m.poles.size());
+    }
+    throw std::out_of_range("scene schema: no pole " + std::to_string(i));
+};
 const auto objectOf = [](auto& s, int i) -> auto& {
     return s.objects[std::size_t(i)];
 };
@@ -392,11 +400,37 @@ std::vector<SectionSpec> buildSections() {
         m.keys = {
             K("name", KT::MapKey, "Name", "", "Renaming updates every object using the material")
                 .bind(field(materialOf, &Material::name)),
-            K("eps", KT::Number, "Permittivity", "", "Relative permittivity (>= 1 without dispersion)")
-                .gt(0, "metals: use sigma_S_per_m, dispersion is not supported")
+            K("eps", KT::Number, "Permittivity", "",
+              "Relative permittivity (>= 1 without dispersion); with poles the high-frequency eps_inf; not "
+              "used with library or n")
+                .gt(0, "metals: give poles, a library name or n and k")
                 .advise(1, "non-dispersive materials are not faster than light")
                 .def(1.0)
                 .bind(field(materialOf, &Material::eps)),
+            K("poles", KT::Custom, "Poles", "",
+              "Dispersive poles [{type: drude | lorentz | debye, ...}], eV and fs (see the pole keys)"),
+            K("library", KT::String, "Library", "",
+              "Name of a built-in library material (Si, SiO2, Si3N4, Al2O3, ITO, Au, Ag, Al, Cu, Ti)")
+                .def(std::string())
+                .present([](const Scene& s, int i) { return !s.materials[std::size_t(i)].library.empty(); })
+                .bind(field(materialOf, &Material::library)),
+            K("n", KT::Number, "Refractive index", "",
+              "Refractive index at wavelength_um (eps = n^2 - k^2, sigma = 4 pi n k / (eta0 lambda))")
+                .ge(0)
+                .def(0.0)
+                .present([](const Scene& s, int i) { return s.materials[std::size_t(i)].n > 0; })
+                .bind(field(materialOf, &Material::n)),
+            K("k", KT::Number, "Extinction coefficient", "",
+              "Extinction coefficient at wavelength_um (with n)")
+                .ge(0)
+                .def(0.0)
+                .present([](const Scene& s, int i) { return s.materials[std::size_t(i)].n > 0; })
+                .bind(field(materialOf, &Material::k)),
+            K("wavelength_um", KT::Number, "n, k wavelength", "um", "Vacuum wavelength at which n and k hold")
+                .ge(0)
+                .def(0.0)
+                .present([](const Scene& s, int i) { return s.materials[std::size_t(i)].n > 0; })
+                .bind(field(materialOf, &Material::nkWavelengthUm)),
             K("mu", KT::Number, "Permeability", "", "Relative permeability")
                 .gt(0)
                 .advise(1, nullptr)
@@ -408,6 +442,53 @@ std::vector<SectionSpec> buildSections() {
                 .bind(field(materialOf, &Material::sigma)),
         };
         out.push_back(std::move(m));
+    }
+    {
+        using PT = PoleType;
+        SectionSpec p = newSection(SectionId::Pole, "poles", "Pole");
+        p.variants = &poleTypes();
+        p.count = [](const Scene& s) {
+            int n = 0;
+            for (const auto& m : s.materials)
+                n += int(m.poles.size());
+            return n;
+        };
+        p.keys = {
+            K("type", KT::Enum, "Type", "", "drude | lorentz | debye")
+                .discriminator()
+                .required()
+                .choices(poleTypes())
+                .bind(enumField(poleOf, &Pole::type, poleTypes())),
+            K("omega_p_eV", KT::Number, "Plasma energy", "eV",
+              "hbar omega_p: eps += -omega_p^2 / (omega^2 + i gamma omega)")
+                .in(only({PT::Drude}))
+                .required()
+                .gt(0)
+                .bind(field(poleOf, &Pole::omegaEv)),
+            K("delta_eps", KT::Number, "Strength", "",
+              "delta_eps: lorentz eps += delta_eps omega_0^2 / (omega_0^2 - omega^2 - i gamma omega); "
+              "debye eps += delta_eps / (1 - i omega tau)")
+                .in(only({PT::Lorentz, PT::Debye}))
+                .required()
+                .ge(0)
+                .bind(field(poleOf, &Pole::deltaEps)),
+            K("omega_0_eV", KT::Number, "Resonance energy", "eV", "hbar omega_0 of a Lorentz pole")
+                .in(only({PT::Lorentz}))
+                .required()
+                .gt(0)
+                .bind(field(poleOf, &Pole::omegaEv)),
+            K("gamma_eV", KT::Number, "Damping", "eV", "hbar gamma (0: lossless)")
+                .in(only({PT::Drude, PT::Lorentz}))
+                .ge(0)
+                .def(0.0)
+                .bind(field(poleOf, &Pole::gammaEv)),
+            K("tau_fs", KT::Number, "Relaxation time", "fs", "tau of a Debye pole")
+                .in(only({PT::Debye}))
+                .required()
+                .gt(0)
+                .bind(field(poleOf, &Pole::tauFs)),
+        };
+        out.push_back(std::move(p));
     }
     {
         using S = Shape;
@@ -1105,6 +1186,14 @@ const EnumSpec& bounds() {
     static const EnumSpec t = enumTable({{1, "max", "At most", ""}, {0, "min", "At least", ""}}, "bound");
     return t;
 }
+const EnumSpec& poleTypes() {
+    static const EnumSpec t = enumTable(
+        {e(PoleType::Drude, "drude", "Drude", "free carriers: plasma energy and damping"),
+         e(PoleType::Lorentz, "lorentz", "Lorentz", "bound oscillator: strength, resonance, damping"),
+         e(PoleType::Debye, "debye", "Debye", "relaxation: strength and time")},
+        "pole type");
+    return t;
+}
 const EnumSpec& goals() {
     static const EnumSpec t = enumTable({{1, "maximize", "Maximize", ""}, {0, "minimize", "Minimize", ""}});
     return t;
@@ -1187,6 +1276,9 @@ template <> const EnumSpec& enumSpecOf<Reduce>() {
 template <> const EnumSpec& enumSpecOf<GradientMethod>() {
     return gradientMethods();
 }
+template <> const EnumSpec& enumSpecOf<PoleType>() {
+    return poleTypes();
+}
 
 std::string EnumSpec::unknownText(std::string_view given) const {
     std::string g;
@@ -1266,6 +1358,17 @@ const char* SectionSpec::noteOf(int variant) const {
         if (v == variant)
             return n;
     return "";
+}
+
+const Pole& poleAt(const Scene& s, int index) {
+    return poleOf(s, index);
+}
+
+int poleIndex(const Scene& s, std::size_t m, std::size_t j) {
+    int n = 0;
+    for (std::size_t q = 0; q < m; ++q)
+        n += int(s.materials[q].poles.size());
+    return n + int(j);
 }
 
 const SectionSpec& section(SectionId id) {

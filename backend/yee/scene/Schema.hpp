@@ -141,6 +141,8 @@ const EnumSpec& objectiveForms();
 const EnumSpec& bounds();
 /// Axes "x" | "y" | "z" = 0, 1, 2.
 const EnumSpec& axes();
+/// Dispersive pole types: drude, lorentz, debye.
+const EnumSpec& poleTypes();
 /// Plane directions "+x", "-x", ... = 2 * axis + (sign < 0).
 const EnumSpec& directions();
 /// Field components "Ex" .. "Hz".
@@ -157,6 +159,7 @@ template <> const EnumSpec& enumSpecOf<DetectorType>();
 template <> const EnumSpec& enumSpecOf<Quantity>();
 template <> const EnumSpec& enumSpecOf<Reduce>();
 template <> const EnumSpec& enumSpecOf<GradientMethod>();
+template <> const EnumSpec& enumSpecOf<PoleType>();
 /// \endcond
 
 /// File string of an enum value ("box"), "?" for a value outside the table.
@@ -192,7 +195,16 @@ enum class SectionId {
     Run,          ///< "run"
     Optimization, ///< "optimization"
     Constraint,   ///< "optimization.constraints[i]"
+    /// "materials.<name>.poles[j]": index = position among all poles of all materials, in material
+    /// order (poleAt()). Read and written through the material's "poles" key, so it is not one of
+    /// allSections().
+    Pole,
 };
+
+/// The pole with flat index `index` (see SectionId::Pole); throws std::out_of_range past the end.
+const Pole& poleAt(const Scene& s, int index);
+/// Flat index of pole j of material m.
+int poleIndex(const Scene& s, std::size_t m, std::size_t j);
 
 /// Bit i set: the key applies to the variant with enum value i.
 using VariantMask = std::uint32_t;

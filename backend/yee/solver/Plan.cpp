@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "yee/core/Error.hpp"
+#include "yee/scene/MaterialModel.hpp"
 #include "yee/scene/Rasterizer.hpp"
 #include "yee/scene/SceneJson.hpp"
 
@@ -69,7 +70,7 @@ std::shared_ptr<Plan> makePlan(const scene::Scene& s, const PlanOptions& o) {
     p.steps = o.maxSteps >= 0 ? std::min(o.maxSteps, s.steps()) : s.steps();
 
     const scene::Material* bg = s.findMaterial(s.background);
-    const double bgEps = bg ? bg->eps : 1.0, bgMu = bg ? bg->mu : 1.0;
+    const double bgEps = bg ? scene::materialModel(*bg).epsInf : 1.0, bgMu = bg ? bg->mu : 1.0;
     std::array<int, 3> pmlCells{0, 0, 0};
     for (int a = 0; a < 3; ++a) {
         const scene::Boundary& b = s.boundaries[a];
@@ -96,8 +97,9 @@ std::shared_ptr<Plan> makePlan(const scene::Scene& s, const PlanOptions& o) {
         }
     }
     for (const auto& m : s.materials) {
-        if (m.sigma != 0)
-            p.lossy = true;
+        const scene::MaterialModel mm = scene::materialModel(m);
+        if (mm.sigma != 0 || !mm.poles.empty())
+            p.lossy = true; // pole currents enter Ca and Cb (solver/Dispersion.hpp)
         if (m.mu != 1.0)
             p.magnetic = true;
     }

@@ -102,6 +102,7 @@ Tile<T>::Tile(std::shared_ptr<const Plan> plan, int index, device::Device& dev)
             state_.add(pre + "psiH." + std::to_string(q), StateRole::Dynamics, slabs_[s]->psiH[q]);
         }
     finiteCheck_ = device::FiniteCheck(dev);
+    disp_ = std::make_unique<Dispersion<T>>(p, box_, shape_, dev, state_); // pole currents (Dynamics)
 }
 
 template <class T> std::int64_t Tile<T>::regionCells(const std::vector<Region>& rs) {
@@ -304,6 +305,7 @@ template <class T> void Tile<T>::fill() {
     const Plan& p = *plan_;
     const double dt = p.dt;
     fillMaterials(box_);
+    disp_->fill(cb_, ca_); // dispersive cells: the pole currents' implicit part in Ca, Cb
     // ---- CPML grading ----
     for (auto& sl : slabs_) {
         const int a = sl->slab.axis;
@@ -540,6 +542,8 @@ template <class T> void Tile<T>::step(int n, comm::Communicator& comm, bool over
         dev_.sync(); // host communicators read the packed faces now
     comm.exchangeStart(fwd_.groupH, phase);
     // ---- E^n -> E^{n+1}: curl of H^{n+1/2}; the low H halo is needed on the low faces ----
+    if (!disp_->none())
+        disp_->beforeE({fwd_.f[0].data(), fwd_.f[1].data(), fwd_.f[2].data()}, threads_); // keeps E^n
     if (overlap) {
         updateEWithPml(coreE_);
         comm.exchangeFinish(fwd_.groupH);
@@ -554,6 +558,9 @@ template <class T> void Tile<T>::step(int n, comm::Communicator& comm, bool over
             updateEWithPml(b);
     }
     inject(0, (n + 0.5) * dt); // electric currents J^{n+1/2}
+    if (!disp_->none())        // pole currents, then the pole state to n + 1
+        disp_->afterE({fwd_.f[0].data(), fwd_.f[1].data(), fwd_.f[2].data()},
+                      {cb_[0].data(), cb_[1].data(), cb_[2].data()}, threads_);
     // E^{n+1} valid on owned cells; high E halo stale until the exchange completes.
     pack(fwd_, 0);
     if (hostStaged(comm, fwd_.groupE))

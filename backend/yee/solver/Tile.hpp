@@ -14,6 +14,7 @@
 #include "yee/core/View.hpp"
 #include "yee/device/Device.hpp"
 #include "yee/device/FieldTransfer.hpp"
+#include "yee/solver/Dispersion.hpp"
 #include "yee/solver/Plan.hpp"
 #include "yee/solver/TileState.hpp"
 
@@ -133,6 +134,8 @@ public:
         std::array<device::Buffer<T>, 3> profE, profH; ///< b, c, 1/kappa - 1
     };
     std::vector<std::unique_ptr<Slab>>& slabs() { return slabs_; }
+    /// The tile's dispersive pole lists (empty without dispersive materials; for the adjoint).
+    Dispersion<T>& dispersion() { return *disp_; }
 
     // ---- evolving state (TileState.hpp) ----
     /// The registry of this tile's evolving state: the six fields (with halos) and the CPML psi of
@@ -182,6 +185,7 @@ private:
     T dbScalar_ = 0;
     std::vector<std::unique_ptr<Slab>> slabs_;
     std::vector<std::unique_ptr<TileInjection>> injections_;
+    std::unique_ptr<Dispersion<T>> disp_;
     Box coreH_, coreE_;
     std::vector<Box> restH_, restE_;
     TileState state_;

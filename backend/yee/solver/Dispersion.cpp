@@ -1,0 +1,234 @@
+#include "yee/solver/Dispersion.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "yee/device/Exec.hpp"
+#include "yee/scene/MaterialCheck.hpp"
+#include "yee/scene/MaterialModel.hpp"
+#include "yee/scene/Rasterizer.hpp"
+
+namespace yee::solver {
+
+using device::Buffer;
+using device::Category;
+
+namespace {
+
+static_assert(kernels::kMaxPolesPerList == scene::kMaxPoles, "one pole limit for the scene and the kernels");
+
+/// The trapezoidal-rule coefficients of every pole of `m` (kernels/Dispersion.hpp), normalised
+/// units: dt the normalised step, fsPerUnit the femtoseconds of one normalised time unit.
+struct Coefs {
+    int n = 0, slots = 0;
+    double cJ[kernels::kMaxPolesPerList] = {}, cP[kernels::kMaxPolesPerList] = {},
+           d[kernels::kMaxPolesPerList] = {};
+    int jSlot[kernels::kMaxPolesPerList] = {}, pSlot[kernels::kMaxPolesPerList] = {};
+};
+Coefs coefsOf(const scene::MaterialModel& m, double dt, double fsPerUnit) {
+    Coefs c;
+    c.n = int(m.poles.size());
+    for (int p = 0; p < c.n; ++p) {
+        const scene::Pole& q = m.poles[std::size_t(p)];
+        const double w0 = q.omegaEv / scene::kHbarEvFs * fsPerUnit; // normalised angular frequency
+        const double g = q.gammaEv / scene::kHbarEvFs * fsPerUnit;
+        c.jSlot[p] = c.pSlot[p] = -1;
+        switch (q.type) {
+        case scene::PoleType::Drude: { // J' + g J = w0^2 E
+            const double D = 1 + 0.5 * dt * g;
+            c.cJ[p] = 1 / D;
+            c.d[p] = 0.5 * dt * w0 * w0 / D;
+            c.jSlot[p] = c.slots++;
+            break;
+        }
+        case scene::PoleType::Lorentz: { // P'' + g P' + w0^2 P = de w0^2 E
+            const double D = 1 + 0.5 * dt * g + 0.25 * dt * dt * w0 * w0;
+            c.cJ[p] = 1 / D;
+            c.cP[p] = -0.5 * dt * w0 * w0 / D;
+            c.d[p] = 0.5 * dt * q.deltaEps * w0 * w0 / D;
+            c.pSlot[p] = c.slots++;
+            c.jSlot[p] = c.slots++;
+            break;
+        }
+        case scene::PoleType::Debye: { // tau P' + P = de E
+            const double tau = q.tauFs / fsPerUnit;
+            const double a = (tau / dt - 0.5) / (tau / dt + 0.5), b = q.deltaEps / (tau / dt + 0.5);
+            c.cP[p] = (a - 1) / dt;
+            c.d[p] = b / dt;
+            c.pSlot[p] = c.slots++;
+            break;
+        }
+        }
+    }
+    return c;
+}
+
+const char* compName(int c) {
+    return c == 0 ? "Ex" : (c == 1 ? "Ey" : "Ez");
+}
+
+} // namespace
+
+template <class T>
+Dispersion<T>::Dispersion(const Plan& plan, const Box& box, const ArrayShape& shape, device::Device& dev,
+                          TileState& state)
+    : plan_(plan), dev_(dev), box_(box), shape_(shape) {
+    const scene::Scene& s = plan.scene;
+    std::vector<int> disp;
+    for (std::size_t m = 0; m < s.materials.size(); ++m)
+        if (scene::isDispersive(s.materials[m]))
+            disp.push_back(int(m));
+    if (disp.empty())
+        return;
+    const double fsPerUnit = plan.dtFs / plan.dt;
+    for (int m : disp) {
+        const Coefs c = coefsOf(scene::materialModel(s.materials[std::size_t(m)]), plan.dt, fsPerUnit);
+        for (int comp = 0; comp < 3; ++comp) {
+            List l;
+            l.material = m;
+            l.comp = comp;
+            l.stateSlots = c.slots;
+            l.coef.n = c.n;
+            for (int p = 0; p < c.n; ++p) {
+                l.coef.cJ[p] = T(c.cJ[p]);
+                l.coef.cP[p] = T(c.cP[p]);
+                l.coef.d[p] = T(c.d[p]);
+                l.coef.jSlot[p] = c.jSlot[p];
+                l.coef.pSlot[p] = c.pSlot[p];
+            }
+            lists_.push_back(std::move(l));
+        }
+    }
+    // Where a dispersive material may be: the background, or the cells of its objects' bounding boxes
+    // (widened by the half-cell averaging cube). Elsewhere no location needs its volume fractions.
+    const int bg = s.materialIndex(s.background);
+    const bool bgDisp = bg >= 0 && scene::isDispersive(s.materials[std::size_t(bg)]);
+    struct Reach {
+        double lo[3], hi[3];
+    };
+    std::vector<Reach> reach;
+    for (const auto& o : s.objects) {
+        const int m = s.materialIndex(o.material);
+        if (m < 0 || !scene::isDispersive(s.materials[std::size_t(m)]))
+            continue;
+        const auto [lo, hi] = scene::objectBounds(o);
+        Reach r{};
+        for (int a = 0; a < 3; ++a) {
+            r.lo[a] = plan.geom.toCells(a, lo[a]) - 0.5;
+            r.hi[a] = plan.geom.toCells(a, hi[a]) + 0.5;
+        }
+        reach.push_back(r);
+    }
+    const scene::Rasterizer& r = *plan.raster;
+    for (int comp = 0; comp < 3; ++comp) {
+        const scene::Vec3 yo = scene::Rasterizer::yeeOffset(0, comp);
+        for (int k = box.lo[2]; k < box.hi[2]; ++k)
+            for (int j = box.lo[1]; j < box.hi[1]; ++j)
+                for (int i = box.lo[0]; i < box.hi[0]; ++i) {
+                    const scene::Vec3 p{i + yo[0], j + yo[1], k + yo[2]};
+                    bool may = bgDisp;
+                    for (std::size_t q = 0; q < reach.size() && !may; ++q)
+                        may = p[0] > reach[q].lo[0] && p[0] < reach[q].hi[0] && p[1] > reach[q].lo[1] &&
+                              p[1] < reach[q].hi[1] && p[2] > reach[q].lo[2] && p[2] < reach[q].hi[2];
+                    if (!may || r.designAt(i, j, k).region >= 0)
+                        continue;
+                    const std::vector<double> f = r.volumeFractions(p);
+                    for (std::size_t q = 0; q < disp.size(); ++q) {
+                        const double w = f[std::size_t(disp[q])];
+                        if (!(w > 0))
+                            continue;
+                        List& l = lists_[3 * q + std::size_t(comp)];
+                        l.hostCells.push_back({i, j, k});
+                        l.hostWeights.push_back(w);
+                        l.hostOffsets.push_back(shape.offset(i - box.lo[0], j - box.lo[1], k - box.lo[2]));
+                    }
+                }
+    }
+    for (List& l : lists_) {
+        l.count = std::int64_t(l.hostCells.size());
+        l.offset = Buffer<std::int64_t>(dev, l.count, Category::Dispersive);
+        l.weight = Buffer<T>(dev, l.count, Category::Dispersive);
+        l.scratch = Buffer<T>(dev, l.count, Category::Dispersive);
+        l.state = Buffer<T>(dev, l.count * l.stateSlots, Category::Dispersive);
+        state.add("disp." + s.materials[std::size_t(l.material)].name + "." + compName(l.comp),
+                  StateRole::Dynamics, l.state);
+    }
+}
+
+template <class T> std::int64_t Dispersion<T>::cells() const {
+    std::int64_t n = 0;
+    for (const List& l : lists_)
+        n += l.count;
+    return n;
+}
+
+template <class T>
+void Dispersion<T>::fill(std::array<device::Buffer<T>, 3>& cb, std::array<device::Buffer<T>, 3>& ca) {
+    if (lists_.empty())
+        return;
+    const scene::Scene& s = plan_.scene;
+    const double dt = plan_.dt, fsPerUnit = plan_.dtFs / plan_.dt;
+    const double sigmaScale = scene::kEta0 * s.cellUm * 1e-6; // S/m -> normalised, as Tile::fill()
+    // Per E location: the sum of w d over every list holding it (the implicit part of its currents).
+    std::array<std::map<std::int64_t, std::pair<Index3, double>>, 3> extra;
+    for (List& l : lists_) {
+        const Coefs c = coefsOf(scene::materialModel(s.materials[std::size_t(l.material)]), dt, fsPerUnit);
+        double dsum = 0;
+        for (int p = 0; p < c.n; ++p)
+            dsum += c.d[p];
+        for (std::int64_t e = 0; e < l.count; ++e) {
+            const std::size_t q = std::size_t(e);
+            l.offset[e] = l.hostOffsets[q];
+            l.weight[e] = T(l.hostWeights[q]);
+            auto& x = extra[std::size_t(l.comp)][l.hostOffsets[q]];
+            x.first = l.hostCells[q];
+            x.second += l.hostWeights[q] * dsum;
+        }
+        l.hostOffsets.clear();
+        l.hostWeights.clear();
+        l.hostCells.clear();
+        if (dev_.isCuda()) {
+            dev_.prefetch(l.offset.data(), l.offset.bytes());
+            dev_.prefetch(l.weight.data(), l.weight.bytes());
+        }
+    }
+    const scene::Rasterizer& r = *plan_.raster;
+    for (int c = 0; c < 3; ++c)
+        for (const auto& [off, x] : extra[std::size_t(c)]) {
+            const scene::CellMaterial m = r.atE(c, x.first[0], x.first[1], x.first[2]);
+            const double sv = (m.sigma * sigmaScale + x.second) * dt / (2 * m.eps);
+            if (cb[std::size_t(c)][off] != T(0)) // PEC walls keep Cb = 0
+                cb[std::size_t(c)][off] = T((dt / m.eps) / (1 + sv));
+            ca[std::size_t(c)][off] = T((1 - sv) / (1 + sv));
+        }
+}
+
+template <class T> void Dispersion<T>::beforeE(const std::array<T*, 3>& e, int threads) {
+    for (List& l : lists_)
+        if (l.count > 0)
+            device::launchIndex(
+                dev_, l.count, threads,
+                kernels::PoleSaveE<T>{e[std::size_t(l.comp)], l.offset.data(), l.scratch.data()});
+}
+
+template <class T>
+void Dispersion<T>::afterE(const std::array<T*, 3>& e, const std::array<const T*, 3>& cb, int threads) {
+    // Every list's explicit current first (a cell may be in several lists), then the states, which
+    // read the complete E^{n+1}.
+    for (List& l : lists_)
+        if (l.count > 0)
+            device::launchIndex(dev_, l.count, threads,
+                                kernels::PoleCurrent<T>{e[std::size_t(l.comp)], cb[std::size_t(l.comp)],
+                                                        l.offset.data(), l.state.data(), l.count, l.coef});
+    for (List& l : lists_)
+        if (l.count > 0)
+            device::launchIndex(dev_, l.count, threads,
+                                kernels::PoleAdvance<T>{e[std::size_t(l.comp)], l.offset.data(),
+                                                        l.weight.data(), l.scratch.data(), l.state.data(),
+                                                        l.count, T(plan_.dt), l.coef});
+}
+
+template class Dispersion<float>;
+template class Dispersion<double>;
+
+} // namespace yee::solver

@@ -1,0 +1,78 @@
+#pragma once
+/// \file Dispersion.hpp
+/// The dispersive poles of one tile (kernels/Dispersion.hpp gives the update and its derivation):
+/// one pole list per (dispersive material, E component) holding the owned cells where that material
+/// is present, each with its volume weight, its E^n scratch and the state of every pole of the
+/// material. A tile without dispersive cells holds nothing (every list empty, zero bytes in the
+/// ledger's "dispersive" category); a scene without dispersive materials has no lists at all.
+///
+/// Subpixel averaging at interfaces: eps_inf takes part in the rasteriser's anisotropic (Kottke)
+/// average like any eps; each dispersive material's poles act at a location with weight w = the
+/// volume fraction of that material in the location's averaging cube (the arithmetic average that
+/// sigma gets), so a cell half filled with gold carries half of gold's pole currents on top of the
+/// averaged eps_inf. Design regions hold no poles (their materials are non-dispersive by validation).
+///
+/// State: each list's pole variables are registered in the tile's TileState (role Dynamics, names
+/// "disp.<material>.<component>", registered even when empty so names do not depend on the tile) and
+/// so travel with gradient checkpoints and restart files; the E^n scratch is not state.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "yee/core/View.hpp"
+#include "yee/device/Device.hpp"
+#include "yee/kernels/Dispersion.hpp"
+#include "yee/solver/Plan.hpp"
+#include "yee/solver/TileState.hpp"
+
+namespace yee::solver {
+
+template <class T> class Dispersion {
+public:
+    /// One pole list (see the file comment). Buffers are in category Dispersive.
+    struct List {
+        int material = 0;                    ///< scene material index
+        int comp = 0;                        ///< E component 0..2
+        kernels::PoleCoefs<T> coef;          ///< the material's poles (normalised units)
+        int stateSlots = 0;                  ///< state variables per cell
+        std::int64_t count = 0;              ///< cells in the list
+        device::Buffer<std::int64_t> offset; ///< index into the halo-padded field arrays
+        device::Buffer<T> weight, scratch, state;
+        std::vector<std::int64_t> hostOffsets; ///< kept until fill()
+        std::vector<double> hostWeights;
+        std::vector<Index3> hostCells; ///< global cells, kept until fill()
+    };
+
+    /// Find the dispersive cells of the tile `box` (global cells; fields shaped `shape`) and allocate
+    /// their lists on `dev` (dry-run aware); register the pole state in `state`.
+    Dispersion(const Plan& plan, const Box& box, const ArrayShape& shape, device::Device& dev,
+               TileState& state);
+
+    /// True when the scene has no dispersive material (no lists).
+    bool none() const { return lists_.empty(); }
+    /// Cells with poles on this tile, summed over the lists.
+    std::int64_t cells() const;
+    /// Write the lists' offsets and weights, and fold each cell's d w into its Ca and Cb (the
+    /// implicit part of the pole currents, as a conductivity). `cb`, `ca` are the tile's coefficient
+    /// arrays as Tile::fill() has just written them (on the host).
+    void fill(std::array<device::Buffer<T>, 3>& cb, std::array<device::Buffer<T>, 3>& ca);
+    /// Before the E update: keep E^n of every listed cell. `e` are the three E arrays (buffer starts).
+    void beforeE(const std::array<T*, 3>& e, int threads);
+    /// After the E update and the E sources: the explicit pole currents, then the pole state to n + 1.
+    void afterE(const std::array<T*, 3>& e, const std::array<const T*, 3>& cb, int threads);
+
+    std::vector<List>& lists() { return lists_; }
+
+private:
+    const Plan& plan_;
+    device::Device& dev_;
+    Box box_;
+    ArrayShape shape_;
+    std::vector<List> lists_;
+};
+
+extern template class Dispersion<float>;
+extern template class Dispersion<double>;
+
+} // namespace yee::solver
