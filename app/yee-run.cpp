@@ -23,6 +23,7 @@
 #include "yee/cuda/Runtime.hpp"
 #include "yee/device/Device.hpp"
 #include "yee/io/ResultsWriter.hpp"
+#include "yee/io/RunOutputs.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
 #include "yee/run/Run.hpp"
 #include "yee/scene/SceneJson.hpp"
@@ -93,16 +94,6 @@ void checkWritableParent(const std::string& path, const char* option) {
         throw InputError(std::string(option) + ": directory '" + dir.string() + "' is not writable");
     if (fs::is_directory(p, ec) && std::string(option) == "--output")
         throw InputError("--output: '" + path + "' is a directory");
-}
-
-/// Snapshot index paths relative to the results file's directory, as stored in the results.
-std::map<std::string, std::string> relativeTo(const std::string& resultsFile,
-                                              const std::map<std::string, std::string>& paths) {
-    const fs::path base = fs::absolute(fs::path(resultsFile)).parent_path().lexically_normal();
-    std::map<std::string, std::string> out;
-    for (const auto& [detector, path] : paths)
-        out[detector] = fs::absolute(path).lexically_normal().lexically_relative(base).string();
-    return out;
 }
 
 /// Where this process stands in the job.
@@ -251,9 +242,9 @@ int execute(const cli::RunArgs& args, const Launch& launch, Plan& p) {
 
     for (const auto& g : result.gradients)
         extras.gradients[g.name] = g;
-    // Snapshots first: the results file points at their series indexes.
-    extras.snapshotSeries = relativeTo(p.output, io::writeSnapshotSeries(p.snapshotsDir, result.snapshots));
-    io::writeResults(p.output, p.scene, scene::sceneToJson(p.scene), result, extras);
+    // Snapshots first (the results file points at their series indexes); a failing series is named in
+    // the results, which are written all the same.
+    io::writeRunOutputs({p.output, p.snapshotsDir}, p.scene, scene::sceneToJson(p.scene), result, extras);
     if (talk) {
         std::printf("\nPeak memory per device:\n%s", cli::formatMemoryTable(result.devices).c_str());
         std::printf("\nCollectives per device (calls):\n%s", cli::formatCommTable(result.devices).c_str());
@@ -272,12 +263,18 @@ int execute(const cli::RunArgs& args, const Launch& launch, Plan& p) {
                 result.recomputedSteps > 0
                     ? (", " + std::to_string(result.recomputedSteps) + " steps recomputed").c_str()
                     : "");
-        if (!result.snapshots.empty())
+        if (!result.snapshots.empty() && extras.snapshotSeries.size() > 0)
             std::printf("snapshots: %s\n", p.snapshotsDir.c_str());
         std::fflush(stdout);
     }
     if (result.completed)
         return cli::kExitOk;
+    if (!result.failedOutputs.empty() && !gCancel.load()) {
+        for (const auto& f : result.failedOutputs)
+            printError("output failed: " + f);
+        printError("results written to " + p.output + ", marked incomplete (" + result.status + ")");
+        return cli::kExitFailure;
+    }
     if (gCancel.load()) {
         std::fprintf(stderr, "yee-run: cancelled at step %d of %d; partial results in %s\n", result.steps,
                      result.totalSteps, p.output.c_str());

@@ -171,16 +171,19 @@ private slots:
 
     void rerunInTheOtherLayoutLeavesNoStaleFiles() {
         const std::string dir = tmp_.filePath("relayout").toStdString();
-        solver::Snapshot ex;
-        ex.detector = "d";
-        ex.component = "Ex";
-        ex.step = 5;
-        ex.dims = {2, 2, 1};
-        ex.spacingUm = {0.1, 0.1, 0.1};
-        ex.data = {1, 2, 3, 4};
-        solver::Snapshot ey = ex;
-        ey.component = "Ey";
-        ey.originUm = {-0.05, 0.05, 0};
+        auto make = [](const char* component, std::array<double, 3> origin) {
+            solver::Snapshot s;
+            s.detector = "d";
+            s.component = component;
+            s.step = 5;
+            s.dims = {2, 2, 1};
+            s.originUm = origin;
+            s.spacingUm = {0.1, 0.1, 0.1};
+            s.data = {1, 2, 3, 4};
+            return s;
+        };
+        const solver::Snapshot ex = make("Ex", {0, 0, 0});
+        const solver::Snapshot ey = make("Ey", {-0.05, 0.05, 0});
         io::writeSnapshotSeries(dir, {ex, ey});
         QStringList files = QDir(QString::fromStdString(dir)).entryList(QDir::Files, QDir::Name);
         QCOMPARE(files, (QStringList{"d.Ex.vtkhdf.series", "d.Ex_000005.vtkhdf", "d.Ey.vtkhdf.series",

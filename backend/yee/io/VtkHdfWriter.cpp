@@ -12,6 +12,7 @@
 
 #include "yee/core/Error.hpp"
 #include "yee/files/AtomicFile.hpp"
+#include "yee/files/FaultInjection.hpp"
 #include "yee/files/Hdf5Util.hpp"
 
 namespace fs = std::filesystem;
@@ -79,6 +80,7 @@ void writeImage(const std::string& path, const std::vector<const solver::Snapsho
     const std::vector<hsize_t> dims{hsize_t(first.dims[2]), hsize_t(first.dims[1]), hsize_t(first.dims[0])};
     for (const auto* s : components)
         h5::writeDataset(points, s->component, dims, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, s->data.data());
+    files::failIfInjected("snapshots", path);
     points = h5::Handle();
     root = h5::Handle();
     file.close("closing '" + path + "'");
@@ -167,6 +169,7 @@ void writeSeriesIndex(const std::string& path, const std::vector<SeriesEntry>& e
     for (const auto& e : entries)
         files.push_back({{"name", e.name}, {"time", e.time}});
     nlohmann::json index = {{"file-series-version", "1.0"}, {"files", files}};
+    files::failIfInjected("snapshots", path);
     files::writeTextAtomically(path, index.dump(2) + "\n");
 }
 

@@ -13,6 +13,7 @@
 #include "yee/core/Bytes.hpp"
 #include "yee/core/Error.hpp"
 #include "yee/files/AtomicFile.hpp"
+#include "yee/files/FaultInjection.hpp"
 #include "yee/scene/SceneJson.hpp"
 #include "yee/solver/Plan.hpp"
 #include "yee/solver/Tile.hpp"
@@ -280,6 +281,7 @@ void saveRestart(const std::string& base, Tile<T>& tile, comm::Communicator& com
         FilePtr f(std::fopen(temp.c_str(), "wb"), &std::fclose);
         if (!f)
             throw RunError("cannot create '" + temp + "': " + std::strerror(errno));
+        files::failIfInjected("restart", path);
         char pre[kPreambleBytes] = {};
         std::memcpy(pre, kRestartFormat, std::strlen(kRestartFormat));
         const std::uint32_t version = kRestartVersion, bom = kByteOrderMark;

@@ -70,7 +70,10 @@ struct RunOptions {
 struct RunResult {
     bool completed = false;
     std::string status; ///< "completed", "cancelled", "diverged at step N", ...
-    int steps = 0;      ///< steps taken
+    /// Outputs that could not be written, one line each naming the output and the cause (e.g.
+    /// "restart file 'run.restart.rank0': No space left on device"). Not empty: completed is false.
+    std::vector<std::string> failedOutputs;
+    int steps = 0; ///< steps taken
     int totalSteps = 0;
     double dt = 0; ///< normalised
     double dtFs = 0;
