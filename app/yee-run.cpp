@@ -22,9 +22,11 @@
 #include "yee/core/Error.hpp"
 #include "yee/cuda/Runtime.hpp"
 #include "yee/device/Device.hpp"
+#include "yee/files/OutputCheck.hpp"
 #include "yee/io/ResultsWriter.hpp"
 #include "yee/io/RunOutputs.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
+#include "yee/run/Devices.hpp"
 #include "yee/run/Run.hpp"
 #include "yee/scene/SceneJson.hpp"
 
@@ -78,22 +80,17 @@ void printNote(const std::string& message) {
     std::fflush(stderr);
 }
 
-/// Refuses an output location that cannot be written, before hours of computing: the parent of
-/// `path` must be a writable directory (`path` itself is created or replaced later).
-void checkWritableParent(const std::string& path, const char* option) {
-    fs::path p(path);
-    if (!p.has_filename())
-        p = p.parent_path();
-    fs::path dir = p.parent_path();
-    if (dir.empty())
-        dir = ".";
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec))
-        throw InputError(std::string(option) + ": directory '" + dir.string() + "' does not exist");
-    if (::access(dir.c_str(), W_OK) != 0)
-        throw InputError(std::string(option) + ": directory '" + dir.string() + "' is not writable");
-    if (fs::is_directory(p, ec) && std::string(option) == "--output")
-        throw InputError("--output: '" + path + "' is a directory");
+/// Refuses an output file that cannot be written, before hours of computing (also with --check: the
+/// probe leaves nothing behind).
+void checkOutputFile(const std::string& path, const char* option) {
+    if (const std::string why = files::whyNotWritableFile(path); !why.empty())
+        throw InputError(std::string(option) + ": cannot write '" + path + "': " + why);
+}
+
+/// The same for an output directory (created by the run when missing).
+void checkOutputDirectory(const std::string& dir, const char* option) {
+    if (const std::string why = files::whyNotWritableDirectory(dir); !why.empty())
+        throw InputError(std::string(option) + ": cannot write into '" + dir + "': " + why);
 }
 
 /// Where this process stands in the job.
@@ -178,7 +175,7 @@ Plan prepare(const cli::RunArgs& args, const Launch& launch) {
         if (p.options.threadsPerDevice <= 0)
             p.options.threadsPerDevice = std::max(1, device::hostThreads() / launch.ranksOnNode);
         if (p.options.deviceCapacity <= 0 && !gpus)
-            p.options.deviceCapacity = device::hostMemoryBytes() / launch.ranksOnNode;
+            p.options.deviceCapacity = run::hostUsableBytes() / launch.ranksOnNode;
         const auto& t = p.options.tiles;
         const int tiles = t[0] * t[1] * t[2];
         if (tiles != launch.communicator->size())
@@ -191,14 +188,12 @@ Plan prepare(const cli::RunArgs& args, const Launch& launch) {
     run::validateOptions(p.scene, p.options);
     p.output = args.outputPath();
     p.snapshotsDir = args.snapshotsPath();
-    if (!args.check) {
-        checkWritableParent(p.output, "--output");
-        const bool snapshots =
-            std::any_of(p.scene.detectors.begin(), p.scene.detectors.end(),
-                        [](const auto& d) { return d.type == scene::DetectorType::Snapshot; });
-        if (snapshots)
-            checkWritableParent(p.snapshotsDir, "--snapshots-dir");
-    }
+    // Every output location is checked before step 0 (with --check too: same verdict as the run).
+    checkOutputFile(p.output, "--output");
+    const bool snapshots = std::any_of(p.scene.detectors.begin(), p.scene.detectors.end(),
+                                       [](const auto& d) { return d.type == scene::DetectorType::Snapshot; });
+    if (snapshots)
+        checkOutputDirectory(p.snapshotsDir, "--snapshots-dir");
     return p;
 }
 
@@ -211,6 +206,8 @@ int estimate(const cli::RunArgs& args, const Launch& launch, const Plan& p) {
     run::Estimate e = run::estimate(p.scene, p.options);
     if (launch.rank0 && (args.check || !args.quiet))
         std::printf("%s", cli::formatEstimate(e).c_str());
+    std::fflush(stdout);
+    run::checkFits(e); // the run's own verdict: --check refuses what the run would refuse
     if (args.check && launch.rank0)
         std::printf("%s: ok (nothing run, nothing written)\n", args.scene.c_str());
     std::fflush(stdout);

@@ -9,10 +9,13 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "yee/io/ResultsWriter.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
+#include "yee/run/OutputGuard.hpp"
 
 using namespace yee;
 
@@ -74,6 +77,22 @@ QString writeScene(const QDir& dir) {
                               {"downsample", 2},
                               {"every", 60}});
     const QString path = dir.filePath("scene.json");
+    QFile out(path);
+    if (!out.open(QIODevice::WriteOnly))
+        return {};
+    out.write(QByteArray::fromStdString(s.dump(2)));
+    return path;
+}
+
+/// `scene` with the dipole's amplitude set to `amplitude`, written as `name` in `dir`.
+QString withAmplitude(const QString& scene, double amplitude, const QDir& dir, const QString& name) {
+    QFile in(scene);
+    if (!in.open(QIODevice::ReadOnly))
+        return {};
+    nlohmann::json s = nlohmann::json::parse(in.readAll().toStdString());
+    s["sources"][0]["profile"]["amplitude"] = amplitude;
+    s["run"]["precision"] = "float64";
+    const QString path = dir.filePath(name);
     QFile out(path);
     if (!out.open(QIODevice::WriteOnly))
         return {};
@@ -202,6 +221,146 @@ private slots:
             QVERIFY(!f.complete);
             QVERIFY(!f.failedOutputs.empty());
         }
+    }
+
+    void outputLocationsCheckedBeforeStepZero_data() {
+        QTest::addColumn<QString>("args");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("results in /proc") << "-o /proc/x.h5"
+                                          << "--output: cannot write '/proc/x.h5'";
+        QTest::newRow("results is a directory") << "-o sub"
+                                                << "--output: cannot write 'sub': 'sub' is a directory";
+        QTest::newRow("results dir missing") << "-o no/such/r.h5"
+                                             << "--output: cannot write 'no/such/r.h5'";
+        QTest::newRow("results under a file") << "-o plain.txt/r.h5"
+                                              << "'plain.txt' is not a directory";
+        QTest::newRow("snapshots dir is a file") << "--snapshots-dir plain.txt"
+                                                 << "--snapshots-dir: cannot write into 'plain.txt'";
+        QTest::newRow("snapshots dir under a file") << "--snapshots-dir plain.txt/a/b"
+                                                    << "--snapshots-dir: cannot write into 'plain.txt/a/b'";
+        QTest::newRow("snapshots dir in /proc") << "--snapshots-dir /proc/fields"
+                                                << "--snapshots-dir";
+        QTest::newRow("checkpoint dir missing") << "--checkpoint-every 10 --checkpoint no/such/ck"
+                                                << "restart.checkpoint_path: cannot write";
+        QTest::newRow("checkpoint in /proc") << "--checkpoint-every 10 --checkpoint /proc/ck"
+                                             << "restart.checkpoint_path: cannot write";
+        QTest::newRow("recorder dir missing") << "--grad DISK:missing/dir"
+                                              << "gradient.storage.path";
+        QTest::newRow("recorder dir is a file") << "--grad DISK:plain.txt"
+                                                << "gradient.storage.path";
+    }
+
+    /// Exit 2 naming the option or field, before step 0 (nothing is run or written), with and without
+    /// --check.
+    void outputLocationsCheckedBeforeStepZero() {
+        QFETCH(QString, args);
+        QFETCH(QString, message);
+        for (const bool check : {false, true}) {
+            QTemporaryDir dir;
+            QDir(dir.path()).mkdir("sub");
+            QFile plain(dir.filePath("plain.txt"));
+            QVERIFY(plain.open(QIODevice::WriteOnly));
+            plain.write("x");
+            plain.close();
+            QString scene = scene_;
+            QString a = args;
+            if (a.contains("DISK:")) {
+                const QString where = a.section("DISK:", 1);
+                QFile in(kQuickBox);
+                QVERIFY(in.open(QIODevice::ReadOnly));
+                nlohmann::json s = nlohmann::json::parse(in.readAll().toStdString());
+                s["gradient"]["storage"] = {{"tier", "disk"}, {"path", where.toStdString()}};
+                scene = dir.filePath("disk.json");
+                QFile out(scene);
+                QVERIFY(out.open(QIODevice::WriteOnly));
+                out.write(QByteArray::fromStdString(s.dump()));
+                out.close();
+                a = a.section("DISK:", 0, 0);
+            }
+            const QStringList before =
+                QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden);
+            const Result r = shell(yeeRun((check ? "--check " : "") + a + " '" + scene + "'"), dir.path());
+            QVERIFY2(!r.crashed && r.code == 2, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
+            QVERIFY2(r.err.contains(message), qPrintable(r.err));
+            QVERIFY2(r.err.count('\n') == 1, qPrintable(r.err));
+            QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+                     before);
+        }
+    }
+
+    /// Fields finite, everything built from them overflowing: the run is marked diverged, exit 3,
+    /// naming the quantity and the step; the results are still written (marked incomplete).
+    void overflowingDetectorsMarkTheRunDiverged() {
+        QTemporaryDir dir;
+        const QString big = withAmplitude(kQuickBox, 1e200, QDir(dir.path()), "big.json");
+        QVERIFY(!big.isEmpty());
+        const Result r = shell(yeeRun("--max-steps 60 -o out.h5 '" + big + "'"), dir.path());
+        QVERIFY2(!r.crashed && r.code == 3, qPrintable(r.err));
+        QVERIFY2(r.err.contains("diverged: non-finite detector 'out' flux at step"), qPrintable(r.err));
+        const io::ResultsFile f = io::readResults(dir.filePath("out.h5").toStdString());
+        QVERIFY(!f.complete);
+        QVERIFY(QString::fromStdString(f.status).contains("non-finite detector 'out' flux at step"));
+
+        // The same scene at an ordinary amplitude is complete: the guard is not a false alarm.
+        const QString small = withAmplitude(kQuickBox, 1.0, QDir(dir.path()), "small.json");
+        const Result ok = shell(yeeRun("--max-steps 60 -o ok.h5 '" + small + "'"), dir.path());
+        QVERIFY2(ok.code == 0, qPrintable(ok.err));
+    }
+
+    void guardNamesEveryKindOfQuantity() {
+        run::RunResult r;
+        r.completed = true;
+        r.status = "completed";
+        r.steps = 100;
+        r.dtFs = 0.5;
+        solver::DetectorResult d;
+        d.name = "flux";
+        d.arrays.push_back({"time_fs", {4}, {5, 10, 15, 20}});
+        d.arrays.push_back({"flux", {4}, {1, 2, 3, 4}});
+        d.arrays.push_back({"power", {2}, {1, 2}});
+        r.detectors.push_back(d);
+        r.objective = 1.0;
+        r.gradients.push_back({"core", {3}, {0, 1, 2}});
+        QVERIFY(run::firstNonFinite(r).empty());
+        run::RunResult ok = r;
+        run::guardOutputs(ok);
+        QVERIFY(ok.completed);
+
+        const double inf = std::numeric_limits<double>::infinity();
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        run::RunResult a = r;
+        a.detectors[0].arrays[1].data[2] = nan; // t = 15 fs = step 30
+        QCOMPARE(run::firstNonFinite(a), std::string("detector 'flux' flux at step 30 (t = 15 fs)"));
+        run::guardOutputs(a);
+        QVERIFY(!a.completed);
+        QCOMPARE(a.status, std::string("diverged: non-finite detector 'flux' flux at step 30 (t = 15 fs)"));
+
+        run::RunResult b = r;
+        b.detectors[0].arrays[2].data[1] = inf;
+        QCOMPARE(run::firstNonFinite(b),
+                 std::string("detector 'flux' power (accumulated over steps 1..100)"));
+        run::RunResult c = r;
+        c.objective = nan;
+        QCOMPARE(run::firstNonFinite(c), std::string("objective (accumulated over steps 1..100)"));
+        run::RunResult g = r;
+        g.gradients[0].data[2] = -inf;
+        QCOMPARE(run::firstNonFinite(g),
+                 std::string("gradient 'core' at index 2 (reverse sweep after step 100)"));
+        run::RunResult s = r;
+        solver::Snapshot sn;
+        sn.detector = "slice";
+        sn.component = "Ez";
+        sn.step = 40;
+        sn.data = {0.f, std::numeric_limits<float>::infinity()};
+        s.snapshots.push_back(sn);
+        QVERIFY(QString::fromStdString(run::firstNonFinite(s)).startsWith("snapshot 'slice' Ez at step 40"));
+
+        // A run already stopped keeps its reason, extended.
+        run::RunResult x = a;
+        x.status = "cancelled at step 50";
+        x.completed = false;
+        run::guardOutputs(x);
+        QVERIFY(QString::fromStdString(x.status).startsWith("cancelled at step 50; diverged: non-finite"));
     }
 };
 

@@ -2,6 +2,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+
+#include "yee/core/Error.hpp"
+#include "yee/files/OutputCheck.hpp"
 
 namespace yee::run {
 
@@ -66,6 +70,19 @@ std::string firstNonFinite(const RunResult& r) {
             return "gradient '" + g.name + "' at index " + std::to_string(i) + " (reverse sweep after step " +
                    std::to_string(r.steps) + ")";
     return {};
+}
+
+void checkRecorderLocation(const scene::Scene& s, const RunOptions& o) {
+    if (!o.gradient || s.gradient.tier != "disk")
+        return;
+    std::error_code ec;
+    const std::string dir =
+        s.gradient.diskPath.empty() ? std::filesystem::temp_directory_path(ec).string() : s.gradient.diskPath;
+    // The recorder creates its file in this directory itself: it must exist.
+    if (!std::filesystem::is_directory(dir, ec))
+        throw InputError("gradient.storage.path: '" + dir + "' is not an existing directory");
+    if (const std::string why = files::whyNotWritableDirectory(dir); !why.empty())
+        throw InputError("gradient.storage.path: cannot write a recorder file into '" + dir + "': " + why);
 }
 
 void guardOutputs(RunResult& r) {

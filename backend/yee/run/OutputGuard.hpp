@@ -18,6 +18,10 @@ namespace yee::run {
 /// arrays (spectra, phasors) accumulate over the whole run and give the last step.
 std::string firstNonFinite(const RunResult& r);
 
+/// Refuses (InputError naming gradient.storage.path) a value-and-grad run whose disk recorder could not
+/// create its file in the scene's gradient.storage.path (or the temporary directory when empty).
+void checkRecorderLocation(const scene::Scene& s, const RunOptions& o);
+
 /// Applies the guard to an assembled result: a non-finite value marks it not completed with status
 /// "diverged: non-finite <what> (...)" (a run already stopped keeps its reason, extended), and outputs
 /// that could not be written during the run (r.failedOutputs) mark it incomplete, named in the status.

@@ -334,6 +334,7 @@ template <class T> Estimate estimateTyped(std::shared_ptr<const Plan> plan, cons
     e.steps = plan->steps;
     const int N = plan->tiles->count();
     const bool mpi = o.communicator != nullptr;
+    e.capacityNote = capacityBasis(o, mpi ? 1 : N);
     for (int t = 0; t < N; ++t) {
         // A dry run of exactly the run's allocations on a device of the same kind (so GPU-only buffers
         // are counted), against the capacity the run will have.
@@ -408,6 +409,7 @@ void validateOptions(const scene::Scene& s, const RunOptions& o) {
                     (visible == 0 ? cuda::unavailableReason() : std::to_string(visible) + " visible") + ")");
     }
     checkRestartOptions(s, o); // restart files: options, and the headers of the files to resume from
+    checkRecorderLocation(s, o);
 }
 
 Estimate estimate(const scene::Scene& s, const RunOptions& o) {
@@ -417,17 +419,20 @@ Estimate estimate(const scene::Scene& s, const RunOptions& o) {
     return o.precision == Precision::Float64 ? estimateTyped<double>(plan, o) : estimateTyped<float>(plan, o);
 }
 
+void checkFits(const Estimate& e) {
+    for (const auto& d : e.devices)
+        if (d.memory.peakTotal > d.capacity)
+            throw MemoryError(d.name + ": needs " + device::formatBytes(d.memory.peakTotal) + " but has " +
+                              device::formatBytes(d.capacity) + " (reduce the grid or use more tiles)");
+}
+
 RunResult run(const scene::Scene& s, const RunOptions& o) {
     validateOptions(s, o);
     auto plan = makePlan(s, solver::PlanOptions{o.tiles, o.maxSteps});
     detectors::planDetectors(*plan);
     // Refuse before allocating: the dry run of the same allocation path gives every device's peak.
-    Estimate e =
-        o.precision == Precision::Float64 ? estimateTyped<double>(plan, o) : estimateTyped<float>(plan, o);
-    for (const auto& d : e.devices)
-        if (d.memory.peakTotal > d.capacity)
-            throw MemoryError(d.name + ": needs " + device::formatBytes(d.memory.peakTotal) + " but has " +
-                              device::formatBytes(d.capacity) + " (reduce the grid or use more tiles)");
+    checkFits(o.precision == Precision::Float64 ? estimateTyped<double>(plan, o)
+                                                : estimateTyped<float>(plan, o));
     RunResult r = o.precision == Precision::Float64 ? runTyped<double>(plan, o) : runTyped<float>(plan, o);
     guardOutputs(r);
     return r;
