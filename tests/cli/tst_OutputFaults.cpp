@@ -13,8 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "yee/core/Error.hpp"
 #include "yee/io/ResultsWriter.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
+#include "yee/run/Devices.hpp"
 #include "yee/run/OutputGuard.hpp"
 
 using namespace yee;
@@ -305,6 +307,61 @@ private slots:
         const QString small = withAmplitude(kQuickBox, 1.0, QDir(dir.path()), "small.json");
         const Result ok = shell(yeeRun("--max-steps 60 -o ok.h5 '" + small + "'"), dir.path());
         QVERIFY2(ok.code == 0, qPrintable(ok.err));
+    }
+
+    /// --check gives the run's own verdict: a plan that does not fit is refused by both, exit 2, with
+    /// the same message; a planned capacity sizes a tile grid.
+    void checkAndRunAgreeOnMemory() {
+        QTemporaryDir dir;
+        const QString args = "--tiles 2x1x1 --capacity 1MiB --max-steps 10 -o out.h5 '" + scene_ + "'";
+        const Result check = shell(yeeRun("--check " + args), dir.path());
+        const Result run = shell(yeeRun(args), dir.path());
+        QVERIFY2(check.code == 2, qPrintable(check.err));
+        QVERIFY2(run.code == 2, qPrintable(run.err));
+        QVERIFY2(check.err.contains("needs") && check.err.contains("but has 1.0 MiB"), qPrintable(check.err));
+        QCOMPARE(check.err, run.err);
+        QVERIFY(!QFile::exists(dir.filePath("out.h5")));
+        // The same grid with a GPU model's memory fits, and the table says where the capacity came from.
+        QProcess p;
+        p.setWorkingDirectory(dir.path());
+        p.start(YEE_RUN_EXE, {"--check", "--tiles", "4x2x1", "--capacity", "H100", scene_});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        const QString out = QString::fromLocal8Bit(p.readAllStandardOutput());
+        QVERIFY2(out.contains("capacity: 80.00 GiB for each of the 8 devices (as planned: --capacity)"),
+                 qPrintable(out));
+    }
+
+    void capacityIsWhatIsReallyFree() {
+        QCOMPARE(run::parseCapacity("80GiB", "--capacity"), std::int64_t(80) << 30);
+        QCOMPARE(run::parseCapacity("40GB", "--capacity"), std::int64_t(40'000'000'000));
+        QCOMPARE(run::parseCapacity("512mib", "--capacity"), std::int64_t(512) << 20);
+        QCOMPARE(run::parseCapacity("1.5TiB", "--capacity"), std::int64_t(3) << 39);
+        QCOMPARE(run::parseCapacity("4096", "--capacity"), std::int64_t(4096));
+        QCOMPARE(run::parseCapacity("A100-40GB", "--capacity"), std::int64_t(40) << 30);
+        QCOMPARE(run::parseCapacity("h200", "--capacity"), std::int64_t(141) << 30);
+        for (const char* bad : {"", "GiB", "-4GiB", "0", "12parsecs", "nan", "1e30GiB", "h100x"})
+            QVERIFY_THROWS_EXCEPTION(yee::InputError, run::parseCapacity(bad, "--capacity"));
+
+        // Emulated CPU devices share what is available now (never more than MemAvailable), minus headroom.
+        QFile meminfo("/proc/meminfo");
+        QVERIFY(meminfo.open(QIODevice::ReadOnly));
+        std::int64_t availKiB = -1;
+        for (const QByteArray& line : meminfo.readAll().split('\n'))
+            if (line.startsWith("MemAvailable:"))
+                availKiB = line.mid(13).trimmed().split(' ').front().toLongLong();
+        QVERIFY(availKiB > 0);
+        const std::int64_t avail = run::hostAvailableBytes();
+        QVERIFY(avail > 0);
+        QVERIFY(avail <= availKiB * 1024 * 11 / 10); // it moves a little between the two reads
+        QVERIFY(avail < device::hostMemoryBytes());
+        run::RunOptions o;
+        const std::int64_t each = run::capacityFor(o, 0, 4);
+        QVERIFY(each <= std::int64_t(double(avail) * run::kHostHeadroomShare / 4 * 1.1));
+        QVERIFY(each >= std::int64_t(double(avail) * run::kHostHeadroomShare / 4 * 0.9));
+        QVERIFY(QString::fromStdString(run::capacityBasis(o, 4)).contains("available now"));
+        o.deviceCapacity = std::int64_t(80) << 30;
+        QCOMPARE(run::capacityFor(o, 0, 4), o.deviceCapacity);
     }
 
     void guardNamesEveryKindOfQuantity() {
