@@ -28,6 +28,7 @@
 #include "yee/io/VtkHdfWriter.hpp"
 #include "yee/run/Devices.hpp"
 #include "yee/run/Run.hpp"
+#include "yee/scene/Resolution.hpp"
 #include "yee/scene/SceneJson.hpp"
 
 #ifdef YEE_HAVE_MPI
@@ -186,6 +187,9 @@ Plan prepare(const cli::RunArgs& args, const Launch& launch) {
                              " MPI ranks were started (one rank per tile)");
     }
     run::validateOptions(p.scene, p.options);
+    if (!args.quiet)
+        for (const auto& w : scene::resolutionWarnings(p.scene))
+            p.notes.push_back("warning: " + w);
     p.output = args.outputPath();
     p.snapshotsDir = args.snapshotsPath();
     // Every output location is checked before step 0 (with --check too: same verdict as the run).
