@@ -11,6 +11,7 @@
 #include "yee/core/Error.hpp"
 #include "yee/scene/Resolution.hpp"
 #include "yee/scene/SceneJson.hpp"
+#include "yee/tiling/TileGrid.hpp"
 
 using namespace yee;
 
@@ -96,6 +97,26 @@ private slots:
         // Fine enough: no warning at all.
         s.cellUm = 1.0 / std::sqrt(12.0) / 12;
         QVERIFY(scene::resolutionWarnings(s).empty());
+    }
+
+    /// A periodic axis one cell thin is the domain's size, not the tiling: the message names the field
+    /// to change.
+    void thinGridNamesTheDomainSize() {
+        using tiling::AxisBoundary;
+        const std::array<AxisBoundary, 3> bc{AxisBoundary::Pml, AxisBoundary::Periodic, AxisBoundary::Periodic};
+        try {
+            tiling::TileGrid g({40, 1, 40}, {1, 1, 1}, bc, {8, 0, 0});
+            QFAIL("a one-cell axis was accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).startsWith("domain.size_um[1]: the grid has 1 cell along y"), e.what());
+        }
+        // A grid thick enough but cut too thin is the tiling's.
+        try {
+            tiling::TileGrid g({40, 6, 40}, {1, 4, 1}, bc, {8, 0, 0});
+            QFAIL("a one-cell tile was accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).startsWith("run.tiles[1]"), e.what());
+        }
     }
 
     void sceneFilesHaveASizeLimit() {
