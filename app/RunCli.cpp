@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "yee/core/Error.hpp"
+#include "yee/run/Devices.hpp"
 
 namespace yee::cli {
 
@@ -119,6 +120,9 @@ RunArgs parseRunArgs(const std::vector<std::string>& args) {
                 r.precision = run::Precision::Float64;
             else
                 throw InputError("--precision: expected float32 or float64, got '" + p + "'");
+        } else if (name == "--capacity") {
+            const std::string v = value();
+            r.capacity = run::parseCapacity(v, "--capacity");
         } else if (name == "--max-steps") {
             std::string v = value();
             auto n = positiveInt(v);
@@ -203,6 +207,8 @@ run::RunOptions makeRunOptions(const scene::Scene& scene, const RunArgs& args) {
     o.gradient = args.gradient;
     if (args.maxSteps)
         o.maxSteps = *args.maxSteps;
+    if (args.capacity)
+        o.deviceCapacity = *args.capacity;
     o.checkpointEvery = args.checkpointEvery.value_or(0);
     o.checkpointPath =
         args.checkpoint.empty() && args.checkpointEvery ? defaultRestartPath(args.scene) : args.checkpoint;
@@ -262,6 +268,10 @@ Options:
   --no-overlap            exchange halos after each update instead of overlapping them
   --grad                  also run the adjoint: write dJ/dlatent of every design to /gradient/<name>
   --max-steps N           stop after N time steps (default: the scene's duration)
+  --capacity SIZE|GPU     memory each device may hold, e.g. 80GiB, 40GB, or a GPU model (h100, a100-40gb,
+                          h200, ...): with --check and --tiles, sizes a cluster run from a workstation.
+                          Default: a GPU's free memory; emulated CPU devices share 90% of the host memory
+                          available now (MemAvailable / cgroup limit)
   -o, --output FILE.h5    results file (default: <scene-stem>.results.h5 in the current directory)
   --snapshots-dir DIR     VTKHDF snapshot files (default: <scene-stem>.fields/)
   -q, --quiet             no progress bar, estimate or summary tables
@@ -282,7 +292,8 @@ GPU over NCCL; a build without NCCL stages them through host memory over MPI (an
 
 Exit codes:
   0  success
-  2  bad input: scene, options, command line or not enough memory (nothing is written)
+  2  bad input: scene, options, command line, an output location that cannot be written, or not
+     enough memory (nothing is written; --check gives the same verdict as the run)
   3  runtime failure: divergence, I/O or communication error (a results file marked incomplete is
      written when the run got far enough)
   4  cancelled by SIGINT/SIGTERM (a results file marked incomplete is written)

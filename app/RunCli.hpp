@@ -30,6 +30,7 @@ struct RunArgs {
     bool noOverlap = false;                  ///< --no-overlap
     bool gradient = false;                   ///< --grad: value and gradient (scene's "gradient" section)
     std::optional<int> maxSteps;             ///< --max-steps N
+    std::optional<std::int64_t> capacity;    ///< --capacity SIZE|GPU: bytes per device (run::parseCapacity)
     std::string output;                      ///< --output FILE.h5 (empty: defaultOutputPath())
     std::string snapshotsDir;                ///< --snapshots-dir DIR (empty: defaultSnapshotsDir())
     bool quiet = false;                      ///< --quiet / -q

@@ -98,6 +98,8 @@ std::string formatEstimate(const run::Estimate& e) {
     out += formatMemoryTable(e.devices);
     out += "largest device: " + device::formatBytes(e.maxDevicePeak()) +
            ", all devices: " + device::formatBytes(e.totalPeak()) + "\n";
+    if (!e.capacityNote.empty())
+        out += e.capacityNote + "\n";
     return out;
 }
 

@@ -22,10 +22,14 @@
 #include "yee/core/Error.hpp"
 #include "yee/cuda/Runtime.hpp"
 #include "yee/device/Device.hpp"
+#include "yee/files/OutputCheck.hpp"
 #include "yee/io/ResultsWriter.hpp"
+#include "yee/io/RunOutputs.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
+#include "yee/run/Devices.hpp"
 #include "yee/run/Run.hpp"
 #include "yee/scene/MaterialCheck.hpp"
+#include "yee/scene/Resolution.hpp"
 #include "yee/scene/SceneJson.hpp"
 
 #ifdef YEE_HAVE_MPI
@@ -78,32 +82,17 @@ void printNote(const std::string& message) {
     std::fflush(stderr);
 }
 
-/// Refuses an output location that cannot be written, before hours of computing: the parent of
-/// `path` must be a writable directory (`path` itself is created or replaced later).
-void checkWritableParent(const std::string& path, const char* option) {
-    fs::path p(path);
-    if (!p.has_filename())
-        p = p.parent_path();
-    fs::path dir = p.parent_path();
-    if (dir.empty())
-        dir = ".";
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec))
-        throw InputError(std::string(option) + ": directory '" + dir.string() + "' does not exist");
-    if (::access(dir.c_str(), W_OK) != 0)
-        throw InputError(std::string(option) + ": directory '" + dir.string() + "' is not writable");
-    if (fs::is_directory(p, ec) && std::string(option) == "--output")
-        throw InputError("--output: '" + path + "' is a directory");
+/// Refuses an output file that cannot be written, before hours of computing (also with --check: the
+/// probe leaves nothing behind).
+void checkOutputFile(const std::string& path, const char* option) {
+    if (const std::string why = files::whyNotWritableFile(path); !why.empty())
+        throw InputError(std::string(option) + ": cannot write '" + path + "': " + why);
 }
 
-/// Snapshot index paths relative to the results file's directory, as stored in the results.
-std::map<std::string, std::string> relativeTo(const std::string& resultsFile,
-                                              const std::map<std::string, std::string>& paths) {
-    const fs::path base = fs::absolute(fs::path(resultsFile)).parent_path().lexically_normal();
-    std::map<std::string, std::string> out;
-    for (const auto& [detector, path] : paths)
-        out[detector] = fs::absolute(path).lexically_normal().lexically_relative(base).string();
-    return out;
+/// The same for an output directory (created by the run when missing).
+void checkOutputDirectory(const std::string& dir, const char* option) {
+    if (const std::string why = files::whyNotWritableDirectory(dir); !why.empty())
+        throw InputError(std::string(option) + ": cannot write into '" + dir + "': " + why);
 }
 
 /// Where this process stands in the job.
@@ -189,7 +178,7 @@ Plan prepare(const cli::RunArgs& args, const Launch& launch) {
         if (p.options.threadsPerDevice <= 0)
             p.options.threadsPerDevice = std::max(1, device::hostThreads() / launch.ranksOnNode);
         if (p.options.deviceCapacity <= 0 && !gpus)
-            p.options.deviceCapacity = device::hostMemoryBytes() / launch.ranksOnNode;
+            p.options.deviceCapacity = run::hostUsableBytes() / launch.ranksOnNode;
         const auto& t = p.options.tiles;
         const int tiles = t[0] * t[1] * t[2];
         if (tiles != launch.communicator->size())
@@ -200,16 +189,17 @@ Plan prepare(const cli::RunArgs& args, const Launch& launch) {
                              " MPI ranks were started (one rank per tile)");
     }
     run::validateOptions(p.scene, p.options);
+    if (!args.quiet)
+        for (const auto& w : scene::resolutionWarnings(p.scene))
+            p.notes.push_back("warning: " + w);
     p.output = args.outputPath();
     p.snapshotsDir = args.snapshotsPath();
-    if (!args.check) {
-        checkWritableParent(p.output, "--output");
-        const bool snapshots =
-            std::any_of(p.scene.detectors.begin(), p.scene.detectors.end(),
-                        [](const auto& d) { return d.type == scene::DetectorType::Snapshot; });
-        if (snapshots)
-            checkWritableParent(p.snapshotsDir, "--snapshots-dir");
-    }
+    // Every output location is checked before step 0 (with --check too: same verdict as the run).
+    checkOutputFile(p.output, "--output");
+    const bool snapshots = std::any_of(p.scene.detectors.begin(), p.scene.detectors.end(),
+                                       [](const auto& d) { return d.type == scene::DetectorType::Snapshot; });
+    if (snapshots)
+        checkOutputDirectory(p.snapshotsDir, "--snapshots-dir");
     return p;
 }
 
@@ -222,6 +212,8 @@ int estimate(const cli::RunArgs& args, const Launch& launch, const Plan& p) {
     run::Estimate e = run::estimate(p.scene, p.options);
     if (launch.rank0 && (args.check || !args.quiet))
         std::printf("%s", cli::formatEstimate(e).c_str());
+    std::fflush(stdout);
+    run::checkFits(e); // the run's own verdict: --check refuses what the run would refuse
     if (args.check && launch.rank0)
         std::printf("%s: ok (nothing run, nothing written)\n", args.scene.c_str());
     std::fflush(stdout);
@@ -253,9 +245,9 @@ int execute(const cli::RunArgs& args, const Launch& launch, Plan& p) {
 
     for (const auto& g : result.gradients)
         extras.gradients[g.name] = g;
-    // Snapshots first: the results file points at their series indexes.
-    extras.snapshotSeries = relativeTo(p.output, io::writeSnapshotSeries(p.snapshotsDir, result.snapshots));
-    io::writeResults(p.output, p.scene, scene::sceneToJson(p.scene), result, extras);
+    // Snapshots first (the results file points at their series indexes); a failing series is named in
+    // the results, which are written all the same.
+    io::writeRunOutputs({p.output, p.snapshotsDir}, p.scene, scene::sceneToJson(p.scene), result, extras);
     if (talk) {
         std::printf("\nPeak memory per device:\n%s", cli::formatMemoryTable(result.devices).c_str());
         std::printf("\nCollectives per device (calls):\n%s", cli::formatCommTable(result.devices).c_str());
@@ -274,12 +266,18 @@ int execute(const cli::RunArgs& args, const Launch& launch, Plan& p) {
                 result.recomputedSteps > 0
                     ? (", " + std::to_string(result.recomputedSteps) + " steps recomputed").c_str()
                     : "");
-        if (!result.snapshots.empty())
+        if (!result.snapshots.empty() && extras.snapshotSeries.size() > 0)
             std::printf("snapshots: %s\n", p.snapshotsDir.c_str());
         std::fflush(stdout);
     }
     if (result.completed)
         return cli::kExitOk;
+    if (!result.failedOutputs.empty() && !gCancel.load()) {
+        for (const auto& f : result.failedOutputs)
+            printError("output failed: " + f);
+        printError("results written to " + p.output + ", marked incomplete (" + result.status + ")");
+        return cli::kExitFailure;
+    }
     if (gCancel.load()) {
         std::fprintf(stderr, "yee-run: cancelled at step %d of %d; partial results in %s\n", result.steps,
                      result.totalSteps, p.output.c_str());

@@ -20,3 +20,8 @@ if(TARGET yee_mpi AND MPIEXEC_EXECUTABLE)
   endif()
   set_tests_properties(cli_yee_run_mpi PROPERTIES TIMEOUT 600 LABELS "cli;mpi" ENVIRONMENT "${_env}")
 endif()
+
+# Failing outputs (injected, and a real file-size limit): the others survive, exit 3, no crash.
+yee_add_test(NAME cli_output_faults SOURCES ${_cli}/tst_OutputFaults.cpp LABELS cli TIMEOUT 300)
+add_dependencies(tst_cli_output_faults yee-run)
+target_compile_definitions(tst_cli_output_faults PRIVATE YEE_RUN_EXE="$<TARGET_FILE:yee-run>")

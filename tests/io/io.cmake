@@ -18,3 +18,6 @@ function(yee_io_vtk_reader_test)
                LIBS VTK::IOHDF VTK::CommonDataModel VTK::CommonCore LABELS io TIMEOUT 60)
 endfunction()
 yee_io_vtk_reader_test()
+
+# Staggered components: one correctly placed series per component, identical on every tile grid.
+yee_add_test(NAME io_snapshot_grids SOURCES ${_io}/tst_SnapshotGrids.cpp LABELS io TIMEOUT 120)

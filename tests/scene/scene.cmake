@@ -11,3 +11,5 @@ foreach(_t scene_json scene_bad_input scene_rasterizer scene_design_map scene_sc
 endforeach()
 unset(_t)
 unset(_yee_scene_dir)
+yee_add_test(NAME scene_limits SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_scene_limits.cpp LABELS scene TIMEOUT 120)
+set_target_properties(tst_scene_limits PROPERTIES AUTOMOC ON)

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
@@ -237,17 +239,62 @@ Handle& Handle::operator=(Handle&& o) noexcept {
         if (id_ >= 0)
             closeAny(id_);
         id_ = o.id_;
+        imagePath_ = std::move(o.imagePath_);
         o.id_ = H5I_INVALID_HID;
+        o.imagePath_.clear();
     }
     return *this;
 }
+
+namespace {
+
+/// Writes `bytes` to `path` with stdio, reporting the system error (ENOSPC, EFBIG, ...).
+void writeImage(const std::string& path, const std::vector<char>& bytes) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f)
+        throw RunError("cannot create '" + path + "': " + std::strerror(errno));
+    bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() && std::fflush(f) == 0;
+    int err = errno;
+    if (std::fclose(f) != 0 && ok) {
+        ok = false;
+        err = errno;
+    }
+    if (!ok)
+        throw RunError("cannot write '" + path + "': " + std::strerror(err));
+}
+
+} // namespace
 
 void Handle::close(const std::string& what) {
     if (id_ < 0)
         return;
     hid_t id = id_;
     id_ = H5I_INVALID_HID;
-    check(closeAny(id), what);
+    const std::string path = std::move(imagePath_);
+    imagePath_.clear();
+    if (path.empty()) {
+        check(closeAny(id), what);
+        return;
+    }
+    // A file built in memory: take its image, close it (no I/O, cannot fail half-way), then write the
+    // image with plain stdio, so a full disk is an ordinary write error and HDF5 keeps nothing open.
+    std::vector<char> image;
+    const ssize_t size = H5Fflush(id, H5F_SCOPE_GLOBAL) < 0 ? -1 : H5Fget_file_image(id, nullptr, 0);
+    if (size > 0) {
+        image.resize(std::size_t(size));
+        if (H5Fget_file_image(id, image.data(), image.size()) != size)
+            image.clear();
+    }
+    const std::string reason = size > 0 && !image.empty() ? std::string() : failure(what);
+    const herr_t closed = H5Fclose(id);
+    if (!reason.empty())
+        throw RunError(reason);
+    check(closed, what);
+    try {
+        writeImage(path, image);
+    } catch (const RunError& e) {
+        throw RunError(what + ": " + e.what());
+    }
 }
 
 Handle createFile(const std::string& path) {
@@ -257,7 +304,19 @@ Handle createFile(const std::string& path) {
     Handle fapl(H5Pcreate(H5P_FILE_ACCESS), "file access properties");
     // Closing the file closes (and flushes) everything in it, so a closed file is a complete file.
     check(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), "file properties");
-    return Handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl, fapl), "cannot create '" + path + "'");
+    // Built in memory (no backing store), written to `path` by close(): HDF5 itself never writes to
+    // the disk, so a write that fails there leaves no half-closed file inside the library.
+    check(H5Pset_fapl_core(fapl, 1 << 20, false), "file properties");
+    // Refuse an unwritable location now rather than after the whole file is built.
+    {
+        std::FILE* probe = std::fopen(path.c_str(), "wb");
+        if (!probe)
+            throw RunError("cannot create '" + path + "': " + std::strerror(errno));
+        std::fclose(probe);
+    }
+    Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl, fapl), "cannot create '" + path + "'");
+    file.imagePath_ = path;
+    return file;
 }
 
 Handle openFileReadOnly(const std::string& path) {

@@ -54,7 +54,10 @@ public:
     /// Takes ownership of `id`; throws RunError("<what>: <HDF5 reason>") if `id` is negative.
     Handle(hid_t id, const std::string& what);
     ~Handle();
-    Handle(Handle&& o) noexcept : id_(o.id_) { o.id_ = H5I_INVALID_HID; }
+    Handle(Handle&& o) noexcept : id_(o.id_), imagePath_(std::move(o.imagePath_)) {
+        o.id_ = H5I_INVALID_HID;
+        o.imagePath_.clear();
+    }
     Handle& operator=(Handle&& o) noexcept;
     Handle(const Handle&) = delete;
     Handle& operator=(const Handle&) = delete;
@@ -62,11 +65,15 @@ public:
     hid_t id() const { return id_; }
     operator hid_t() const { return id_; }
     bool valid() const { return id_ >= 0; }
-    /// Closes now and reports failure (a file's close is where data is flushed).
+    /// Closes now and reports failure (a file's close is where data is flushed). A file made by
+    /// createFile() is written to its path here; on failure it is closed all the same (nothing stays
+    /// open in HDF5) and RunError names the system error (e.g. "No space left on device").
     void close(const std::string& what);
 
 private:
+    friend Handle createFile(const std::string& path);
     hid_t id_ = H5I_INVALID_HID;
+    std::string imagePath_; ///< createFile(): where close() writes the in-memory file's image
 };
 
 /// Throws RunError("<what>: <HDF5 reason>") when `status` is negative.
@@ -74,7 +81,9 @@ void check(herr_t status, const std::string& what);
 /// The deepest message on HDF5's current error stack ("" when empty).
 std::string lastError();
 
-/// Creates (truncating) an HDF5 file that tracks link creation order.
+/// Creates (truncating) an HDF5 file that tracks link creation order. The file is built in memory and
+/// written to `path` by Handle::close() (destroying the handle without close() writes nothing more than
+/// the empty file created here). Throws RunError when `path` cannot be created.
 Handle createFile(const std::string& path);
 /// Opens an existing file read-only. Throws yee::InputError if it is missing or not HDF5.
 Handle openFileReadOnly(const std::string& path);

@@ -4,6 +4,7 @@
 
 #include "yee/core/Error.hpp"
 #include "yee/files/AtomicFile.hpp"
+#include "yee/files/FaultInjection.hpp"
 #include "yee/files/Hdf5Util.hpp"
 #include "yee/scene/Scene.hpp"
 #include "yee/scene/SceneJson.hpp"
@@ -126,6 +127,8 @@ void writeFile(const std::string& path, const scene::Scene& scene, const std::st
     h5::writeAttr(file, "scene_name", scene.name);
     h5::writeAttr(file, "status", resultsStatus(result));
     h5::writeAttr(file, "complete", result.completed ? 1 : 0);
+    if (!result.failedOutputs.empty())
+        h5::writeAttr(file, "failed_outputs", result.failedOutputs);
     h5::writeAttr(file, "steps", result.steps);
     h5::writeAttr(file, "total_steps", result.totalSteps);
     h5::writeAttr(file, "dt_fs", result.dtFs);
@@ -134,6 +137,7 @@ void writeFile(const std::string& path, const scene::Scene& scene, const std::st
 
     h5::writeStringDataset(file, "scene", sceneJson);
     writeDetectors(file, result.detectors);
+    files::failIfInjected("results", path);
     if (result.objective)
         h5::writeDataset(file, "objective", {}, std::vector<double>{*result.objective});
     if (!extras.gradients.empty()) {
@@ -273,6 +277,8 @@ ResultsFile readFile(hid_t file) {
     r.sceneName = h5::readStringAttr(file, "scene_name");
     r.status = h5::readStringAttr(file, "status");
     r.complete = h5::readIntAttr(file, "complete") != 0;
+    if (h5::hasAttr(file, "failed_outputs"))
+        r.failedOutputs = h5::readStringArrayAttr(file, "failed_outputs");
     r.steps = int(h5::readIntAttr(file, "steps"));
     r.totalSteps = int(h5::readIntAttr(file, "total_steps"));
     r.dtFs = h5::readDoubleAttr(file, "dt_fs");

@@ -8,7 +8,8 @@
 /// ```
 /// /                      attributes: format="yee-results", version=1, yee_version, scene_hash,
 ///                        scene_name, status, complete (0/1), steps, total_steps, dt_fs,
-///                        grid_cells [nx, ny, nz]
+///                        grid_cells [nx, ny, nz]; failed_outputs (string array, only when some
+///                        output of the run could not be written: one line each naming it and why)
 /// /scene                 the scene as JSON text (scalar string dataset)
 /// /detectors/<name>/     group; attribute type ("flux", ...) and the detector's scalar attributes
 ///                        (a scalar attribute called "type" is not stored: the name is taken)
@@ -78,6 +79,7 @@ struct ResultsFile {
     std::string sceneJson;
     std::string status; ///< "complete" or "incomplete: <reason>"
     bool complete = false;
+    std::vector<std::string> failedOutputs; ///< outputs of the run that could not be written
     int steps = 0;
     int totalSteps = 0;
     double dtFs = 0;

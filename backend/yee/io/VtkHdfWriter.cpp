@@ -12,6 +12,7 @@
 
 #include "yee/core/Error.hpp"
 #include "yee/files/AtomicFile.hpp"
+#include "yee/files/FaultInjection.hpp"
 #include "yee/files/Hdf5Util.hpp"
 
 namespace fs = std::filesystem;
@@ -59,6 +60,10 @@ void writeImage(const std::string& path, const std::vector<const solver::Snapsho
     h5::writeAttr(file, "detector", first.detector);
     h5::writeAttr(file, "step", first.step);
     h5::writeAttr(file, "time_fs", first.timeFs);
+    // Yee components are staggered: say where this image's samples are, so no reader has to guess.
+    h5::writeAttr(file, "sample_positions",
+                  std::string("each point is the value at its own position (Origin + index * Spacing) on the "
+                              "Yee grid of its component; nothing is interpolated"));
 
     h5::Handle root = h5::createGroup(file, "VTKHDF");
     h5::writeAttr(root, "Version", std::vector<std::int64_t>{1, 0});
@@ -75,6 +80,7 @@ void writeImage(const std::string& path, const std::vector<const solver::Snapsho
     const std::vector<hsize_t> dims{hsize_t(first.dims[2]), hsize_t(first.dims[1]), hsize_t(first.dims[0])};
     for (const auto* s : components)
         h5::writeDataset(points, s->component, dims, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, s->data.data());
+    files::failIfInjected("snapshots", path);
     points = h5::Handle();
     root = h5::Handle();
     file.close("closing '" + path + "'");
@@ -163,6 +169,7 @@ void writeSeriesIndex(const std::string& path, const std::vector<SeriesEntry>& e
     for (const auto& e : entries)
         files.push_back({{"name", e.name}, {"time", e.time}});
     nlohmann::json index = {{"file-series-version", "1.0"}, {"files", files}};
+    files::failIfInjected("snapshots", path);
     files::writeTextAtomically(path, index.dump(2) + "\n");
 }
 
@@ -183,6 +190,45 @@ std::vector<SeriesEntry> readSeriesIndex(const std::string& path) {
     return out;
 }
 
+namespace {
+
+bool sameGrid(const solver::Snapshot& a, const solver::Snapshot& b) {
+    return a.dims == b.dims && a.originUm == b.originUm && a.spacingUm == b.spacingUm;
+}
+
+/// True when every component of every step of one detector lies on the first component's grid.
+bool oneGrid(const std::map<int, std::vector<const solver::Snapshot*>>& steps) {
+    for (const auto& [step, components] : steps)
+        for (const auto* c : components)
+            if (!sameGrid(*c, *steps.begin()->second.front()))
+                return false;
+    return true;
+}
+
+/// Writes one series (`<stem>_<step>.vtkhdf` files and `<stem>.vtkhdf.series`) and returns the index
+/// path; `names` receives the file names written.
+std::string writeOneSeries(const std::string& dir, const std::string& stem,
+                           const std::map<int, std::vector<const solver::Snapshot*>>& steps,
+                           std::set<std::string>& names) {
+    std::vector<SeriesEntry> entries;
+    for (const auto& [step, components] : steps) {
+        const std::string name = stepFileName(stem, step);
+        writeVtkHdf((fs::path(dir) / name).string(), components);
+        entries.push_back({name, components.front()->timeFs});
+        names.insert(name);
+    }
+    const std::string index = stem + ".vtkhdf.series";
+    writeSeriesIndex((fs::path(dir) / index).string(), entries);
+    names.insert(index);
+    return (fs::path(dir) / index).string();
+}
+
+std::string regexEscape(const std::string& s) {
+    return std::regex_replace(s, std::regex(R"([.^$|()\[\]{}*+?\\-])"), R"(\$&)");
+}
+
+} // namespace
+
 std::map<std::string, std::string> writeSnapshotSeries(const std::string& dir,
                                                        const std::vector<solver::Snapshot>& snapshots) {
     // detector -> step -> components, detectors in first-seen order.
@@ -198,36 +244,63 @@ std::map<std::string, std::string> writeSnapshotSeries(const std::string& dir,
         return written;
 
     std::error_code ec;
+    if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+        throw RunError("cannot write snapshots into '" + dir + "': it is not a directory");
     fs::create_directories(dir, ec);
     if (ec)
         throw RunError("cannot create directory '" + dir + "': " + ec.message());
 
     std::set<std::string> stems;
+    std::set<std::string> allNames;
+    std::vector<std::regex> patterns;
     for (const auto& detector : order) {
         const std::string stem = safeFileName(detector);
         if (!stems.insert(stem).second)
             throw RunError("snapshot detectors '" + detector + "' and another map to the same file name '" +
                            stem + "'");
-        std::vector<SeriesEntry> entries;
+        const auto& steps = byDetector[detector];
         std::set<std::string> names;
-        for (const auto& [step, components] : byDetector[detector]) {
-            const std::string name = stepFileName(stem, step);
-            writeVtkHdf((fs::path(dir) / name).string(), components);
-            entries.push_back({name, components.front()->timeFs});
-            names.insert(name);
+        if (oneGrid(steps)) {
+            written[detector] = writeOneSeries(dir, stem, steps, names);
+        } else {
+            // Yee components sit on staggered grids: one series per component, each image placed at
+            // that component's own sample positions (nothing interpolated).
+            std::vector<std::string> comps;
+            std::map<std::string, std::map<int, std::vector<const solver::Snapshot*>>> byComponent;
+            for (const auto& [step, components] : steps)
+                for (const auto* c : components) {
+                    if (!byComponent.count(c->component))
+                        comps.push_back(c->component);
+                    byComponent[c->component][step].push_back(c);
+                }
+            for (const auto& comp : comps) {
+                const std::string key = detector + "." + comp;
+                if (byDetector.count(key) || written.count(key))
+                    throw RunError("snapshot detector '" + detector + "' component " + comp +
+                                   " and the detector '" + key + "' map to the same series name");
+                const std::string compStem = stem + "." + safeFileName(comp);
+                if (!stems.insert(compStem).second)
+                    throw RunError("snapshot detector '" + detector + "' component " + comp +
+                                   " and another detector map to the same file name '" + compStem + "'");
+                written[key] = writeOneSeries(dir, compStem, byComponent[comp], names);
+            }
         }
-        const std::string index = (fs::path(dir) / (stem + ".vtkhdf.series")).string();
-        writeSeriesIndex(index, entries);
-        written[detector] = index;
 
-        // Files of an earlier, longer run would join this series in ParaView's file grouping.
-        const std::regex pattern(std::regex_replace(stem, std::regex(R"([.^$|()\[\]{}*+?\\-])"), R"(\$&)") +
-                                 R"(_\d{6,}\.vtkhdf)");
-        for (const auto& entry : fs::directory_iterator(dir, ec)) {
-            const std::string name = entry.path().filename().string();
-            if (entry.is_regular_file() && std::regex_match(name, pattern) && !names.count(name))
+        allNames.insert(names.begin(), names.end());
+        patterns.push_back(
+            std::regex(regexEscape(stem) + R"((\.[EH][xyz])?(_\d{6,}\.vtkhdf|\.vtkhdf\.series))"));
+    }
+    // Files of an earlier run under a detector's stem (a longer run, or the other layout: one series per
+    // component or one for all) would join this run's series in ParaView's file grouping.
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (!entry.is_regular_file() || allNames.count(name))
+            continue;
+        for (const auto& pattern : patterns)
+            if (std::regex_match(name, pattern)) {
                 fs::remove(entry.path(), ec);
-        }
+                break;
+            }
     }
     return written;
 }

@@ -10,8 +10,14 @@
 ///                         Origin float64[3] (um); Spacing float64[3] (um); Direction float64[9]
 /// /VTKHDF/PointData/<c>   float32 [nz, ny, nx] per component ("Ex", ...); attribute Scalars on
 ///                         PointData names the first one
-/// /                       attributes (outside the VTKHDF spec): detector, step, time_fs
+/// /                       attributes (outside the VTKHDF spec): detector, step, time_fs,
+///                         sample_positions (a sentence: the samples are not interpolated)
 /// ```
+/// Yee components sit on staggered grids (Ex at (i+1/2, j, k) cells, Hx at (i, j+1/2, k+1/2), ...), so
+/// the components of one snapshot detector rarely share a grid. writeSnapshotSeries() writes the
+/// components that share one grid into one series; otherwise it writes one series per component,
+/// `<detector>.<component>_<step>.vtkhdf` with `<detector>.<component>.vtkhdf.series`, each image at
+/// its component's own origin, so ParaView places every component where the solver computed it.
 /// VTKHDF 1.0 has no time steps; the series index lists one file per step with its time in fs:
 /// `{"file-series-version": "1.0", "files": [{"name": "probe_000010.vtkhdf", "time": 12.5}, ...]}`.
 #include <array>
@@ -56,8 +62,11 @@ void writeVtkHdf(const std::string& path, const std::vector<const solver::Snapsh
 void writeVtkHdf(const std::string& path, const solver::Snapshot& snapshot);
 
 /// Writes every snapshot of a run into `dir` (created if needed): one file per detector and step,
-/// `<detector>_<step, 6 digits>.vtkhdf`, then `<detector>.vtkhdf.series`; files of an earlier run with
-/// that naming pattern that this run did not write are removed. Returns detector -> series index path.
+/// `<detector>_<step, 6 digits>.vtkhdf`, then `<detector>.vtkhdf.series`, when the detector's
+/// components share one grid; else one series per component (`<detector>.<component>_<step>.vtkhdf`,
+/// `<detector>.<component>.vtkhdf.series`). Files of an earlier run with either naming pattern that this
+/// run did not write are removed. Returns series name -> index path: the detector's name for one shared
+/// grid, `<detector>.<component>` for per-component series.
 /// Detector names are made file-system safe (characters other than letters, digits, '.', '-', '_'
 /// become '_'). Throws yee::RunError on I/O failure.
 std::map<std::string, std::string> writeSnapshotSeries(const std::string& dir,

@@ -1,7 +1,12 @@
 #include "yee/run/Devices.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <limits>
+#include <sstream>
 
 #include "yee/core/Error.hpp"
 #include "yee/cuda/Runtime.hpp"
@@ -16,7 +21,7 @@ namespace {
 std::int64_t capacityOf(const RunOptions& o, int devices) {
     if (o.deviceCapacity > 0)
         return o.deviceCapacity;
-    return device::hostMemoryBytes() / std::max(1, devices);
+    return hostUsableBytes() / std::max(1, devices);
 }
 int threadsOf(const RunOptions& o, int devices) {
     if (o.threadsPerDevice > 0)
@@ -111,6 +116,125 @@ void selectDevices(const std::string& spec, const std::string& field, int tiles,
 
 void selectDevices(const scene::DeviceSpec& d, const std::string& field, int tiles, RunOptions& o) {
     applyDevices(d, d.str(), field, tiles, o);
+}
+
+namespace {
+
+/// A cgroup v2 (or v1) memory limit minus the cgroup's current use; -1 when unlimited or unknown.
+std::int64_t cgroupHeadroom() {
+    auto readNumber = [](const char* path) -> std::int64_t {
+        std::ifstream in(path);
+        std::string v;
+        if (!(in >> v) || v == "max")
+            return -1;
+        try {
+            return std::int64_t(std::stoll(v));
+        } catch (const std::exception&) {
+            return -1;
+        }
+    };
+    std::int64_t limit = readNumber("/sys/fs/cgroup/memory.max");
+    std::int64_t used = readNumber("/sys/fs/cgroup/memory.current");
+    if (limit < 0) {
+        limit = readNumber("/sys/fs/cgroup/memory/memory.limit_in_bytes");
+        used = readNumber("/sys/fs/cgroup/memory/memory.usage_in_bytes");
+    }
+    if (limit <= 0 || limit >= (std::int64_t(1) << 60) || used < 0)
+        return -1;
+    return std::max<std::int64_t>(0, limit - used);
+}
+
+/// MemAvailable from /proc/meminfo in bytes; -1 when missing.
+std::int64_t memAvailable() {
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    std::int64_t kib = 0;
+    std::string unit;
+    while (in >> key >> kib >> unit)
+        if (key == "MemAvailable:")
+            return kib * 1024;
+    return -1;
+}
+
+} // namespace
+
+std::int64_t hostAvailableBytes() {
+    std::int64_t avail = memAvailable();
+    if (avail < 0)
+        avail = device::hostMemoryBytes();
+    if (const std::int64_t cg = cgroupHeadroom(); cg >= 0)
+        avail = std::min(avail, cg);
+    return avail;
+}
+
+std::int64_t hostUsableBytes() {
+    return std::int64_t(double(hostAvailableBytes()) * kHostHeadroomShare);
+}
+
+std::string capacityBasis(const RunOptions& o, int devices) {
+    const std::string each =
+        devices == 1 ? "the device" : "each of the " + std::to_string(devices) + " devices";
+    if (o.deviceCapacity > 0)
+        return "capacity: " + device::formatBytes(o.deviceCapacity) + " for " + each +
+               " (as planned: --capacity)";
+    if (o.backend == Backend::Cuda)
+        return "capacity: the free memory of each GPU now";
+    char share[32];
+    std::snprintf(share, sizeof share, "%.0f%%", kHostHeadroomShare * 100);
+    return "capacity: " + std::string(share) + " of the " + device::formatBytes(hostAvailableBytes()) +
+           " of host memory available now (MemAvailable, cgroup limit), shared by " +
+           (devices == 1 ? std::string("1 emulated device") : std::to_string(devices) + " emulated devices");
+}
+
+const std::vector<std::pair<std::string, std::int64_t>>& capacityPresets() {
+    constexpr std::int64_t GiB = std::int64_t(1) << 30;
+    static const std::vector<std::pair<std::string, std::int64_t>> presets = {
+        {"v100-16gb", 16 * GiB}, {"v100-32gb", 32 * GiB}, {"a100-40gb", 40 * GiB}, {"a100-80gb", 80 * GiB},
+        {"a100", 80 * GiB},      {"h100", 80 * GiB},      {"h100-80gb", 80 * GiB}, {"h100-94gb", 94 * GiB},
+        {"h200", 141 * GiB},     {"gh200", 96 * GiB},     {"l40s", 48 * GiB},      {"rtx4090", 24 * GiB},
+        {"b200", 180 * GiB},
+    };
+    return presets;
+}
+
+std::int64_t parseCapacity(const std::string& text, const std::string& field) {
+    std::string lower;
+    for (char c : text)
+        lower.push_back(char(std::tolower(static_cast<unsigned char>(c))));
+    for (const auto& [name, bytes] : capacityPresets())
+        if (lower == name)
+            return bytes;
+    std::size_t used = 0;
+    double value = 0;
+    try {
+        value = std::stod(lower, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    const std::string unit = used > 0 ? lower.substr(used) : std::string();
+    static const std::vector<std::pair<std::string, double>> units = {{"", 1},
+                                                                      {"b", 1},
+                                                                      {"kib", 1024.0},
+                                                                      {"mib", 1048576.0},
+                                                                      {"gib", 1073741824.0},
+                                                                      {"tib", 1099511627776.0},
+                                                                      {"kb", 1e3},
+                                                                      {"mb", 1e6},
+                                                                      {"gb", 1e9},
+                                                                      {"tb", 1e12},
+                                                                      {"k", 1024.0},
+                                                                      {"m", 1048576.0},
+                                                                      {"g", 1073741824.0},
+                                                                      {"t", 1099511627776.0}};
+    for (const auto& [u, scale] : units)
+        if (used > 0 && unit == u && std::isfinite(value) && value > 0 && value * scale < 9e18 &&
+            value * scale >= 1)
+            return std::int64_t(value * scale);
+    std::string names;
+    for (const auto& [name, bytes] : capacityPresets())
+        names += (names.empty() ? "" : ", ") + name;
+    throw InputError(field + ": expected a size such as 80GiB, 40GB or 512MiB, or a GPU model (" + names +
+                     "), got '" + text + "'");
 }
 
 } // namespace yee::run

@@ -13,6 +13,8 @@
 #include "yee/core/Bytes.hpp"
 #include "yee/core/Error.hpp"
 #include "yee/files/AtomicFile.hpp"
+#include "yee/files/FaultInjection.hpp"
+#include "yee/files/OutputCheck.hpp"
 #include "yee/scene/SceneJson.hpp"
 #include "yee/solver/Plan.hpp"
 #include "yee/solver/Tile.hpp"
@@ -217,17 +219,14 @@ void checkRestartOptions(const scene::Scene& scene, const RunOptions& o) {
         throw InputError("restart: restart files hold forward runs only; a value-and-grad run (gradient) "
                          "cannot write or resume from them");
     if (!o.checkpointPath.empty()) {
-        std::filesystem::path dir = std::filesystem::path(o.checkpointPath).parent_path();
-        if (dir.empty())
-            dir = ".";
-        std::error_code ec;
         if (std::filesystem::path(o.checkpointPath).filename().empty())
             throw InputError("restart.checkpoint_path: '" + o.checkpointPath +
                              "' names a directory, not a file");
-        if (!std::filesystem::is_directory(dir, ec))
-            throw InputError("restart.checkpoint_path: directory '" + dir.string() + "' does not exist");
-        if (::access(dir.c_str(), W_OK) != 0)
-            throw InputError("restart.checkpoint_path: directory '" + dir.string() + "' is not writable");
+        // Each tile writes <path>.rank<r>: probe the first (the others share its directory).
+        const std::string first =
+            restartFileFor(o.checkpointPath, o.communicator ? o.communicator->rank() : 0);
+        if (const std::string why = files::whyNotWritableFile(first); !why.empty())
+            throw InputError("restart.checkpoint_path: cannot write '" + first + "': " + why);
     }
     if (o.resumeFrom.empty())
         return;
@@ -280,6 +279,7 @@ void saveRestart(const std::string& base, Tile<T>& tile, comm::Communicator& com
         FilePtr f(std::fopen(temp.c_str(), "wb"), &std::fclose);
         if (!f)
             throw RunError("cannot create '" + temp + "': " + std::strerror(errno));
+        files::failIfInjected("restart", path);
         char pre[kPreambleBytes] = {};
         std::memcpy(pre, kRestartFormat, std::strlen(kRestartFormat));
         const std::uint32_t version = kRestartVersion, bom = kByteOrderMark;

@@ -19,6 +19,7 @@
 #include "yee/detectors/DetectorSet.hpp"
 #include "yee/gradient/GradientDriver.hpp"
 #include "yee/run/Devices.hpp"
+#include "yee/run/OutputGuard.hpp"
 #include "yee/run/Restart.hpp"
 #include "yee/run/Session.hpp"
 #include "yee/scene/Rasterizer.hpp"
@@ -70,6 +71,19 @@ DeviceSummary getSummary(ByteReader& r) {
     d.driverBytes = r.get<std::int64_t>();
     d.deviceMessages = r.get<bool>();
     return d;
+}
+
+/// Writes a restart file; a file that cannot be written does not stop the run (the others are still
+/// written at the end, marked incomplete): returns the failure as one line, or "" when written.
+template <class T>
+std::string saveRestartOrSay(const std::string& base, Tile<T>& tile, comm::Communicator& comm,
+                             const RestartKey& key, int step) {
+    try {
+        saveRestart(base, tile, comm, key, step);
+        return {};
+    } catch (const RunError& e) {
+        return std::string("restart file at step ") + std::to_string(step) + ": " + e.what();
+    }
 }
 
 /// Per-rank driver of one tile: time loop, guard, telemetry, output assembly.
@@ -148,6 +162,7 @@ template <class T> struct TileRun {
         const auto t0 = Clock::now();
         auto lastReport = t0;
         int done = first;
+        std::string restartFailure; // a restart file that could not be written: the run goes on without
         std::string status = "completed";
         bool completed = true;
         const std::int64_t totalCells = std::int64_t(p.geom.cells[0]) * p.geom.cells[1] * p.geom.cells[2];
@@ -180,8 +195,9 @@ template <class T> struct TileRun {
                     break;
                 }
                 // Restart file every N steps, and a last one when cancelled (e.g. SLURM's time-limit signal).
-                if (checkpointDue || (flags[1] != 0 && !opt.checkpointPath.empty()))
-                    saveRestart(opt.checkpointPath, tile, comm, restart, done);
+                if ((checkpointDue || (flags[1] != 0 && !opt.checkpointPath.empty())) &&
+                    restartFailure.empty())
+                    restartFailure = saveRestartOrSay(opt.checkpointPath, tile, comm, restart, done);
                 if (flags[1] != 0) {
                     status = "cancelled at step " + std::to_string(done);
                     completed = false;
@@ -201,7 +217,7 @@ template <class T> struct TileRun {
             if (rank == 0 && opt.onTelemetry)
                 report(done, seconds + backSeconds, totalCells, "adjoint");
         }
-        assemble(tile, dets, grad.get(), done, seconds, status, completed);
+        assemble(tile, dets, grad.get(), done, seconds, status, completed, restartFailure);
         out->forwardSeconds = seconds;
         out->backwardSeconds = backSeconds;
     }
@@ -242,7 +258,8 @@ template <class T> struct TileRun {
     }
 
     void assemble(Tile<T>& tile, const detectors::DetectorSet<T>& dets, gradient::GradientDriver<T>* grad,
-                  int done, double seconds, const std::string& status, bool completed) {
+                  int done, double seconds, const std::string& status, bool completed,
+                  const std::string& outputFailure) {
         const Plan& p = *plan;
         // ---- 1. exact sums of the detectors' series: one integer all-reduce for all detectors ----
         std::vector<std::int64_t> sums = dets.sums();
@@ -250,6 +267,7 @@ template <class T> struct TileRun {
         // ---- 2. per-cell data (phasors, probes, snapshots) and device summaries: one gather ----
         ByteWriter w;
         putSummary(w, summarize(dev, tile.box(), comm));
+        w.putString(outputFailure);
         dets.write(w);
         const bool withGrad = grad && completed;
         if (withGrad) {
@@ -262,7 +280,7 @@ template <class T> struct TileRun {
         if (comm.rank() != 0) {
             // Other ranks: their own device summary and the run status; detectors live on rank 0.
             out->devices.push_back(summarize(dev, tile.box(), comm));
-            out->completed = completed;
+            out->completed = completed && outputFailure.empty();
             out->status = status;
             out->steps = done;
             out->totalSteps = p.steps;
@@ -283,6 +301,8 @@ template <class T> struct TileRun {
         for (int q = 0; q < N; ++q) {
             readers.push_back(std::make_unique<ByteReader>(blobs[std::size_t(q)]));
             DeviceSummary ds = getSummary(*readers.back());
+            if (std::string failure = readers.back()->getString(); !failure.empty())
+                r.failedOutputs.push_back(std::move(failure));
             // The summaries were taken just before the gather; every rank made exactly that one call.
             ds.comm.count(comm::Phase::Output, comm::Kind::Gather,
                           q == 0 ? 0 : std::int64_t(blobs[std::size_t(q)].size()));
@@ -368,6 +388,7 @@ template <class T> Estimate estimateTyped(std::shared_ptr<const Plan> plan, cons
     e.steps = plan->steps;
     const int N = plan->tiles->count();
     const bool mpi = o.communicator != nullptr;
+    e.capacityNote = capacityBasis(o, mpi ? 1 : N);
     for (int t = 0; t < N; ++t) {
         // A dry run of exactly the run's allocations on a device of the same kind (so GPU-only buffers
         // are counted), against the capacity the run will have.
@@ -442,6 +463,7 @@ void validateOptions(const scene::Scene& s, const RunOptions& o) {
                     (visible == 0 ? cuda::unavailableReason() : std::to_string(visible) + " visible") + ")");
     }
     checkRestartOptions(s, o); // restart files: options, and the headers of the files to resume from
+    checkRecorderLocation(s, o);
 }
 
 Estimate estimate(const scene::Scene& s, const RunOptions& o) {
@@ -451,6 +473,13 @@ Estimate estimate(const scene::Scene& s, const RunOptions& o) {
     return o.precision == Precision::Float64 ? estimateTyped<double>(plan, o) : estimateTyped<float>(plan, o);
 }
 
+void checkFits(const Estimate& e) {
+    for (const auto& d : e.devices)
+        if (d.memory.peakTotal > d.capacity)
+            throw MemoryError(d.name + ": needs " + device::formatBytes(d.memory.peakTotal) + " but has " +
+                              device::formatBytes(d.capacity) + " (reduce the grid or use more tiles)");
+}
+
 namespace {
 /// Validate, plan and check every device's memory: what run() and Session do before allocating.
 std::shared_ptr<Plan> preparePlan(const scene::Scene& s, const RunOptions& o) {
@@ -458,19 +487,17 @@ std::shared_ptr<Plan> preparePlan(const scene::Scene& s, const RunOptions& o) {
     auto plan = makePlan(s, solver::PlanOptions{o.tiles, o.maxSteps});
     detectors::planDetectors(*plan);
     // Refuse before allocating: the dry run of the same allocation path gives every device's peak.
-    Estimate e =
-        o.precision == Precision::Float64 ? estimateTyped<double>(plan, o) : estimateTyped<float>(plan, o);
-    for (const auto& d : e.devices)
-        if (d.memory.peakTotal > d.capacity)
-            throw MemoryError(d.name + ": needs " + device::formatBytes(d.memory.peakTotal) + " but has " +
-                              device::formatBytes(d.capacity) + " (reduce the grid or use more tiles)");
+    checkFits(o.precision == Precision::Float64 ? estimateTyped<double>(plan, o)
+                                                : estimateTyped<float>(plan, o));
     return plan;
 }
 } // namespace
 
 RunResult run(const scene::Scene& s, const RunOptions& o) {
     auto plan = preparePlan(s, o);
-    return o.precision == Precision::Float64 ? runTyped<double>(plan, o) : runTyped<float>(plan, o);
+    RunResult r = o.precision == Precision::Float64 ? runTyped<double>(plan, o) : runTyped<float>(plan, o);
+    guardOutputs(r);
+    return r;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -757,6 +784,7 @@ Session::~Session() = default;
 
 RunResult Session::evaluate(const DesignUpdate& u) {
     RunResult r = impl_->core->evaluate(u);
+    guardOutputs(r);
     ++impl_->evaluations;
     return r;
 }

@@ -72,7 +72,10 @@ struct RunOptions {
 struct RunResult {
     bool completed = false;
     std::string status; ///< "completed", "cancelled", "diverged at step N", ...
-    int steps = 0;      ///< steps taken
+    /// Outputs that could not be written, one line each naming the output and the cause (e.g.
+    /// "restart file 'run.restart.rank0': No space left on device"). Not empty: completed is false.
+    std::vector<std::string> failedOutputs;
+    int steps = 0; ///< steps taken
     int totalSteps = 0;
     double dt = 0; ///< normalised
     double dtFs = 0;
@@ -98,6 +101,7 @@ struct Estimate {
     std::array<int, 3> gridCells{0, 0, 0};
     int steps = 0;
     std::vector<solver::DeviceSummary> devices; ///< memory.peak per device
+    std::string capacityNote; ///< how the capacities were judged (run::capacityBasis), for the table
     std::int64_t maxDevicePeak() const;
     std::int64_t totalPeak() const;
 };
@@ -114,6 +118,10 @@ void selectDevices(const std::string& spec, const std::string& field, int tiles,
 void validateOptions(const scene::Scene& s, const RunOptions& o);
 /// Dry-run the allocation plan; no field memory is taken. Throws InputError / MemoryError.
 Estimate estimate(const scene::Scene& s, const RunOptions& o);
+/// The run's memory verdict on an estimate: throws MemoryError ("<device>: needs X but has Y ...") for
+/// the first device whose peak exceeds its capacity. run() refuses with exactly this; `yee-run --check`
+/// applies it too, so both give the same verdict.
+void checkFits(const Estimate& e);
 /// Run the forward simulation. Throws InputError before allocating on bad input; returns with
 /// completed=false on cancel or divergence.
 RunResult run(const scene::Scene& s, const RunOptions& o);

@@ -36,10 +36,15 @@ enum class BoundaryType { Pml, Periodic, Pec };
 struct Boundary {
     BoundaryType type = BoundaryType::Pml; ///< pml | periodic | pec
     int cells = 10;                        ///< PML thickness in cells
-    double order = 3.0;                    ///< polynomial grading order m
-    double sigmaFactor = 1.0;              ///< sigma_max = sigmaFactor * 0.8 (m+1) / (eta0 dx)
-    double kappaMax = 1.0;                 ///< kappa grading from 1 to kappaMax
-    double alphaMax = 0.05; ///< CFS alpha, normalised (alpha / (eps0 c / dx)); graded linearly to 0 inward
+    double order = 3.0;                    ///< polynomial grading order m (dimensionless)
+    double sigmaFactor = 1.0;              ///< sigma_max = sigmaFactor * 0.8 (m+1) / (eta dx) (dimensionless)
+    double kappaMax = 1.0;                 ///< kappa grading from 1 to kappaMax (dimensionless)
+    /// CFS alpha at the PML's inner face in physical units, 1/um: alpha / (eps0 c), i.e. the CFS pole
+    /// frequency omega_a = alpha / eps0 = alphaMax * c (c in um/fs gives rad/fs). Graded linearly to 0
+    /// at the outer face. Physical, so the pole stays below the light's frequencies at every cell size
+    /// (a per-cell alpha grows as 1/dx and stops absorbing at nm cells). In the solver's normalised
+    /// units (eps0 = c = dx = 1) alpha = alphaMax * cellUm: the default 1/um is 0.05 at 50 nm cells.
+    double alphaMax = 1.0;
 };
 
 /// Kind of a dispersive pole (scene/MaterialModel.hpp gives each one's permittivity).

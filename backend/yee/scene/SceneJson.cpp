@@ -23,6 +23,7 @@
 #include "yee/scene/DeviceSpec.hpp"
 #include "yee/scene/MaterialCheck.hpp"
 #include "yee/scene/MaterialModel.hpp"
+#include "yee/scene/Resolution.hpp"
 #include "yee/scene/Schema.hpp"
 
 namespace yee::scene {
@@ -1503,15 +1504,29 @@ Scene parseScene(const std::string& jsonText, const std::string& baseDir, bool v
 
 Scene loadScene(const std::string& path, bool validate) {
     const fs::path p = fs::u8path(path);
+    const std::string tooBig = "the scene file is larger than " + std::to_string(kMaxSceneFileBytes >> 20) +
+                               " MiB; keep bulky arrays (design latents) in the HDF5 sidecar "
+                               "(\"params\": \"file.h5:/dataset\")";
+    std::error_code ec;
+    const std::uintmax_t size = fs::is_regular_file(p, ec) ? fs::file_size(p, ec) : kMaxSceneFileBytes;
+    if (!ec && size > kMaxSceneFileBytes)
+        fail(path, tooBig);
     std::ifstream in(p, std::ios::binary);
     if (!in)
         fail(path, "cannot open the scene file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
+    // Read at most one byte past the size (a pipe or a special file has no size to check first: the
+    // limit holds for what is read).
+    std::string text(std::size_t(ec ? kMaxSceneFileBytes : size) + 1, '\0');
+    in.read(text.data(), std::streamsize(text.size()));
     if (in.bad())
         fail(path, "cannot read the scene file");
+    if (std::uintmax_t(in.gcount()) > kMaxSceneFileBytes)
+        fail(path, tooBig);
+    if (!ec && std::uintmax_t(in.gcount()) > size)
+        fail(path, "the scene file grew while it was read");
+    text.resize(std::size_t(in.gcount()));
     const std::string dir = p.has_parent_path() ? p.parent_path().string() : std::string(".");
-    return parseScene(ss.str(), dir, validate);
+    return parseScene(text, dir, validate);
 }
 
 std::string sceneToJson(const Scene& s, bool inlineArrays) {
@@ -1555,6 +1570,7 @@ void saveScene(const Scene& s, const std::string& path) {
 
 void validateScene(const Scene& s) {
     Validator(s).run();
+    checkResolution(s); // where the light is: the shortest wavelength in the highest-index material
 }
 
 std::string sceneHash(const Scene& s) {

@@ -17,6 +17,7 @@
 ///
 /// Which keys a section and variant has, their types, enum strings, defaults and per-key ranges come
 /// from the scene schema (Schema.hpp); rules that involve several keys are code in validateScene().
+#include <cstdint>
 #include <string>
 
 #include "yee/scene/Scene.hpp"
@@ -29,8 +30,15 @@ namespace yee::scene {
 /// validateScene().
 Scene parseScene(const std::string& jsonText, const std::string& baseDir = ".", bool validate = true);
 
+/// Largest scene file loadScene() reads: 8 MiB. A scene is a description (typically a few KiB);
+/// bulky arrays (design latents) belong in the HDF5 sidecar (`"params": "file.h5:/dataset"`, which
+/// saveScene() writes). The limit bounds parse time and memory (the JSON tree takes about ten
+/// times the text), and a larger file is refused before it is read.
+inline constexpr std::uintmax_t kMaxSceneFileBytes = std::uintmax_t(8) << 20;
+
 /// Read and parse the scene file at `path` (sidecar arrays relative to the file's directory).
-/// Throws InputError if the file cannot be read or the scene is bad (see parseScene()).
+/// Throws InputError if the file cannot be read, is larger than kMaxSceneFileBytes, or the scene is
+/// bad (see parseScene()).
 Scene loadScene(const std::string& path, bool validate = true);
 
 /// The scene as indented JSON text. Every field the format carries is written, so

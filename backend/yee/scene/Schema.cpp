@@ -369,13 +369,13 @@ std::vector<SectionSpec> buildSections() {
                 .ge(1)
                 .def(10)
                 .bind(field(boundaryOf, &Boundary::cells)),
-            K("order", KT::Number, "Grading order", "", "Polynomial grading order m of sigma")
+            K("order", KT::Number, "Grading order", "", "Polynomial grading order m of sigma and kappa")
                 .in(pml)
                 .between(0, 20)
                 .def(3.0)
                 .bind(field(boundaryOf, &Boundary::order)),
             K("sigma_factor", KT::Number, "Sigma factor", "",
-              "sigma_max relative to the optimal 0.8 (m+1) / (eta0 dx)")
+              "sigma_max relative to the optimal 0.8 (m+1) / (eta dx), eta of the background")
                 .in(pml)
                 .ge(0)
                 .def(1.0)
@@ -385,10 +385,12 @@ std::vector<SectionSpec> buildSections() {
                 .ge(1)
                 .def(1.0)
                 .bind(field(boundaryOf, &Boundary::kappaMax)),
-            K("alpha_max", KT::Number, "Alpha max", "", "CFS alpha (normalised), graded linearly to 0 inward")
+            K("alpha_max", KT::Number, "Alpha max", "1/um",
+              "CFS alpha / (eps0 c) at the inner face, graded linearly to 0 outward: the CFS pole frequency "
+              "is alpha_max * c")
                 .in(pml)
                 .ge(0)
-                .def(0.05)
+                .def(1.0)
                 .bind(field(boundaryOf, &Boundary::alphaMax)),
         };
         out.push_back(std::move(b));

@@ -93,7 +93,8 @@ std::shared_ptr<Plan> makePlan(const scene::Scene& s, const PlanOptions& o) {
             // background medium, normalised units.
             p.pml[a].sigmaMax = b.sigmaFactor * 0.8 * (b.order + 1) * std::sqrt(bgEps / bgMu);
             p.pml[a].kappaMax = b.kappaMax;
-            p.pml[a].alphaMax = b.alphaMax;
+            // alpha_max is physical (1/um, alpha / (eps0 c)); normalised units have dx = 1.
+            p.pml[a].alphaMax = b.alphaMax * s.cellUm;
         }
     }
     for (const auto& m : s.materials) {

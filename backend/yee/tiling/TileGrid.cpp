@@ -24,6 +24,12 @@ TileGrid::TileGrid(std::array<int, 3> cells, std::array<int, 3> tiles, std::arra
             throw InputError(std::string("run.tiles[") + std::to_string(a) +
                              "]: " + std::to_string(tiles[a]) + " tiles along " + axisName(a) +
                              " but the grid has only " + std::to_string(cells[a]) + " cells");
+        // A grid too thin on its own is the domain's size, not the tiling: name what to change.
+        if (cells[a] < minCells)
+            throw InputError(std::string("domain.size_um[") + std::to_string(a) + "]: the grid has " +
+                             std::to_string(cells[a]) + " cell" + (cells[a] == 1 ? "" : "s") + " along " +
+                             axisName(a) + ", fewer than the stencil needs (" + std::to_string(minCells) +
+                             "); make the domain at least " + std::to_string(minCells) + " cells wide there");
         if (cells[a] / tiles[a] < minCells)
             throw InputError(std::string("run.tiles[") + std::to_string(a) + "]: tiles along " + axisName(a) +
                              " would be " + std::to_string(cells[a] / tiles[a]) +
