@@ -407,8 +407,11 @@ template <class T> Estimate estimateTyped(std::shared_ptr<const Plan> plan, cons
         {
             Tile<T> tile(plan, t, *dev);
             detectors::DetectorSet<T> dets(tile);
-            if (o.gradient)
+            if (o.gradient) {
                 gradient::GradientDriver<T> g(tile, dets, gradient::makeGradientPlan(*plan));
+                if (t == 0)
+                    e.recomputeSteps = g.plannedRecomputeSteps();
+            }
         }
         DeviceSummary d;
         d.name = mpi && o.backend == Backend::Cpu ? "rank:" + std::to_string(t) : dev->name();

@@ -103,6 +103,8 @@ struct Estimate {
     std::array<int, 3> gridCells{0, 0, 0};
     int steps = 0;
     std::vector<solver::DeviceSummary> devices; ///< memory.peak per device
+    /// Value-and-grad: forward steps the reverse sweep recomputes (method checkpointed; else 0).
+    std::int64_t recomputeSteps = 0;
     std::int64_t maxDevicePeak() const;
     std::int64_t totalPeak() const;
 };
