@@ -54,6 +54,15 @@ double interpolate(const std::vector<double>& x, const std::vector<double>& y, d
     return std::nan("");
 }
 
+/// True for arrays over wavelength (spectra, phasors, the wavelength axis), false for arrays over time.
+bool spectral(const std::string& name) {
+    auto ends = [&](const char* suffix) {
+        const std::size_t n = std::strlen(suffix);
+        return name.size() >= n && name.compare(name.size() - n, n, suffix) == 0;
+    };
+    return name == kWavelength || name == "power" || ends("_re") || ends("_im");
+}
+
 /// "Nice" tick step for a range (1, 2 or 5 times a power of ten), about `n` ticks.
 double niceStep(double range, int n) {
     if (!(range > 0))
@@ -261,7 +270,8 @@ void DetectorPlot::replot() {
     int plotted = 0;
     QString yTitle;
     for (const auto& a : det.arrays) {
-        if (a.name == xName || a.shape.size() != 1 || a.data.size() != x->data.size())
+        if (a.name == xName || a.shape.size() != 1 || a.data.size() != x->data.size() ||
+            spectral(a.name) != spectrum)
             continue;
         std::vector<double> y = a.data;
         QString name = QString::fromStdString(a.name);

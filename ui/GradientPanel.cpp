@@ -39,8 +39,9 @@ QString choiceText(const scene::EnumEntry& e) {
 }
 
 /// A small explanation under a setting: what it does and when to change it.
-QLabel* explain(const QString& text, QWidget* parent) {
+QLabel* explain(const QString& text, QWidget* parent, const char* name) {
     auto* l = new QLabel(text, parent);
+    l->setObjectName(QLatin1String(name));
     l->setWordWrap(true);
     QFont f = l->font();
     f.setPointSizeF(f.pointSizeF() * 0.9);
@@ -88,7 +89,7 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
                           "media that reconstruction drifts. Each drift checkpoint stores one full state "
                           "during the forward run and resets the reconstruction there: more checkpoints, "
                           "less drift, one full field copy of memory each. 0 for lossless scenes."),
-                       methodBox));
+                       methodBox, "explainDrift"));
     layout->addWidget(methodBox);
 
     recorderBox_ = new QGroupBox(tr("Recorder chain"), this);
@@ -158,14 +159,14 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     sf->addRow(explain(tr("Host tier: records of this many steps are gathered in one device slot and "
                           "copied to host memory together. Longer intervals mean fewer, larger copies "
                           "(better bandwidth) but bigger device slots."),
-                       storage));
+                       storage, "explainTransfer"));
     ringBuffers_ = new QSpinBox(storage);
     ringBuffers_->setRange(2, 1024);
     sf->addRow(tr("Ring buffers"), ringBuffers_);
     sf->addRow(explain(tr("Device slots in the staging ring: one being written, one being read back, the "
                           "rest reading ahead while the sweep computes. At least 3; more hides slower "
                           "host or disk transfers at the cost of one slot of device memory each."),
-                       storage));
+                       storage, "explainRing"));
     diskPath_ = new QLineEdit(storage);
     diskPath_->setPlaceholderText(tr("temporary directory"));
     sf->addRow(tr("Disk directory"), diskPath_);
@@ -383,6 +384,12 @@ void GradientPanel::syncFromScene() {
     recorderBox_->setTitle(reversible || keptChain_.empty()
                                ? tr("Recorder chain")
                                : tr("Recorder chain (kept aside: back when the method is reversible)"));
+    // Explanations where the setting applies (the panel stays short otherwise).
+    if (auto* l = findChild<QLabel*>(QStringLiteral("explainDrift")))
+        l->setVisible(reversible);
+    for (const char* name : {"explainTransfer", "explainRing"})
+        if (auto* l = findChild<QLabel*>(QLatin1String(name)))
+            l->setVisible(g.tier != "device");
     transferInterval_->setEnabled(g.tier == "host");
     ringBuffers_->setEnabled(g.tier == "host");
     diskPath_->setEnabled(g.tier == "disk");

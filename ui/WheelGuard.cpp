@@ -1,8 +1,11 @@
 #include "ui/WheelGuard.hpp"
 
+#include <QAbstractScrollArea>
 #include <QAbstractSpinBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QEvent>
+#include <QWheelEvent>
 #include <QWidget>
 
 namespace yee::ui {
@@ -23,7 +26,17 @@ bool WheelGuard::eventFilter(QObject* watched, QEvent* event) {
     if (event->type() == QEvent::Wheel) {
         auto* w = qobject_cast<QWidget*>(watched);
         if (w && !w->hasFocus()) {
-            event->ignore(); // not consumed: the scroll area above scrolls
+            // The widget does not get it: the nearest scroll area above scrolls instead.
+            for (QWidget* p = w->parentWidget(); p; p = p->parentWidget())
+                if (auto* area = qobject_cast<QAbstractScrollArea*>(p)) {
+                    const auto* we = static_cast<QWheelEvent*>(event);
+                    QWheelEvent fwd(area->viewport()->mapFromGlobal(we->globalPosition()),
+                                    we->globalPosition(), we->pixelDelta(), we->angleDelta(), we->buttons(),
+                                    we->modifiers(), we->phase(), we->inverted());
+                    QCoreApplication::sendEvent(area->viewport(), &fwd);
+                    return true;
+                }
+            event->ignore(); // no scroll area: passed on to the parents
             return true;
         }
     }

@@ -9,9 +9,11 @@
 #include <cstring>
 #include <mutex>
 
-#include "gradient/GradScene.hpp"
 #include "yee/io/ResultsWriter.hpp"
-#include "yee/run/Run.hpp" // before GradScene.hpp, which uses its types
+#include "yee/run/Run.hpp"
+
+// After Run.hpp: GradScene.hpp uses its types.
+#include "gradient/GradScene.hpp"
 
 using namespace yee;
 using namespace yee::testing;

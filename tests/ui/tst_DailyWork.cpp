@@ -8,6 +8,7 @@
 #include <QFile>
 #include <QGroupBox>
 #include <QLabel>
+#include <QListWidget>
 #include <QProcess>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -21,6 +22,7 @@
 #include "ui/DevicesPanel.hpp"
 #include "ui/Estimator.hpp"
 #include "ui/ExportDialog.hpp"
+#include "ui/Format.hpp"
 #include "ui/GradientPanel.hpp"
 #include "ui/HelpMenu.hpp"
 #include "ui/MemoryBars.hpp"
@@ -41,7 +43,8 @@ using namespace yee::ui;
 namespace {
 constexpr std::int64_t GiB = 1024LL * 1024 * 1024;
 
-DeviceMemory device(const QString& name, std::int64_t capacity, std::int64_t fields, std::int64_t recorder) {
+DeviceMemory deviceRow(const QString& name, std::int64_t capacity, std::int64_t fields,
+                       std::int64_t recorder) {
     DeviceMemory d;
     d.name = name;
     d.detail = QStringLiteral("[0,40)\u00d7[0,48)\u00d7[0,400)");
@@ -77,7 +80,7 @@ private slots:
     /// Every number is written out at every width: lines wrap (the widget grows), never elide.
     void memoryNumbersNeverCut() {
         MemoryBars bars(MemoryBars::Mode::CurrentAndPeak);
-        DeviceMemory d = device("cpu:0", std::int64_t(11.77 * double(GiB)), 4 * GiB, 0);
+        DeviceMemory d = deviceRow("cpu:0", std::int64_t(11.77 * double(GiB)), 4 * GiB, 0);
         d.memory.currentTotal = 15 * 1024 * 1024;
         bars.setDevices({d});
         const QStringList lines = bars.lines(0);
@@ -101,7 +104,7 @@ private slots:
     void barsShowFractionOfCapacity() {
         MemoryBars bars(MemoryBars::Mode::PeakOnly);
         bars.setDevices(
-            {device("cpu:0", 8 * GiB, 3 * GiB, 1 * GiB), device("cpu:1", 8 * GiB, 1 * GiB, 1 * GiB)});
+            {deviceRow("cpu:0", 8 * GiB, 3 * GiB, 1 * GiB), deviceRow("cpu:1", 8 * GiB, 1 * GiB, 1 * GiB)});
         QCOMPARE(bars.fillFraction(0), 0.5);
         QCOMPARE(bars.fillFraction(1), 0.25);
         const int w = 500;
@@ -125,7 +128,7 @@ private slots:
 
     void overCapacityHostAndIdleAreSaid() {
         MemoryBars bars(MemoryBars::Mode::PeakOnly);
-        DeviceMemory over = device("cuda:0", 2 * GiB, 5 * GiB, 2 * GiB);
+        DeviceMemory over = deviceRow("cuda:0", 2 * GiB, 5 * GiB, 2 * GiB);
         over.hostBytes = 3 * GiB;
         DeviceMemory idle;
         idle.name = "cpu:3";
@@ -146,32 +149,36 @@ private slots:
         auto* combo = new QComboBox;
         combo->addItems({"a", "b", "c"});
         auto* spin = new QSpinBox;
+        spin->setValue(5);
         l->addWidget(combo);
         l->addWidget(spin);
-        l->addSpacing(2000);
+        l->addStretch(1);
+        inner->setMinimumHeight(2000);
+        area.setWidgetResizable(true);
         area.setWidget(inner);
         area.resize(200, 200);
         WheelGuard::install(inner);
         area.show();
         QVERIFY(QTest::qWaitForWindowExposed(&area));
         area.setFocus();
-        auto wheel = [](QWidget* w) {
+        auto wheel = [](QWidget* w, int delta) {
             const QPointF pos(w->width() / 2.0, w->height() / 2.0);
-            QWheelEvent e(pos, w->mapToGlobal(pos), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+            QWheelEvent e(pos, w->mapToGlobal(pos), QPoint(), QPoint(0, delta), Qt::NoButton, Qt::NoModifier,
                           Qt::NoScrollPhase, false);
             QApplication::sendEvent(w, &e);
         };
+        QTRY_VERIFY(area.verticalScrollBar()->maximum() > 0);
         const int scroll0 = area.verticalScrollBar()->value();
-        wheel(combo);
-        wheel(spin);
+        wheel(combo, -120);
+        wheel(spin, -120);
         QCOMPARE(combo->currentIndex(), 0);
-        QCOMPARE(spin->value(), 0);
+        QCOMPARE(spin->value(), 5);
         QVERIFY2(area.verticalScrollBar()->value() > scroll0, "the panel did not scroll");
         // Once focused (clicked or tabbed into), the wheel edits as usual.
         spin->setFocus();
         QTRY_VERIFY(spin->hasFocus());
-        wheel(spin);
-        QCOMPARE(spin->value(), 1);
+        wheel(spin, 120);
+        QCOMPARE(spin->value(), 6);
     }
 
     /// Reversible with a recorder chain -> checkpointed is not refused: the chain is kept aside (one undo

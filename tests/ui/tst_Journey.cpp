@@ -105,11 +105,15 @@ private slots:
         QCOMPARE(doc->scene().objective.terms[0].detector, doc->scene().detectors[0].name);
         triggerText(w, QStringLiteral("Design region"));
         QCOMPARE(int(doc->scene().designs.size()), 1);
-        setProp(w, "materials", QStringLiteral("air, %1").arg(QString::fromStdString(material)));
+        setProp(w, "materials[0]", QStringLiteral("air"));
+        setProp(w, "materials[1]", QString::fromStdString(material));
+        QCOMPARE(doc->scene().designs[0].materials[1], material);
         // Two emulated devices, one tile each.
         doc->setCurrentItem({ItemKind::Run, -1});
-        setProp(w, "tiles", QStringLiteral("2, 1, 1"));
         setProp(w, "devices", QStringLiteral("cpu:2"));
+        setProp(w, "tiles", QStringLiteral("2, 1, 1"));
+        QCOMPARE(doc->scene().run.tiles, (std::array<int, 3>{2, 1, 1}));
+        QVERIFY(!QTest::currentTestFailed());
         doc->setCurrentItem({ItemKind::Gradient, -1});
         w.gradientPanel()->setMethod(QStringLiteral("full"));
         try {

@@ -127,8 +127,10 @@ private slots:
         req.scene = longScene();
         req.scene.run.tiles = {2, 1, 1};
         req.scene.run.devices = "cpu:2";
+        req.scene.gradient.method = scene::GradientMethod::Full; // forward, then adjoint steps only
         RunSettings settings;
         settings.gradient = true;
+        settings.maxSteps = 400;
         req.options = settings.optionsFor(req.scene);
         req.options.telemetryInterval = 0.0;
         req.options.guardInterval = 4;
