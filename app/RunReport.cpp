@@ -169,6 +169,18 @@ std::string formatDuration(double seconds) {
     return buf;
 }
 
+std::string formatPhases(const std::vector<telemetry::PhaseProgress>& phases) {
+    std::string out;
+    char buf[160];
+    for (const auto& ph : phases) {
+        std::snprintf(buf, sizeof buf, "phase %-12s %lld/%lld steps  %.2f s  %.0f steps/s\n", ph.name.c_str(),
+                      static_cast<long long>(ph.step), static_cast<long long>(ph.totalSteps), ph.seconds,
+                      ph.stepsPerSecond());
+        out += buf;
+    }
+    return out;
+}
+
 ProgressBar::ProgressBar(std::FILE* out, bool interactive, std::chrono::duration<double> minInterval,
                          std::chrono::duration<double> plainInterval)
     : out_(out), interactive_(interactive), minInterval_(minInterval), plainInterval_(plainInterval) {}
@@ -177,6 +189,11 @@ std::string ProgressBar::line(const telemetry::Report& r, int barWidth) {
     const double fraction = r.totalSteps > 0 ? std::clamp(double(r.step) / r.totalSteps, 0.0, 1.0) : 0.0;
     const int filled = int(fraction * barWidth + 0.5);
     std::string s = r.phase.empty() || r.phase == "forward" ? std::string() : r.phase + " ";
+    // Runs of several phases (value-and-grad) name every phase and its place: "adjoint 3/3 [...".
+    if (r.phases.size() > 1)
+        for (std::size_t i = 0; i < r.phases.size(); ++i)
+            if (r.phases[i].name == r.phase)
+                s = r.phase + " " + std::to_string(i + 1) + "/" + std::to_string(r.phases.size()) + " ";
     s += '[';
     s.append(std::size_t(filled), '#');
     s.append(std::size_t(barWidth - filled), '.');
@@ -187,7 +204,10 @@ std::string ProgressBar::line(const telemetry::Report& r, int barWidth) {
     s += printf1("  %5.1f%%", 100.0 * fraction);
     s += printf1("  %.0f steps/s", r.stepsPerSecond);
     s += printf1("  %.1f Mcell/s", r.cellUpdatesPerSecond / 1e6);
-    const double eta = r.stepsPerSecond > 0 ? double(r.totalSteps - r.step) / r.stepsPerSecond : -1.0;
+    // The whole run's remaining time when the run reports it (every phase), else this phase's.
+    const double eta = !r.phases.empty()      ? r.remainingSeconds
+                       : r.stepsPerSecond > 0 ? double(r.totalSteps - r.step) / r.stepsPerSecond
+                                              : -1.0;
     s += "  ETA " + formatDuration(eta);
     return s;
 }

@@ -38,6 +38,9 @@ std::string formatDeviceList(const std::vector<cuda::DeviceInfo>& gpus, const st
 /// "1:02:03" / "2:03" / "--" for an unknown (non-finite or negative) duration in seconds.
 std::string formatDuration(double seconds);
 
+/// One line per phase of a run: `phase forward      1234/1234 steps  1.52 s  812 steps/s`.
+std::string formatPhases(const std::vector<telemetry::PhaseProgress>& phases);
+
 /// Progress on a terminal line, redrawn in place at most every `minInterval` (interactive), or one
 /// plain line at most every `plainInterval` (log files, pipes). The last step is always shown.
 class ProgressBar {
@@ -50,7 +53,9 @@ public:
     /// Ends the line if one is drawn in place.
     void finish();
 
-    /// One progress line: `[#####.....] 1234/5000  24.7%  512 steps/s  85.1 Mcell/s  ETA 0:07`.
+    /// One progress line: `[#####.....] 1234/5000  24.7%  512 steps/s  85.1 Mcell/s  ETA 0:07`. Runs of
+    /// several phases start with the phase and its place (`adjoint 3/3 [...`); the numbers are the
+    /// reporting phase's and the ETA is the whole run's (report.remainingSeconds).
     static std::string line(const telemetry::Report& report, int barWidth = 24);
 
 private:

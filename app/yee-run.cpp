@@ -251,7 +251,8 @@ int execute(const cli::RunArgs& args, const Launch& launch, Plan& p) {
     if (talk) {
         std::printf("\nPeak memory per device:\n%s", cli::formatMemoryTable(result.devices).c_str());
         std::printf("\nCollectives per device (calls):\n%s", cli::formatCommTable(result.devices).c_str());
-        const double rate = result.seconds > 0 ? double(result.cellUpdates) / result.seconds / 1e6 : 0.0;
+        const double rate =
+            result.forwardSeconds > 0 ? double(result.cellUpdates) / result.forwardSeconds / 1e6 : 0.0;
         std::printf("\n%d/%d steps in %.2f s (%.1f Mcell/s); results: %s\n", result.steps, result.totalSteps,
                     result.seconds, rate, p.output.c_str());
         if (result.objective)
@@ -266,6 +267,8 @@ int execute(const cli::RunArgs& args, const Launch& launch, Plan& p) {
                 result.recomputedSteps > 0
                     ? (", " + std::to_string(result.recomputedSteps) + " steps recomputed").c_str()
                     : "");
+        if (result.phases.size() > 1)
+            std::printf("%s", cli::formatPhases(result.phases).c_str());
         if (!result.snapshots.empty() && extras.snapshotSeries.size() > 0)
             std::printf("snapshots: %s\n", p.snapshotsDir.c_str());
         std::fflush(stdout);
@@ -279,8 +282,7 @@ int execute(const cli::RunArgs& args, const Launch& launch, Plan& p) {
         return cli::kExitFailure;
     }
     if (gCancel.load()) {
-        std::fprintf(stderr, "yee-run: cancelled at step %d of %d; partial results in %s\n", result.steps,
-                     result.totalSteps, p.output.c_str());
+        std::fprintf(stderr, "yee-run: %s; partial results in %s\n", result.status.c_str(), p.output.c_str());
         return cli::kExitCancelled;
     }
     printError("run stopped: " + result.status + " (partial results in " + p.output + ")");

@@ -17,6 +17,7 @@
 #include "ui/MemoryBars.hpp"
 #include "ui/SceneCommands.hpp"
 #include "ui/SceneDocument.hpp"
+#include "ui/WheelGuard.hpp"
 #include "yee/cuda/Runtime.hpp"
 #include "yee/device/Device.hpp"
 
@@ -108,7 +109,8 @@ DevicesPanel::DevicesPanel(SceneDocument* doc, QWidget* parent) : QWidget(parent
     }
     layout->addWidget(grid);
 
-    auto* est = new QGroupBox(tr("Estimated peak memory per device"), this);
+    auto* est = new QGroupBox(tr("Forward-run estimate: peak memory per device"), this);
+    est->setObjectName(QStringLiteral("devicesEstimateBox"));
     auto* el = new QVBoxLayout(est);
     summary_ = new QLabel(est);
     summary_->setWordWrap(true);
@@ -131,6 +133,7 @@ DevicesPanel::DevicesPanel(SceneDocument* doc, QWidget* parent) : QWidget(parent
     });
     connect(doc_, &SceneDocument::sceneChanged, this, &DevicesPanel::syncFromScene);
     refreshGpus(); // also syncs from the scene
+    WheelGuard::install(this);
 }
 
 QString DevicesPanel::problem() const {
@@ -288,7 +291,8 @@ void DevicesPanel::showEstimate(const EstimateOutcome& out) {
     }
     const auto& e = *out.estimate;
     summary_->setText(
-        tr("Grid %1 \u00d7 %2 \u00d7 %3 cells, %4 steps on %5 device(s); largest peak %6, all devices %7.")
+        tr("Forward run (value-and-grad: see the Gradient panel): grid %1 \u00d7 %2 \u00d7 %3 cells, %4 "
+           "steps on %5 device(s); largest peak %6, all devices %7.")
             .arg(e.gridCells[0])
             .arg(e.gridCells[1])
             .arg(e.gridCells[2])
@@ -298,6 +302,22 @@ void DevicesPanel::showEstimate(const EstimateOutcome& out) {
     QVector<DeviceMemory> rows;
     for (const auto& d : e.devices)
         rows.push_back({QString::fromStdString(d.name), boxText(d.tile), d.capacity, d.memory});
+    // Devices beyond the tile count get no tile: they are idle, and said to be.
+    const run::RunOptions o = settings_.optionsFor(doc_->scene());
+    if (o.backend == run::Backend::Cuda)
+        for (std::size_t g = e.devices.size(); g < o.gpus.size(); ++g) {
+            DeviceMemory idle;
+            idle.name = QStringLiteral("cuda:%1").arg(o.gpus[g]);
+            idle.idle = true;
+            rows.push_back(idle);
+        }
+    else
+        for (int t = int(e.devices.size()); t < o.devices; ++t) {
+            DeviceMemory idle;
+            idle.name = QStringLiteral("cpu:%1").arg(t);
+            idle.idle = true;
+            rows.push_back(idle);
+        }
     bars_->setDevices(rows);
 }
 

@@ -77,6 +77,21 @@ EstimateOutcome Estimator::compute(const scene::Scene& s, const RunSettings& set
     else {
         o.gradient = true;
         out.gradientProblem = estimateOne(s, o, out.gradientEstimate);
+        if (out.gradientEstimate && s.gradient.tier == "host") {
+            // What the staging moves to host memory: the same recorder kept on the device, less the ring.
+            scene::Scene onDevice = s;
+            onDevice.gradient.tier = "device";
+            try {
+                const run::Estimate d = run::estimate(onDevice, o);
+                const int rec = int(device::Category::Recorder);
+                for (std::size_t i = 0; i < d.devices.size() && i < out.gradientEstimate->devices.size(); ++i)
+                    out.gradientHostBytes.push_back(
+                        std::max<std::int64_t>(0, d.devices[i].memory.peak[rec] -
+                                                      out.gradientEstimate->devices[i].memory.peak[rec]));
+            } catch (const std::exception&) {
+                // Without the comparison the bars show device memory only.
+            }
+        }
     }
     return out;
 }

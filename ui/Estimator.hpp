@@ -38,6 +38,10 @@ struct EstimateOutcome {
     std::optional<run::Estimate> gradientEstimate;
     /// Why a value-and-grad run cannot run (no objective, no design region, gradient settings, memory).
     QString gradientProblem;
+    /// Value-and-grad with the recorder staged to the host ("host" or "disk" tier): bytes per device
+    /// that the staging moves off it (its recorder with tier "device" less its recorder staged); empty
+    /// for the device tier.
+    std::vector<std::int64_t> gradientHostBytes;
     /// Generation counter; larger is newer.
     quint64 generation = 0;
 };

@@ -20,6 +20,10 @@
 
 namespace yee::ui {
 
+void FieldView::setRangeLocked(bool locked) {
+    locked_ = locked;
+}
+
 double FieldView::colourRange(const std::vector<float>& values) {
     // The 99.5th percentile of |value|: one hot cell (a point source) must not wash out the wave around
     // it. Values beyond the range saturate at the ends of the colour bar.
@@ -126,7 +130,9 @@ void FieldView::setSlice(const FieldSlice& slice, const QString& title, const QS
     plane_->GetPointData()->SetScalars(scalars);
     plane_->Modified();
 
-    range_ = colourRange(slice.values);
+    // A locked scale keeps the range of the frame it was locked on, so frames can be compared.
+    if (!locked_ || !(range_ > 0))
+        range_ = colourRange(slice.values);
     colors_->RemoveAllPoints();
     colors_->AddRGBPoint(-range_, 0.230, 0.299, 0.754);
     colors_->AddRGBPoint(0.0, 0.865, 0.865, 0.865);

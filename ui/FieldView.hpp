@@ -29,6 +29,9 @@ public:
     const FieldSlice& slice() const { return slice_; }
     /// Colour range in use (symmetric: [-range, range]).
     double range() const { return range_; }
+    /// Keep the current colour range for every following slice (true), or fit each slice (false).
+    void setRangeLocked(bool locked);
+    bool rangeLocked() const { return locked_; }
     /// The colour range chosen for `values`: the 99.5th percentile of |value| (1 if all are zero).
     static double colourRange(const std::vector<float>& values);
 
@@ -40,6 +43,7 @@ private:
 
     FieldSlice slice_;
     double range_ = 1;
+    bool locked_ = false;
     vtkSmartPointer<vtkPolyData> plane_;
     vtkSmartPointer<vtkActor> actor_;
     vtkSmartPointer<vtkColorTransferFunction> colors_;

@@ -21,6 +21,7 @@
 #include "ui/SceneCommands.hpp"
 #include "ui/SceneDocument.hpp"
 #include "ui/SceneProperties.hpp"
+#include "ui/WheelGuard.hpp"
 #include "yee/scene/Schema.hpp"
 
 namespace yee::ui {
@@ -35,6 +36,18 @@ QString choiceText(const scene::EnumEntry& e) {
                          .arg(QLatin1String(e.name),
                               QCoreApplication::translate("yee::ui::SceneProperties", e.help))
                    : QString::fromLatin1(e.name);
+}
+
+/// A small explanation under a setting: what it does and when to change it.
+QLabel* explain(const QString& text, QWidget* parent, const char* name) {
+    auto* l = new QLabel(text, parent);
+    l->setObjectName(QLatin1String(name));
+    l->setWordWrap(true);
+    QFont f = l->font();
+    f.setPointSizeF(f.pointSizeF() * 0.9);
+    l->setFont(f);
+    l->setForegroundRole(QPalette::PlaceholderText);
+    return l;
 }
 
 QString moduleText(const scene::RecorderModule& m) {
@@ -72,6 +85,11 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     driftCheckpoints_->setRange(0, 100000);
     driftCheckpoints_->setToolTip(tr("Full-state checkpoints bounding drift in lossy media (0 = none)"));
     mf->addRow(tr("Drift checkpoints"), driftCheckpoints_);
+    mf->addRow(explain(tr("Reversible only. The reverse sweep runs the fields backward in time; in lossy "
+                          "media that reconstruction drifts. Each drift checkpoint stores one full state "
+                          "during the forward run and resets the reconstruction there: more checkpoints, "
+                          "less drift, one full field copy of memory each. 0 for lossless scenes."),
+                       methodBox, "explainDrift"));
     layout->addWidget(methodBox);
 
     recorderBox_ = new QGroupBox(tr("Recorder chain"), this);
@@ -138,19 +156,32 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     transferInterval_->setSuffix(tr(" steps"));
     transferInterval_->setToolTip(tr("Steps between asynchronous copies to the host ring"));
     sf->addRow(tr("Transfer interval"), transferInterval_);
+    sf->addRow(explain(tr("Host tier: records of this many steps are gathered in one device slot and "
+                          "copied to host memory together. Longer intervals mean fewer, larger copies "
+                          "(better bandwidth) but bigger device slots."),
+                       storage, "explainTransfer"));
     ringBuffers_ = new QSpinBox(storage);
     ringBuffers_->setRange(2, 1024);
     sf->addRow(tr("Ring buffers"), ringBuffers_);
+    sf->addRow(explain(tr("Device slots in the staging ring: one being written, one being read back, the "
+                          "rest reading ahead while the sweep computes. At least 3; more hides slower "
+                          "host or disk transfers at the cost of one slot of device memory each."),
+                       storage, "explainRing"));
     diskPath_ = new QLineEdit(storage);
     diskPath_->setPlaceholderText(tr("temporary directory"));
     sf->addRow(tr("Disk directory"), diskPath_);
     layout->addWidget(storage);
 
-    auto* est = new QGroupBox(tr("Per-device memory estimate"), this);
+    auto* est = new QGroupBox(tr("Value-and-grad estimate (per device memory, time)"), this);
+    est->setObjectName(QStringLiteral("gradientEstimateBox"));
     auto* el = new QVBoxLayout(est);
     summary_ = new QLabel(est);
     summary_->setWordWrap(true);
     el->addWidget(summary_);
+    time_ = new QLabel(est);
+    time_->setObjectName(QStringLiteral("gradientTimeEstimate"));
+    time_->setWordWrap(true);
+    el->addWidget(time_);
     note_ =
         new QLabel(tr("Every piece of gradient state (recorder, checkpoints, adjoint fields) lives on the "
                       "tile's own device; nothing is replicated."),
@@ -162,8 +193,7 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     layout->addWidget(est, 1);
 
     // Edits become undo commands; the panel then re-syncs from the scene.
-    connect(method_, &QComboBox::activated, this,
-            [this] { setProperty(QStringLiteral("method"), method_->currentData()); });
+    connect(method_, &QComboBox::activated, this, [this] { setMethod(method_->currentData().toString()); });
     connect(checkpoints_, &QSpinBox::valueChanged, this,
             [this](int v) { setProperty(QStringLiteral("num_checkpoints"), v, &checkpointsKey_); });
     connect(checkpoints_, &QSpinBox::editingFinished, this, [this] { checkpointsKey_ = 0; });
@@ -206,7 +236,75 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     connect(k_, &QSpinBox::editingFinished, this, [this] { moduleKey_ = 0; });
     connect(startAfter_, &QSpinBox::editingFinished, this, [this] { moduleKey_ = 0; });
     connect(doc_, &SceneDocument::sceneChanged, this, &GradientPanel::syncFromScene);
+    connect(doc_, &SceneDocument::sceneReset, this, [this] { keptChain_.clear(); });
     syncFromScene();
+    WheelGuard::install(this);
+}
+
+void GradientPanel::setMethod(const QString& method) {
+    const ItemRef ref{ItemKind::Gradient, -1};
+    const auto& chain = doc_->scene().gradient.recorder;
+    const bool toReversible = method == gradientMethodName(scene::GradientMethod::Reversible);
+    std::vector<scene::RecorderModule> next =
+        toReversible ? (chain.empty() ? keptChain_ : chain) : std::vector<scene::RecorderModule>{};
+    // The method is checked on the scene as it will be, with the chain kept aside or brought back.
+    scene::Scene trial = doc_->scene();
+    trial.gradient.recorder = next;
+    const PropertyCheck c = checkProperty(trial, ref, QStringLiteral("method"), method);
+    if (!c.ok) {
+        summary_->setText(tr("Not applied: %1").arg(c.error));
+        syncFromScene();
+        return;
+    }
+    if (c.value == propertyValue(doc_->scene(), ref, QStringLiteral("method")))
+        return;
+    if (next.size() == chain.size()) {
+        doc_->undoStack()->push(new SetPropertyCommand(doc_, ref, QStringLiteral("method"), c.value));
+        return;
+    }
+    if (!toReversible)
+        keptChain_ = chain;
+    doc_->undoStack()->beginMacro(tr("Gradient method %1").arg(method));
+    if (!toReversible)
+        doc_->undoStack()->push(new SetRecorderChainCommand(doc_, next));
+    doc_->undoStack()->push(new SetPropertyCommand(doc_, ref, QStringLiteral("method"), c.value));
+    if (toReversible)
+        doc_->undoStack()->push(new SetRecorderChainCommand(doc_, next));
+    doc_->undoStack()->endMacro();
+    if (toReversible)
+        keptChain_.clear();
+}
+
+double GradientPanel::costFactor(scene::GradientMethod method, std::int64_t steps, std::int64_t recompute,
+                                 QString* detail) {
+    const double n = double(std::max<std::int64_t>(1, steps));
+    double reverse = n;
+    switch (method) {
+    case scene::GradientMethod::Full:
+        if (detail)
+            *detail = tr("%1 forward + %1 adjoint steps").arg(steps);
+        break;
+    case scene::GradientMethod::Checkpointed:
+        reverse = n + double(recompute);
+        if (detail)
+            *detail = tr("%1 forward + %2 recomputed + %1 adjoint steps (recompute factor %3)")
+                          .arg(steps)
+                          .arg(recompute)
+                          .arg(double(recompute) / n, 0, 'f', 2);
+        break;
+    case scene::GradientMethod::Reversible:
+        reverse = 2 * n;
+        if (detail)
+            *detail = tr("%1 forward + %1 reverse steps, each reconstructing the forward state and "
+                         "adjoining (reverse sweep ≈ 2 forward steps per step)")
+                          .arg(steps);
+        break;
+    }
+    return (n + reverse) / n;
+}
+
+QString GradientPanel::timeText() const {
+    return time_->text();
 }
 
 void GradientPanel::setProperty(const QString& key, const QVariant& value, int* mergeKey) {
@@ -283,6 +381,15 @@ void GradientPanel::syncFromScene() {
     checkpoints_->setEnabled(checkpointed);
     driftCheckpoints_->setEnabled(reversible);
     recorderBox_->setEnabled(reversible);
+    recorderBox_->setTitle(reversible || keptChain_.empty()
+                               ? tr("Recorder chain")
+                               : tr("Recorder chain (kept aside: back when the method is reversible)"));
+    // Explanations where the setting applies (the panel stays short otherwise).
+    if (auto* l = findChild<QLabel*>(QStringLiteral("explainDrift")))
+        l->setVisible(reversible);
+    for (const char* name : {"explainTransfer", "explainRing"})
+        if (auto* l = findChild<QLabel*>(QLatin1String(name)))
+            l->setVisible(g.tier != "device");
     transferInterval_->setEnabled(g.tier == "host");
     ringBuffers_->setEnabled(g.tier == "host");
     diskPath_->setEnabled(g.tier == "disk");
@@ -293,11 +400,16 @@ void GradientPanel::syncFromScene() {
         chain_->clear();
         for (std::size_t i = 0; i < g.recorder.size(); ++i)
             chain_->addItem(QStringLiteral("%1. %2").arg(i + 1).arg(moduleText(g.recorder[i])));
+        if (!reversible)
+            for (std::size_t i = 0; i < keptChain_.size(); ++i)
+                chain_->addItem(QStringLiteral("%1. %2").arg(i + 1).arg(moduleText(keptChain_[i])));
         if (chain_->count() == 0)
             chain_->addItem(tr("(empty: records stored as computed)"));
         chain_->setCurrentRow(g.recorder.empty() ? -1 : std::min(row, int(g.recorder.size()) - 1));
     }
-    chain_->item(0)->setFlags(g.recorder.empty() ? Qt::NoItemFlags : chain_->item(0)->flags());
+    if (g.recorder.empty())
+        for (int i = 0; i < chain_->count(); ++i)
+            chain_->item(i)->setFlags(Qt::NoItemFlags);
     syncModuleEditor();
 }
 
@@ -337,10 +449,14 @@ void GradientPanel::showEstimate(const EstimateOutcome& out) {
                               ? tr("No estimate.")
                               : tr("Value-and-grad cannot run: %1").arg(out.gradientProblem));
         summary_->setStyleSheet(QStringLiteral("QLabel { color: #b00020; }"));
+        time_->clear();
         bars_->clear();
         return;
     }
     const auto& e = *out.gradientEstimate;
+    QString detail;
+    const double factor = costFactor(g.method, e.steps, e.recomputeSteps, &detail);
+    time_->setText(tr("Time: ≈ %1 × a forward run (%2).").arg(factor, 0, 'f', 2).arg(detail));
     std::int64_t forward = out.estimate ? out.estimate->maxDevicePeak() : 0;
     QString text = tr("Method %1: largest device peak %2 for value and gradient (forward alone: %3).")
                        .arg(gradientMethodName(g.method), bytesText(e.maxDevicePeak()), bytesText(forward));
@@ -350,8 +466,13 @@ void GradientPanel::showEstimate(const EstimateOutcome& out) {
     summary_->setStyleSheet(out.gradientProblem.isEmpty() ? QString()
                                                           : QStringLiteral("QLabel { color: #b00020; }"));
     QVector<DeviceMemory> rows;
-    for (const auto& d : e.devices)
-        rows.push_back({QString::fromStdString(d.name), boxText(d.tile), d.capacity, d.memory});
+    for (std::size_t i = 0; i < e.devices.size(); ++i) {
+        const auto& d = e.devices[i];
+        DeviceMemory m{QString::fromStdString(d.name), boxText(d.tile), d.capacity, d.memory};
+        if (i < out.gradientHostBytes.size())
+            m.hostBytes = out.gradientHostBytes[i];
+        rows.push_back(m);
+    }
     bars_->setDevices(rows);
 }
 

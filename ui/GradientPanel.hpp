@@ -32,6 +32,18 @@ public:
     MemoryBars* bars() const { return bars_; }
     /// The estimate line (peak per device, or why value-and-grad cannot run).
     QString estimateText() const;
+    /// The time-cost line: value-and-grad against a forward run, by phase.
+    QString timeText() const;
+    /// Switch gradient.method; a recorder chain (reversible only) is kept aside, not in the way, and
+    /// comes back when the method is reversible again. One undo step.
+    void setMethod(const QString& method);
+    /// The recorder chain kept aside while the method is not reversible.
+    const std::vector<scene::RecorderModule>& keptChain() const { return keptChain_; }
+    /// Time of a value-and-grad run relative to a forward run, from the steps of each phase (one
+    /// adjoint or recomputed step counted as one forward step; a reversible reverse step reconstructs
+    /// and adjoins, two). Fills `detail` with the phases' steps.
+    static double costFactor(scene::GradientMethod method, std::int64_t steps, std::int64_t recompute,
+                             QString* detail = nullptr);
 
     /// Append a recorder module ("LinearReconstructEveryK" or "DtypeConversion") after the selected one.
     void addModule(const QString& module);
@@ -68,7 +80,9 @@ private:
     QSpinBox* ringBuffers_;
     QLineEdit* diskPath_;
     QLabel* summary_;
+    QLabel* time_;
     QLabel* note_;
+    std::vector<scene::RecorderModule> keptChain_;
     MemoryBars* bars_;
     int checkpointsKey_ = 0, driftKey_ = 0, moduleKey_ = 0, transferKey_ = 0, ringKey_ = 0;
 };

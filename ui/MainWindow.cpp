@@ -2,7 +2,10 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
+#include <QCoreApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -11,6 +14,7 @@
 #include <QKeySequence>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStandardPaths>
@@ -22,18 +26,27 @@
 #include <QTreeView>
 #include <QTreeWidget>
 
+#include <cctype>
+
 #include "ui/DevicesPanel.hpp"
+#include "ui/ExportDialog.hpp"
 #include "ui/Format.hpp"
 #include "ui/GradientPanel.hpp"
+#include "ui/HelpMenu.hpp"
 #include "ui/LogPanel.hpp"
 #include "ui/PropertyEditor.hpp"
 #include "ui/PropertyModel.hpp"
 #include "ui/Reactions.hpp"
 #include "ui/ResultsView.hpp"
+#include "ui/RunHistory.hpp"
 #include "ui/RunMonitor.hpp"
+#include "ui/SceneCommands.hpp"
 #include "ui/SceneDocument.hpp"
+#include "ui/SceneProperties.hpp"
 #include "ui/SceneTreeModel.hpp"
 #include "ui/SceneView.hpp"
+#include "yee/scene/SceneJson.hpp"
+#include "yee/scene/Schema.hpp"
 
 namespace yee::ui {
 
@@ -85,6 +98,8 @@ MainWindow::MainWindow(QWidget* parent)
             log_->warning(tr("Tile cuts not drawn: %1").arg(m));
     });
     connect(results_, &ResultsView::problemReported, log_, &LogPanel::warning);
+    connect(treeModel_, &SceneTreeModel::renameRefused, this,
+            [this](const QString& m) { log_->warning(tr("Not renamed: %1").arg(m)); });
 
     // A GPU request that runs on emulated CPU devices here: say so, and run.
     connect(runner_, &Runner::notice, log_, &LogPanel::warning);
@@ -141,6 +156,7 @@ void MainWindow::createDocks() {
     tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     tree_->expandAll();
     tree_->setContextMenuPolicy(Qt::ActionsContextMenu);
+    tree_->setEditTriggers(QAbstractItemView::EditKeyPressed | QAbstractItemView::SelectedClicked);
     connect(treeModel_, &QAbstractItemModel::modelReset, tree_, &QTreeView::expandAll);
     connect(treeModel_, &QAbstractItemModel::rowsInserted, tree_,
             [this](const QModelIndex& parent) { tree_->expand(parent); });
@@ -165,6 +181,8 @@ void MainWindow::createDocks() {
     monitor_ = new RunMonitor(this);
     monitor_->setObjectName(QStringLiteral("runMonitor"));
     log_ = new LogPanel(this);
+    history_ = new RunHistory(this);
+    history_->setObjectName(QStringLiteral("runHistory"));
 
     auto* treeDock = addDock(tree_, QStringLiteral("sceneTreeDock"), tr("Scene"), Qt::LeftDockWidgetArea);
     auto* propDock =
@@ -179,7 +197,12 @@ void MainWindow::createDocks() {
     tabifyDockWidget(devDock, gradDock);
     tabifyDockWidget(gradDock, runDock);
     devDock->raise();
-    addDock(log_, QStringLiteral("logDock"), tr("Log"), Qt::BottomDockWidgetArea);
+    auto* logDock = addDock(log_, QStringLiteral("logDock"), tr("Log"), Qt::BottomDockWidgetArea);
+    auto* historyDock =
+        addDock(history_, QStringLiteral("runHistoryDock"), tr("Run history"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(logDock, historyDock);
+    logDock->raise();
+    connect(history_, &RunHistory::openRequested, this, &MainWindow::openResults);
 }
 
 void MainWindow::createActions() {
@@ -227,6 +250,16 @@ void MainWindow::createActions() {
     new OpenResultsReaction(openResultsAct, this);
     file->addAction(openResultsAct);
     file->addSeparator();
+    QAction* exportAct = file->addAction(tr("&Export cluster bundle\u2026"));
+    exportAct->setObjectName(QStringLiteral("exportBundleAction"));
+    connect(exportAct, &QAction::triggered, this, [this] {
+        ExportDialog dialog(doc_->scene(), this);
+        if (dialog.exec() == QDialog::Accepted)
+            log_->info(tr("Cluster bundle written (%1 rank(s) on %2 node(s)).")
+                           .arg(dialog.resources().ranks)
+                           .arg(dialog.resources().nodes));
+    });
+    file->addSeparator();
     QAction* quitAct = action(tr("&Quit"), QKeySequence::Quit);
     connect(quitAct, &QAction::triggered, this, &QWidget::close);
     file->addAction(quitAct);
@@ -247,21 +280,73 @@ void MainWindow::createActions() {
     edit->addActions({undoAct, redoAct});
     edit->addSeparator();
     edit->addAction(deleteAct);
+    // Element editing, in the Edit menu and the tree's context menu, with shortcuts.
+    auto elementAction = [this, edit](const QString& text, const QKeySequence& key, const char* name,
+                                      auto fn) {
+        QAction* a = new QAction(text, this);
+        a->setObjectName(QLatin1String(name));
+        a->setShortcut(key);
+        a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        connect(a, &QAction::triggered, this, fn);
+        tree_->addAction(a);
+        sceneView_->addAction(a);
+        edit->addAction(a);
+        return a;
+    };
+    elementAction(tr("D&uplicate"), QKeySequence(Qt::CTRL | Qt::Key_D), "duplicateAction",
+                  [this] { duplicateCurrent(); });
+    elementAction(tr("&Copy"), QKeySequence::Copy, "copyAction", [this] { copyCurrent(); });
+    elementAction(tr("&Paste"), QKeySequence::Paste, "pasteAction", [this] { paste(); });
+    elementAction(tr("Re&name\u2026"), QKeySequence(Qt::Key_F2), "renameAction", [this] {
+        const QModelIndex i = tree_->currentIndex();
+        if (i.isValid() && (treeModel_->flags(i) & Qt::ItemIsEditable))
+            tree_->edit(i);
+    });
+    elementAction(tr("&Hide / show in view"), QKeySequence(Qt::CTRL | Qt::Key_H), "hideAction",
+                  [this] { toggleCurrentHidden(); });
 
     // Insert
     QMenu* insert = menuBar()->addMenu(tr("&Insert"));
     QList<QAction*> insertActions;
     for (NewItemKind k : {NewItemKind::Box, NewItemKind::Sphere, NewItemKind::Cylinder, NewItemKind::Prism,
-                          NewItemKind::Material, NewItemKind::PointDipole, NewItemKind::PlaneSource,
-                          NewItemKind::FluxDetector, NewItemKind::SnapshotDetector,
-                          NewItemKind::ProbeDetector, NewItemKind::DesignRegion}) {
-        if (k == NewItemKind::Material || k == NewItemKind::PointDipole || k == NewItemKind::FluxDetector ||
-            k == NewItemKind::DesignRegion)
+                          NewItemKind::Material}) {
+        if (k == NewItemKind::Material)
             insert->addSeparator();
         QAction* a = insert->addAction(newItemText(k));
         new AddItemReaction(a, this, k);
         insertActions << a;
     }
+    // Every source and detector kind the backend's schema declares, by its human label.
+    insert->addSection(tr("Sources"));
+    for (const auto& e : scene::sourceTypes().entries) {
+        QAction* a = insert->addAction(tr("%1 source").arg(QLatin1String(e.label)));
+        a->setObjectName(QStringLiteral("insertSource_") + QLatin1String(e.name));
+        a->setToolTip(QLatin1String(e.help));
+        const auto type = scene::SourceType(e.value);
+        new AddItemReaction(a, this, [type](const scene::Scene& s) { return makeNewSource(s, type); });
+        insertActions << a;
+    }
+    insert->addSection(tr("Detectors"));
+    for (const auto& e : scene::detectorTypes().entries) {
+        QAction* a = insert->addAction(tr("%1 detector").arg(QLatin1String(e.label)));
+        a->setObjectName(QStringLiteral("insertDetector_") + QLatin1String(e.name));
+        a->setToolTip(QLatin1String(e.help));
+        const auto type = scene::DetectorType(e.value);
+        new AddItemReaction(a, this, [type](const scene::Scene& s) { return makeNewDetector(s, type); });
+        insertActions << a;
+    }
+    insert->addSeparator();
+    {
+        QAction* a = insert->addAction(tr("Objective term (on the selected detector)"));
+        a->setObjectName(QStringLiteral("insertObjectiveTerm"));
+        connect(a, &QAction::triggered, this, [this] { addObjectiveTerm(); });
+    }
+    {
+        QAction* a = insert->addAction(newItemText(NewItemKind::DesignRegion));
+        new AddItemReaction(a, this, NewItemKind::DesignRegion);
+        insertActions << a;
+    }
+    insert->setToolTipsVisible(true);
 
     // Run
     QMenu* run = menuBar()->addMenu(tr("&Run"));
@@ -284,8 +369,41 @@ void MainWindow::createActions() {
     view->addSeparator();
     QAction* resetCam = view->addAction(tr("Reset &camera"));
     connect(resetCam, &QAction::triggered, sceneView_, &SceneView::resetCamera);
+    QMenu* stdViews = view->addMenu(tr("&Standard views"));
+    const char* axisNames[] = {"x", "y", "z"};
+    for (int a = 0; a < 3; ++a)
+        for (int sign : {+1, -1}) {
+            QAction* v =
+                stdViews->addAction(tr("From %1%2")
+                                        .arg(sign > 0 ? QStringLiteral("+") : QStringLiteral("\u2212"),
+                                             QLatin1String(axisNames[a])));
+            v->setObjectName(
+                QStringLiteral("view%1%2").arg(sign > 0 ? 'P' : 'M').arg(QLatin1String(axisNames[a])));
+            connect(v, &QAction::triggered, sceneView_, [this, a, sign] { sceneView_->viewAlong(a, sign); });
+        }
+    QAction* ortho = view->addAction(tr("&Orthographic projection"));
+    ortho->setObjectName(QStringLiteral("orthographicAction"));
+    ortho->setCheckable(true);
+    connect(ortho, &QAction::toggled, sceneView_, &SceneView::setOrthographic);
+    QMenu* show = view->addMenu(tr("S&how in the 3-D view"));
+    QAction* legend = show->addAction(tr("Legend"));
+    legend->setObjectName(QStringLiteral("showLegend"));
+    legend->setCheckable(true);
+    legend->setChecked(true);
+    connect(legend, &QAction::toggled, sceneView_, &SceneView::setLegendVisible);
+    for (SceneLayer l : {SceneLayer::Objects, SceneLayer::Pml, SceneLayer::TileCuts, SceneLayer::Designs,
+                         SceneLayer::Sources, SceneLayer::Detectors, SceneLayer::Domain}) {
+        QAction* t = show->addAction(layerName(l));
+        t->setObjectName(QStringLiteral("showLayer%1").arg(int(l)));
+        t->setCheckable(true);
+        t->setChecked(true);
+        connect(t, &QAction::toggled, sceneView_, [this, l](bool on) { sceneView_->setLayerVisible(l, on); });
+    }
     QAction* resetLay = view->addAction(tr("Reset &layout"));
     connect(resetLay, &QAction::triggered, this, &MainWindow::resetLayout);
+
+    // Help
+    buildHelpMenu(menuBar()->addMenu(tr("&Help")), this);
 
     QToolBar* tb = addToolBar(tr("Main"));
     tb->setObjectName(QStringLiteral("mainToolBar"));
@@ -344,9 +462,11 @@ bool MainWindow::openScene(const QString& path) {
         return false;
     }
     RecentFilesMenu::add(doc_->filePath());
+    QSettings().setValue(QStringLiteral("lastSceneDir"), QFileInfo(doc_->filePath()).absolutePath());
     log_->info(tr("Opened %1").arg(doc_->filePath()));
     if (!problem.isEmpty())
         log_->warning(tr("The scene cannot run yet: %1").arg(problem));
+    sceneSwitched();
     tabs_->setCurrentWidget(sceneView_);
     emit stateChanged();
     return true;
@@ -356,8 +476,182 @@ bool MainWindow::newScene() {
     if (!maybeSave())
         return false;
     doc_->newScene();
+    sceneSwitched();
     log_->info(tr("New scene."));
     return true;
+}
+
+namespace {
+/// `e` renamed to a name of its kind not used in `s` (its own name when free).
+SceneEntity withFreeName(const scene::Scene& s, SceneEntity e) {
+    const ItemKind k = entityKind(e);
+    const std::string name = entityName(e);
+    bool used = false;
+    for (int i = 0; i < elementCount(s, k); ++i)
+        used = used || entityName(entityAt(s, {k, i})) == name;
+    if (!used)
+        return e;
+    // "flux1" -> stem "flux"; "ring" -> stem "ring".
+    std::string stem = name;
+    while (!stem.empty() && std::isdigit(static_cast<unsigned char>(stem.back())))
+        stem.pop_back();
+    const std::string fresh = uniqueName(s, k, stem.empty() ? name : stem);
+    std::visit([&](auto& v) { v.name = fresh; }, e);
+    return e;
+}
+} // namespace
+
+bool MainWindow::duplicateCurrent() {
+    const ItemRef ref = doc_->currentItem();
+    if (!isElementKind(ref.kind) || ref.index < 0 || ref.index >= elementCount(doc_->scene(), ref.kind))
+        return false;
+    SceneEntity e = withFreeName(doc_->scene(), entityAt(doc_->scene(), ref));
+    auto* cmd = new AddItemCommand(doc_, e, ref.index + 1);
+    cmd->setText(tr("Duplicate %1").arg(itemTitle(doc_->scene(), ref)));
+    doc_->undoStack()->push(cmd);
+    return true;
+}
+
+bool MainWindow::copyCurrent() {
+    const ItemRef ref = doc_->currentItem();
+    if (!isElementKind(ref.kind) || ref.index < 0 || ref.index >= elementCount(doc_->scene(), ref.kind))
+        return false;
+    clipboard_ = entityAt(doc_->scene(), ref);
+    QApplication::clipboard()->setText(QString::fromStdString(entityName(*clipboard_)));
+    statusBar()->showMessage(tr("Copied %1.").arg(itemTitle(doc_->scene(), ref)), 3000);
+    return true;
+}
+
+bool MainWindow::paste() {
+    if (!clipboard_)
+        return false;
+    // A material pasted into a scene that has it already is a copy under a new name, like the others.
+    SceneEntity e = withFreeName(doc_->scene(), *clipboard_);
+    auto* cmd = new AddItemCommand(doc_, e);
+    cmd->setText(tr("Paste %1").arg(QString::fromStdString(entityName(e))));
+    doc_->undoStack()->push(cmd);
+    return true;
+}
+
+bool MainWindow::renameCurrent(const QString& name) {
+    const ItemRef ref = doc_->currentItem();
+    if (!isElementKind(ref.kind))
+        return false;
+    const PropertyCheck c = checkProperty(doc_->scene(), ref, QStringLiteral("name"), name);
+    if (!c.ok) {
+        log_->warning(tr("Not renamed: %1").arg(c.error));
+        return false;
+    }
+    doc_->undoStack()->push(new SetPropertyCommand(doc_, ref, QStringLiteral("name"), c.value));
+    return true;
+}
+
+bool MainWindow::addObjectiveTerm() {
+    const scene::Scene& s = doc_->scene();
+    std::vector<int> order;
+    const ItemRef cur = doc_->currentItem();
+    if (cur.kind == ItemKind::Detector)
+        order.push_back(cur.index);
+    for (int i = 0; i < int(s.detectors.size()); ++i)
+        order.push_back(i);
+    QString why = tr("objective.terms: add a flux, energy or phasor detector first");
+    for (int i : order) {
+        // Every quantity and reduction the schema has, first accepted wins (the validator holds the rules).
+        for (const auto& q : scene::quantities().entries)
+            for (const auto& r : scene::reductions().entries) {
+                scene::ObjectiveTerm t;
+                t.detector = s.detectors[std::size_t(i)].name;
+                t.quantity = scene::Quantity(q.value);
+                t.reduce = scene::Reduce(r.value);
+                t.weight = 1.0;
+                if (t.reduce == scene::Reduce::AtWavelength) {
+                    if (s.detectors[std::size_t(i)].wavelengths.empty())
+                        continue;
+                    t.wavelength = s.detectors[std::size_t(i)].wavelengths[0];
+                }
+                scene::Scene trial = s;
+                trial.objective.terms.push_back(t);
+                try {
+                    scene::validateScene(trial);
+                } catch (const std::exception& e) {
+                    if (i == order.front())
+                        why = QString::fromStdString(e.what());
+                    continue;
+                }
+                doc_->undoStack()->push(new SetObjectiveTermsCommand(
+                    doc_, trial.objective.terms,
+                    tr("Add objective term on %1").arg(QString::fromStdString(t.detector))));
+                return true;
+            }
+    }
+    log_->warning(tr("No objective term added: %1").arg(why));
+    return false;
+}
+
+bool MainWindow::toggleCurrentHidden() {
+    const ItemRef ref = doc_->currentItem();
+    if (!isElementKind(ref.kind) || ref.kind == ItemKind::Material)
+        return false;
+    const bool hide = !sceneView_->isItemHidden(ref);
+    sceneView_->setItemHidden(ref, hide);
+    statusBar()->showMessage(hide ? tr("%1 hidden in the view.").arg(itemTitle(doc_->scene(), ref))
+                                  : tr("%1 shown.").arg(itemTitle(doc_->scene(), ref)),
+                             3000);
+    return true;
+}
+
+void MainWindow::sceneSwitched() {
+    results_->clear();
+    untitledFolder_.clear();
+    if (doc_->filePath().isEmpty() && runFolder_.isEmpty())
+        history_->clear(); // an unsaved scene has no runs until its first
+    else
+        history_->setFolder(runFolder());
+}
+
+QString MainWindow::runFolder() const {
+    if (!runFolder_.isEmpty())
+        return runFolder_;
+    if (!doc_->filePath().isEmpty()) {
+        const QFileInfo fi(doc_->filePath());
+        return fi.absolutePath() + QLatin1Char('/') + fi.completeBaseName() + QStringLiteral(".runs");
+    }
+    if (untitledFolder_.isEmpty()) {
+        // One folder per unsaved scene, so runs of earlier sessions' untitled scenes are not listed as its.
+        const QString base =
+            QStandardPaths::writableLocation(QStandardPaths::TempLocation) + QStringLiteral("/yee-studio");
+        QString name = QStringLiteral("untitled-%1-%2")
+                           .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-hhmmss")))
+                           .arg(QCoreApplication::applicationPid());
+        QString dir = base + QLatin1Char('/') + name + QStringLiteral(".runs");
+        for (int k = 2; QFileInfo::exists(dir); ++k)
+            dir = base + QLatin1Char('/') + name + QStringLiteral("-%1.runs").arg(k);
+        untitledFolder_ = dir;
+    }
+    return untitledFolder_;
+}
+
+void MainWindow::setRunFolder(const QString& dir) {
+    runFolder_ = dir;
+    history_->setFolder(runFolder());
+}
+
+QString MainWindow::resultsWarning() const {
+    return results_->notice();
+}
+
+void MainWindow::checkResultsScene() {
+    const QString shown = results_->results().sceneHash;
+    const QString open = QString::fromStdString(scene::sceneHash(doc_->scene()));
+    if (shown.isEmpty() || shown == open) {
+        results_->setNotice({});
+        return;
+    }
+    const QString text = tr("These results were computed from a different scene than the one open (scene "
+                            "hash %1, open scene %2): detectors, objects and gradients may not match.")
+                             .arg(shown.left(12), open.left(12));
+    results_->setNotice(text);
+    log_->warning(text);
 }
 
 bool MainWindow::saveSceneAs(const QString& path) {
@@ -367,17 +661,29 @@ bool MainWindow::saveSceneAs(const QString& path) {
         return false;
     }
     RecentFilesMenu::add(doc_->filePath());
+    QSettings().setValue(QStringLiteral("lastSceneDir"), QFileInfo(doc_->filePath()).absolutePath());
     log_->info(tr("Saved %1").arg(doc_->filePath()));
     statusBar()->showMessage(tr("Saved."), 3000);
     return true;
 }
 
+QString MainWindow::saveDialogPath() const {
+    if (!doc_->filePath().isEmpty())
+        return QFileInfo(doc_->filePath()).absoluteFilePath();
+    // An unsaved scene: the folder last used for scenes, the scene's own name.
+    const QString dir = QSettings().value(QStringLiteral("lastSceneDir"), QDir::homePath()).toString();
+    QString name = QString::fromStdString(doc_->scene().name).trimmed();
+    name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._ -]")), QStringLiteral("_"));
+    if (name.isEmpty())
+        name = QStringLiteral("untitled");
+    return QDir(dir).filePath(name + QStringLiteral(".json"));
+}
+
 bool MainWindow::saveScene(bool saveAs) {
     QString path = doc_->filePath();
     if (saveAs || path.isEmpty()) {
-        path = QFileDialog::getSaveFileName(
-            this, tr("Save scene"), path.isEmpty() ? QDir::homePath() + QStringLiteral("/scene.json") : path,
-            tr("Yee scenes (*.json)"));
+        path =
+            QFileDialog::getSaveFileName(this, tr("Save scene"), saveDialogPath(), tr("Yee scenes (*.json)"));
         if (path.isEmpty())
             return false;
     }
@@ -391,6 +697,7 @@ bool MainWindow::openResults(const QString& path) {
         return false;
     }
     log_->info(tr("Opened results %1 (%2)").arg(path, results_->results().status));
+    checkResultsScene();
     tabs_->setCurrentWidget(results_);
     return true;
 }
@@ -398,14 +705,9 @@ bool MainWindow::openResults(const QString& path) {
 QString MainWindow::resultPathForRun() const {
     if (!resultPath_.isEmpty())
         return resultPath_;
-    if (!doc_->filePath().isEmpty()) {
-        const QFileInfo fi(doc_->filePath());
-        return fi.absolutePath() + QLatin1Char('/') + fi.completeBaseName() + QStringLiteral(".results.h5");
-    }
-    const QString dir =
-        QStandardPaths::writableLocation(QStandardPaths::TempLocation) + QStringLiteral("/yee-studio");
-    QDir().mkpath(dir);
-    return dir + QStringLiteral("/untitled.results.h5");
+    const QString folder = runFolder();
+    QDir().mkpath(folder);
+    return RunHistory::runFile(folder, RunHistory::nextRunNumber(folder));
 }
 
 bool MainWindow::startRun(bool gradient, QString* why) {
@@ -480,6 +782,9 @@ void MainWindow::onRunFinished(const RunResultPtr& result, const QString& path) 
             log_->warning(tr("Showing results from memory: %1").arg(error));
         results_->setResults(ResultsData::fromRun(result, runScene_, path));
     }
+    checkResultsScene();
+    if (!path.isEmpty() && QFileInfo(path).absoluteDir() == QDir(runFolder()))
+        history_->setFolder(runFolder());
     tabs_->setCurrentWidget(results_);
     statusBar()->showMessage(result->completed ? tr("Run completed.") : tr("Run stopped."));
     emit stateChanged();

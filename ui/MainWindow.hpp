@@ -5,8 +5,11 @@
 /// layout persisted with QSettings.
 #include <QMainWindow>
 
+#include <optional>
+
 #include "ui/Estimator.hpp"
 #include "ui/Runner.hpp"
+#include "ui/SceneItem.hpp"
 
 class QDockWidget;
 class QTabWidget;
@@ -19,6 +22,7 @@ class GradientPanel;
 class LogPanel;
 class PropertyEditor;
 class ResultsView;
+class RunHistory;
 class RunMonitor;
 class SceneDocument;
 class SceneTreeModel;
@@ -42,6 +46,7 @@ public:
     DevicesPanel* devicesPanel() const { return devices_; }
     GradientPanel* gradientPanel() const { return gradient_; }
     RunMonitor* runMonitor() const { return monitor_; }
+    RunHistory* runHistory() const { return history_; }
     LogPanel* log() const { return log_; }
     QTabWidget* centralTabs() const { return tabs_; }
 
@@ -51,10 +56,16 @@ public:
     bool newScene();
     /// Save to the current file, or ask for a name when there is none or `saveAs`.
     bool saveScene(bool saveAs = false);
+    /// Where the save dialog starts: the scene's own file, or for an unsaved scene the folder last used
+    /// for scenes with the scene's name.
+    QString saveDialogPath() const;
     /// Save to `path` without asking. Returns false on failure (logged).
     bool saveSceneAs(const QString& path);
-    /// Open a results file into the results tab. Returns false on failure (logged).
+    /// Open a results file into the results tab. Returns false on failure (logged). Results computed
+    /// from another scene than the open one (their scene hash differs) are shown with a warning.
     bool openResults(const QString& path);
+    /// Why the results shown may not belong to the open scene, or empty.
+    QString resultsWarning() const;
     /// Ask whether to save unsaved changes; false when the user cancels.
     bool maybeSave();
 
@@ -65,13 +76,34 @@ public:
     /// explained in `problem`) when it cannot start.
     bool startRun(bool gradient = false, QString* problem = nullptr);
     void cancelRun();
-    /// Where the next run writes its results: setResultPath() if set, else `<scene>.results.h5` next to
-    /// the scene file (or in the temporary directory for an unsaved scene).
+    /// Where the next run writes its results: setResultPath() if set, else a new numbered file in the run
+    /// folder (`run-<nnn>.results.h5`), so no run ever overwrites another's results.
     QString resultPathForRun() const;
+    /// The folder of this scene's runs: setRunFolder() if set, else `<scene>.runs` next to the scene
+    /// file, or a folder of this session in the temporary directory for an unsaved scene.
+    QString runFolder() const;
+    /// Override the run folder (empty: automatic).
+    void setRunFolder(const QString& dir);
     /// Override the results file of the next runs (empty: automatic).
     void setResultPath(const QString& path) { resultPath_ = path; }
     /// Limit the number of steps of the next runs (<0: the scene's duration).
     void setMaxSteps(int steps) { maxSteps_ = steps; }
+
+    // ---- editing the current scene element (tree context menu, Edit menu) ----
+    /// Insert a copy of the current element right after it, with a fresh name. False when none.
+    bool duplicateCurrent();
+    /// Keep a copy of the current element for paste (also as scene JSON text on the clipboard).
+    bool copyCurrent();
+    /// Insert the copied element (with a fresh name when its own is taken). False when none copied.
+    bool paste();
+    /// Rename the current element (one undo step; objective terms follow a renamed detector).
+    bool renameCurrent(const QString& name);
+    /// Hide or show the current element in the 3-D view (the scene is unchanged).
+    bool toggleCurrentHidden();
+    /// Add an objective term on the current detector (else the first detector that can be one): its
+    /// kind's first quantity, integrated over time, weight 1. False (logged, naming the field) when no
+    /// detector can take a term or the scene refuses it.
+    bool addObjectiveTerm();
 
     /// The file dialog / message box free part of closing: save the layout.
     void saveLayout() const;
@@ -98,6 +130,10 @@ private:
     void applyDefaultSizes();
     void requestEstimate();
     void onRunFinished(const RunResultPtr& result, const QString& path);
+    /// A new scene document: old results leave the view, the history follows the scene's run folder.
+    void sceneSwitched();
+    /// Warn when the results shown were computed from another scene than the open one.
+    void checkResultsScene();
 
     SceneDocument* doc_;
     Runner* runner_;
@@ -109,6 +145,7 @@ private:
     GradientPanel* gradient_;
     RunMonitor* monitor_;
     LogPanel* log_;
+    RunHistory* history_;
     SceneView* sceneView_;
     ResultsView* results_;
     QTabWidget* tabs_;
@@ -116,6 +153,9 @@ private:
     bool layoutRestored_ = false;
     bool shown_ = false;
     QString resultPath_;
+    QString runFolder_;
+    std::optional<SceneEntity> clipboard_;
+    mutable QString untitledFolder_; ///< run folder of the unsaved scene (one per new scene)
     int maxSteps_ = -1;
     scene::Scene runScene_;
 };

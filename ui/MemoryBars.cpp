@@ -5,6 +5,7 @@
 #include <QToolTip>
 
 #include <algorithm>
+#include <climits>
 
 #include "ui/Format.hpp"
 #include "ui/Palette.hpp"
@@ -13,11 +14,25 @@ namespace yee::ui {
 
 namespace {
 constexpr int kMargin = 6;
-constexpr int kLabelWidth = 70;
+constexpr int kBarLabel = 36; ///< "now" / "peak" before the bars
+constexpr int kBarHeight = 12;
+constexpr int kGap = 8; ///< between devices
+
+int textFlags(const QFontMetrics& fm, const QString& text, int width) {
+    // Word wrap first; a single word wider than the space (a tile box) wraps anywhere instead.
+    const QRect r = fm.boundingRect(QRect(0, 0, width, INT_MAX), Qt::TextWordWrap, text);
+    return r.width() <= width ? Qt::TextWordWrap : Qt::TextWrapAnywhere;
+}
+
+QString percent(double f) {
+    return QStringLiteral("%1 %").arg(100.0 * f, 0, 'f', f < 0.1 ? 2 : 1);
+}
 } // namespace
 
 MemoryBars::MemoryBars(Mode mode, QWidget* parent) : QWidget(parent), mode_(mode) {
-    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Minimum);
+    QSizePolicy sp(QSizePolicy::Expanding, QSizePolicy::Minimum);
+    sp.setHeightForWidth(true);
+    setSizePolicy(sp);
 }
 
 void MemoryBars::setDevices(const QVector<DeviceMemory>& devices) {
@@ -26,20 +41,103 @@ void MemoryBars::setDevices(const QVector<DeviceMemory>& devices) {
     update();
 }
 
-int MemoryBars::rowHeight() const {
-    const int fh = fontMetrics().height();
-    return fh + (mode_ == Mode::CurrentAndPeak ? 2 * 12 + 2 : 14) + 6 + 8;
+QStringList MemoryBars::lines(int i) const {
+    const DeviceMemory& d = devices_[i];
+    QStringList out;
+    if (d.idle) {
+        out << tr("%1: idle (no tile: more devices than tiles)").arg(d.name);
+        return out;
+    }
+    out << (d.capacity > 0 ? tr("%1: %2 of %3").arg(d.name, percent(fillFraction(i)), bytesText(d.capacity))
+                           : d.name);
+    if (!d.detail.isEmpty())
+        out << tr("tile %1").arg(d.detail);
+    out << (mode_ == Mode::CurrentAndPeak
+                ? tr("now %1 \u2022 peak %2")
+                      .arg(bytesText(d.memory.currentTotal), bytesText(d.memory.peakTotal))
+                : tr("peak %1").arg(bytesText(d.memory.peakTotal)));
+    if (d.capacity > 0 && d.memory.peakTotal > d.capacity)
+        out << tr("does not fit: %1 over capacity").arg(bytesText(d.memory.peakTotal - d.capacity));
+    if (d.hostBytes > 0)
+        out << tr("host (pinned) %1, recorder staged off the device").arg(bytesText(d.hostBytes));
+    return out;
 }
 
-int MemoryBars::legendHeight() const {
-    return 2 * (fontMetrics().height() + 2) + 4;
+double MemoryBars::fillFraction(int i) const {
+    const DeviceMemory& d = devices_[i];
+    return d.capacity > 0 ? double(d.memory.peakTotal) / double(d.capacity) : 0.0;
+}
+
+QPair<int, int> MemoryBars::barSpan(int w) const {
+    const int x = kMargin + kBarLabel;
+    return {x, std::max(40, w - x - kMargin)};
+}
+
+int MemoryBars::textHeight(const QString& text, int width, bool bold) const {
+    QFont f = font();
+    f.setBold(bold);
+    const QFontMetrics fm(f);
+    return fm.boundingRect(QRect(0, 0, width, INT_MAX), textFlags(fm, text, width), text).height();
+}
+
+int MemoryBars::blockHeight(int i, int w) const {
+    const int tw = std::max(40, w - 2 * kMargin);
+    int h = 0;
+    const QStringList ls = lines(i);
+    for (int k = 0; k < ls.size(); ++k)
+        h += textHeight(ls[k], tw, k == 0) + 1;
+    if (!devices_[i].idle)
+        h += (mode_ == Mode::CurrentAndPeak ? 2 : 1) * (kBarHeight + 2);
+    return h + kGap;
+}
+
+int MemoryBars::peakBarTop(int i, int w) const {
+    int y = kMargin;
+    for (int k = 0; k < i; ++k)
+        y += blockHeight(k, w);
+    const int tw = std::max(40, w - 2 * kMargin);
+    const QStringList ls = lines(i);
+    for (int k = 0; k < ls.size(); ++k)
+        y += textHeight(ls[k], tw, k == 0) + 1;
+    return mode_ == Mode::CurrentAndPeak ? y + kBarHeight + 2 : y;
+}
+
+int MemoryBars::legendHeight(int w) const {
+    const QFontMetrics fm = fontMetrics();
+    int x = kMargin, rows = 1;
+    for (int c = 0; c < device::kCategoryCount; ++c) {
+        const int cw =
+            14 + fm.horizontalAdvance(QString::fromLatin1(device::categoryName(device::Category(c)))) + 10;
+        if (x + cw > w - kMargin && x > kMargin) {
+            x = kMargin;
+            ++rows;
+        }
+        x += cw;
+    }
+    return rows * (fm.height() + 2) + 4;
+}
+
+int MemoryBars::heightForWidth(int w) const {
+    if (devices_.isEmpty())
+        return 2 * kMargin + 2 * fontMetrics().height();
+    int h = kMargin;
+    for (int i = 0; i < devices_.size(); ++i)
+        h += blockHeight(i, w);
+    return h + legendHeight(w) + kMargin;
 }
 
 QSize MemoryBars::sizeHint() const {
-    return {360, kMargin * 2 + std::max<int>(1, int(devices_.size())) * rowHeight() + legendHeight()};
+    const int w = std::max(360, width());
+    return {360, heightForWidth(w)};
 }
+
 QSize MemoryBars::minimumSizeHint() const {
-    return {220, sizeHint().height()};
+    return {200, heightForWidth(std::max(200, width()))};
+}
+
+void MemoryBars::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    updateGeometry(); // the height follows the width (lines wrap)
 }
 
 void MemoryBars::paintEvent(QPaintEvent*) {
@@ -53,76 +151,71 @@ void MemoryBars::paintEvent(QPaintEvent*) {
                    mode_ == Mode::PeakOnly ? tr("No estimate yet.") : tr("No run yet."));
         return;
     }
-    std::int64_t scale = 1;
-    for (const auto& d : devices_)
-        scale = std::max({scale, d.memory.peakTotal, d.memory.currentTotal});
-    const int barX = kMargin + kLabelWidth;
-    const int barW = std::max(40, width() - barX - kMargin);
+    const int tw = std::max(40, width() - 2 * kMargin);
+    const auto [barX, barW] = barSpan(width());
     int y = kMargin;
-    for (const auto& d : devices_) {
-        // Header: name, detail, numbers.
-        p.setPen(palette().color(QPalette::WindowText));
-        QFont bold = font();
-        bold.setBold(true);
-        p.setFont(bold);
-        p.drawText(QRect(kMargin, y, kLabelWidth, fm.height()), Qt::AlignLeft | Qt::AlignVCenter, d.name);
+    for (int i = 0; i < devices_.size(); ++i) {
+        const DeviceMemory& d = devices_[i];
+        const QStringList ls = lines(i);
+        for (int k = 0; k < ls.size(); ++k) {
+            QFont f = font();
+            f.setBold(k == 0);
+            p.setFont(f);
+            const QFontMetrics lfm(f);
+            const int flags = textFlags(lfm, ls[k], tw);
+            const int h = lfm.boundingRect(QRect(0, 0, tw, INT_MAX), flags, ls[k]).height();
+            const bool over = ls[k].startsWith(tr("does not fit"));
+            p.setPen(over ? QColor(200, 30, 30)
+                          : (k == 0 || !d.idle ? palette().color(QPalette::WindowText)
+                                               : palette().color(QPalette::PlaceholderText)));
+            p.drawText(QRect(kMargin, y, tw, h), Qt::AlignLeft | Qt::AlignTop | flags, ls[k]);
+            y += h + 1;
+        }
         p.setFont(font());
-        QString numbers = mode_ == Mode::CurrentAndPeak
-                              ? tr("now %1 \u2022 peak %2 of %3")
-                                    .arg(bytesText(d.memory.currentTotal), bytesText(d.memory.peakTotal),
-                                         bytesText(d.capacity))
-                              : tr("peak %1 of %2").arg(bytesText(d.memory.peakTotal), bytesText(d.capacity));
-        if (!d.detail.isEmpty())
-            numbers = d.detail + QStringLiteral("   ") + numbers;
-        p.drawText(QRect(barX, y, barW, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                   fm.elidedText(numbers, Qt::ElideMiddle, barW));
-        y += fm.height() + 2;
-
-        auto stacked = [&](const std::array<std::int64_t, device::kCategoryCount>& values, int h,
-                           bool light) {
+        if (d.idle) {
+            y += kGap;
+            continue;
+        }
+        // The bar's full width is the device's capacity (or the largest total without one).
+        std::int64_t scale = d.capacity;
+        if (scale <= 0)
+            for (const auto& o : devices_)
+                scale = std::max({scale, o.memory.peakTotal, o.memory.currentTotal, std::int64_t(1)});
+        const bool over = d.memory.peakTotal > scale;
+        auto stacked = [&](const std::array<std::int64_t, device::kCategoryCount>& values,
+                           const QString& label, bool light) {
+            p.setPen(palette().color(QPalette::WindowText));
+            p.drawText(QRect(kMargin, y, kBarLabel - 4, kBarHeight), Qt::AlignRight | Qt::AlignVCenter,
+                       label);
             p.setPen(Qt::NoPen);
             p.setBrush(palette().color(QPalette::AlternateBase));
-            p.drawRect(barX, y, barW, h);
+            p.drawRect(barX, y, barW, kBarHeight);
+            std::int64_t total = 0;
+            for (std::int64_t v : values)
+                total += std::max<std::int64_t>(0, v);
+            // Over capacity the categories share the whole bar in proportion.
+            const double denom = double(std::max(total, scale));
             double x = barX;
             for (int c = 0; c < device::kCategoryCount; ++c) {
                 if (values[c] <= 0)
                     continue;
-                const double w = double(values[c]) / double(scale) * barW;
+                const double w = double(values[c]) / denom * barW;
                 QColor col = categoryColor(device::Category(c));
                 if (light)
                     col = col.lighter(135);
                 p.setBrush(col);
-                p.drawRect(QRectF(x, y, std::max(1.0, w), h));
+                p.drawRect(QRectF(x, y, std::max(1.0, w), kBarHeight));
                 x += w;
             }
-            p.setPen(palette().color(QPalette::Mid));
+            p.setPen(over ? QPen(QColor(200, 30, 30), 2) : QPen(palette().color(QPalette::Mid)));
             p.setBrush(Qt::NoBrush);
-            p.drawRect(barX, y, barW, h);
+            p.drawRect(barX, y, barW, kBarHeight);
+            y += kBarHeight + 2;
         };
-        if (mode_ == Mode::CurrentAndPeak) {
-            p.setPen(palette().color(QPalette::WindowText));
-            p.drawText(QRect(kMargin, y, kLabelWidth - 4, 12), Qt::AlignRight | Qt::AlignVCenter, tr("now"));
-            stacked(d.memory.current, 11, false);
-            y += 13;
-            p.setPen(palette().color(QPalette::WindowText));
-            p.drawText(QRect(kMargin, y, kLabelWidth - 4, 12), Qt::AlignRight | Qt::AlignVCenter, tr("peak"));
-            stacked(d.memory.peak, 11, true);
-            y += 13;
-        } else {
-            stacked(d.memory.peak, 13, false);
-            y += 14;
-        }
-        // Capacity gauge: peak / capacity, green below 70 %, orange below 100 %, red above.
-        const double frac = d.capacity > 0 ? double(d.memory.peakTotal) / double(d.capacity) : 0.0;
-        const QColor gauge = frac > 1.0   ? QColor(200, 30, 30)
-                             : frac > 0.7 ? QColor(230, 140, 0)
-                                          : QColor(60, 160, 80);
-        p.setPen(Qt::NoPen);
-        p.setBrush(palette().color(QPalette::Midlight));
-        p.drawRect(barX, y + 1, barW, 4);
-        p.setBrush(gauge);
-        p.drawRect(QRectF(barX, y + 1, std::max(1.0, std::min(1.0, frac) * barW), 4));
-        y += 6 + 8;
+        if (mode_ == Mode::CurrentAndPeak)
+            stacked(d.memory.current, tr("now"), false);
+        stacked(d.memory.peak, tr("peak"), mode_ == Mode::CurrentAndPeak);
+        y += kGap;
     }
     // Legend of the categories in use.
     std::array<bool, device::kCategoryCount> used{};
@@ -149,8 +242,14 @@ void MemoryBars::paintEvent(QPaintEvent*) {
 }
 
 QString MemoryBars::toolTipAt(const QPoint& pt) const {
-    const int row = (pt.y() - kMargin) / rowHeight();
-    if (row < 0 || row >= devices_.size())
+    int y = kMargin, row = -1;
+    for (int i = 0; i < devices_.size(); ++i) {
+        const int h = blockHeight(i, width());
+        if (pt.y() >= y && pt.y() < y + h)
+            row = i;
+        y += h;
+    }
+    if (row < 0)
         return {};
     const auto& d = devices_[row];
     QStringList lines{QStringLiteral("<b>%1</b> %2").arg(d.name.toHtmlEscaped(), d.detail.toHtmlEscaped())};
@@ -166,6 +265,8 @@ QString MemoryBars::toolTipAt(const QPoint& pt) const {
     lines << QStringLiteral("<tr><td><b>%1</b></td><td align=right>%2</td><td align=right>%3</td></tr>")
                  .arg(tr("total"), bytesText(d.memory.currentTotal), bytesText(d.memory.peakTotal));
     lines << QStringLiteral("</table>") << tr("capacity %1").arg(bytesText(d.capacity));
+    if (d.hostBytes > 0)
+        lines << tr("host (pinned) %1").arg(bytesText(d.hostBytes));
     return lines.join(QString());
 }
 

@@ -1,6 +1,9 @@
 #pragma once
 /// \file MemoryBars.hpp
-/// Per-device memory bars by ledger category: current and peak bytes, against the device's capacity.
+/// Per-device memory bars: how full each device is (peak, and current during runs, as a fraction of its
+/// capacity), split by ledger category inside the bar, with every number written out in full (lines wrap,
+/// never elide), host (pinned) memory when the recorder stages to the host, and idle devices said to be.
+#include <QStringList>
 #include <QVector>
 #include <QWidget>
 
@@ -15,10 +18,15 @@ struct DeviceMemory {
     QString detail; ///< e.g. the tile box
     std::int64_t capacity = 0;
     device::LedgerSnapshot memory;
+    /// Host (pinned) bytes this device's tile holds besides its device memory (recorder host tier).
+    std::int64_t hostBytes = 0;
+    /// A device without a tile (more devices than tiles): shown as idle, without bars.
+    bool idle = false;
 };
 
-/// Draws, per device, a stacked bar of current bytes by category and a stacked bar of per-category
-/// peaks, scaled to the largest peak of all devices, plus a gauge of peak against capacity.
+/// Draws, per device, its text lines (name and fill, tile, bytes, host bytes) and a stacked bar of peak
+/// bytes by category (plus one of current bytes in CurrentAndPeak mode), scaled to the device's capacity:
+/// a bar half full is a device half full. Over capacity, the bar is full and outlined in red.
 class MemoryBars : public QWidget {
     Q_OBJECT
 public:
@@ -31,16 +39,31 @@ public:
     const QVector<DeviceMemory>& devices() const { return devices_; }
     void clear() { setDevices({}); }
 
+    /// The text lines shown for device `i`, in full.
+    QStringList lines(int i) const;
+    /// Peak bytes of device `i` as a fraction of its capacity (0 without a capacity).
+    double fillFraction(int i) const;
+    /// Left edge and width of the bars at widget width `w` (pixels).
+    QPair<int, int> barSpan(int w) const;
+    /// Top of device `i`'s peak bar at widget width `w` (pixels).
+    int peakBarTop(int i, int w) const;
+
+    bool hasHeightForWidth() const override { return true; }
+    int heightForWidth(int w) const override;
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
 protected:
     void paintEvent(QPaintEvent* e) override;
     bool event(QEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
 
 private:
-    int rowHeight() const;
-    int legendHeight() const;
+    /// Height of `text` wrapped into `width` (word wrap; anywhere when a word alone is wider).
+    int textHeight(const QString& text, int width, bool bold) const;
+    /// Height of device `i`'s block at widget width `w`.
+    int blockHeight(int i, int w) const;
+    int legendHeight(int w) const;
     QString toolTipAt(const QPoint& p) const;
 
     Mode mode_;

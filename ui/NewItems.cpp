@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "yee/scene/Schema.hpp"
+
 namespace yee::ui {
 
 namespace {
@@ -145,6 +147,73 @@ SceneEntity makeNewItem(const scene::Scene& s, NewItemKind kind) {
     }
     }
     return scene::Material{};
+}
+
+namespace {
+bool hasKey(scene::SectionId sec, int variant, const char* key) {
+    return scene::section(sec).find(key, variant) != nullptr;
+}
+
+/// A plane across x at `fraction` of the domain, half the domain wide in y and z.
+void placePlane(const scene::Scene& s, double fraction, scene::Vec3& center, scene::Vec3& size, int& normal) {
+    center = s.domainCenter;
+    center[0] = s.domainLo()[0] + s.domainSize[0] * fraction;
+    size = {0, cells(s, 0.5 * s.domainSize[1]), cells(s, 0.5 * s.domainSize[2])};
+    normal = 0;
+}
+
+/// The wavelength new detectors record at: the first source's, else 1.55 um.
+double detectorWavelength(const scene::Scene& s) {
+    for (const auto& src : s.sources)
+        if (src.profile.wavelength > 0)
+            return src.profile.wavelength;
+    return 1.55;
+}
+} // namespace
+
+SceneEntity makeNewSource(const scene::Scene& s, scene::SourceType type) {
+    const int v = int(type);
+    const scene::SectionId sec = scene::SectionId::Source;
+    scene::Source src;
+    src.type = type;
+    src.name = uniqueName(s, ItemKind::Source, scene::enumName(type));
+    src.center = s.domainCenter;
+    if (hasKey(sec, v, "size_um")) {
+        placePlane(s, 0.25, src.center, src.size, src.normal);
+        src.direction = +1;
+        src.polarization = {0, 1, 0};
+    } else {
+        src.polarization = {0, 0, 1};
+    }
+    if (hasKey(sec, v, "waist_um"))
+        src.waist = 0.25 * std::min(s.domainSize[1], s.domainSize[2]);
+    return src;
+}
+
+SceneEntity makeNewDetector(const scene::Scene& s, scene::DetectorType type) {
+    const int v = int(type);
+    const scene::SectionId sec = scene::SectionId::Detector;
+    scene::Detector d;
+    d.type = type;
+    d.name = uniqueName(s, ItemKind::Detector, scene::enumName(type));
+    d.center = s.domainCenter;
+    const scene::KeySpec* size = scene::section(sec).find("size_um", v);
+    if (hasKey(sec, v, "direction")) {
+        placePlane(s, 0.75, d.center, d.size, d.normal);
+        d.direction = +1;
+    } else if (size && size->range.lo >= 0 && size->range.loOpen) {
+        const double q = cells(s, 0.25 * minExtent(s));
+        d.size = {q, q, q}; // a closed box
+    } else if (size) {
+        d.size = {s.domainSize[0], s.domainSize[1], 0}; // the xy slice through the centre
+    }
+    if (hasKey(sec, v, "wavelengths_um"))
+        d.wavelengths = {detectorWavelength(s)};
+    if (hasKey(sec, v, "components"))
+        d.components = {"Ez"};
+    if (hasKey(sec, v, "every"))
+        d.every = 20;
+    return d;
 }
 
 QString newItemText(NewItemKind kind) {

@@ -3,16 +3,18 @@
 namespace yee::ui {
 
 QColor paletteColor(int i) {
-    // Distinct, print-friendly hues (Tableau 10 order), then darker repeats.
-    static const QColor base[] = {QColor(78, 121, 167),  QColor(242, 142, 43),  QColor(89, 161, 79),
-                                  QColor(225, 87, 89),   QColor(118, 183, 178), QColor(237, 201, 72),
-                                  QColor(176, 122, 161), QColor(255, 157, 167), QColor(156, 117, 95),
-                                  QColor(186, 176, 172)};
+    // Material colours kept well away (RGB distance >= 90) from the glyph colours of sources, detectors,
+    // design regions, PML, tile cuts and the selection, so a material never reads as one of those; then
+    // lighter repeats.
+    static const QColor base[] = {QColor(89, 161, 79),   QColor(0, 160, 120),   QColor(140, 86, 75),
+                                  QColor(197, 176, 213), QColor(99, 121, 57),   QColor(255, 157, 167),
+                                  QColor(82, 82, 82),    QColor(152, 223, 138), QColor(186, 176, 172),
+                                  QColor(156, 117, 95)};
     constexpr int n = int(sizeof(base) / sizeof(base[0]));
     if (i < 0)
         return QColor(160, 160, 160);
     QColor c = base[i % n];
-    return (i / n) % 2 ? c.darker(140) : c;
+    return (i / n) % 2 ? c.lighter(125) : c;
 }
 
 QColor materialColor(const scene::Scene& s, const std::string& material) {

@@ -1,6 +1,10 @@
 #include "ui/PropertyModel.hpp"
 
+#include <QApplication>
 #include <QColor>
+#include <QStyle>
+
+#include <cmath>
 
 #include "ui/SceneCommands.hpp"
 #include "ui/SceneDocument.hpp"
@@ -74,8 +78,16 @@ QVariant PropertyModel::data(const QModelIndex& index, int role) const {
         return formatPropertyValue(p, propertyValue(doc_->scene(), item_, p.key));
     case Qt::ToolTipRole: {
         const QString path = propertyPath(doc_->scene(), item_, p.key);
-        return p.toolTip.isEmpty() ? path : QStringLiteral("%1\n%2").arg(path, p.toolTip);
+        QString tip = p.toolTip.isEmpty() ? path : QStringLiteral("%1\n%2").arg(path, p.toolTip);
+        const QString stair = staircaseNote(p.key);
+        if (index.column() == 1 && !stair.isEmpty())
+            tip = stair + QStringLiteral("\n") + tip;
+        return tip;
     }
+    case Qt::DecorationRole:
+        if (index.column() == 1 && !staircaseNote(p.key).isEmpty())
+            return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
+        return {};
     case Qt::ForegroundRole:
         if (index.column() == 1 && p.type == PropertyType::ReadOnly)
             return QColor(Qt::gray);
@@ -89,6 +101,32 @@ QVariant PropertyModel::data(const QModelIndex& index, int role) const {
     default:
         return {};
     }
+}
+
+QString PropertyModel::staircaseNote(const QString& key) const {
+    // Geometry that the rasteriser staircases onto the grid: sizes of boxes, planes and regions.
+    if (key != QLatin1String("size_um"))
+        return {};
+    if (item_.kind != ItemKind::Object && item_.kind != ItemKind::Source &&
+        item_.kind != ItemKind::Detector && item_.kind != ItemKind::Design)
+        return {};
+    const QVariant v = propertyValue(doc_->scene(), item_, key);
+    const QVariantList l = v.toList();
+    const double cell = doc_->scene().cellUm;
+    if (l.size() != 3 || cell <= 0)
+        return {};
+    QStringList off;
+    static const char* axes[] = {"x", "y", "z"};
+    for (int a = 0; a < 3; ++a) {
+        const double um = l[a].toDouble(), n = um / cell;
+        if (um > 0 && std::abs(n - std::round(n)) > 1e-6)
+            off << tr("%1: %2 \u00b5m is %3 cells").arg(QLatin1String(axes[a])).arg(um).arg(n, 0, 'f', 2);
+    }
+    if (off.isEmpty())
+        return {};
+    return tr("Not a whole number of cells (%1 \u00b5m): %2. The grid staircases it to whole cells.")
+        .arg(cell)
+        .arg(off.join(QStringLiteral("; ")));
 }
 
 bool PropertyModel::setData(const QModelIndex& index, const QVariant& value, int role) {
@@ -107,8 +145,9 @@ int PropertyModel::rowOf(const QString& key) const {
 bool PropertyModel::setValue(const QString& key, const QVariant& value) {
     const PropertyCheck c = checkProperty(doc_->scene(), item_, key, value);
     if (!c.ok) {
-        lastError_ = c.error;
-        emit valueRejected(c.error);
+        // The human name first ("flux1 > Size"), then the scene-file path and the rule.
+        lastError_ = propertyLabel(doc_->scene(), item_, key) + QStringLiteral(": ") + c.error;
+        emit valueRejected(lastError_);
         return false;
     }
     lastError_.clear();

@@ -34,6 +34,9 @@ public:
 
     /// The item whose properties are shown.
     ItemRef item() const { return item_; }
+    /// Why the property `key` of the current item is not exactly what the grid draws: a size that is not
+    /// a whole number of cells (the rasteriser staircases it), or empty. Shown as a warning icon and tooltip.
+    QString staircaseNote(const QString& key) const;
     /// Row of property `key`, or -1.
     int rowOf(const QString& key) const;
     /// Set property `key` of the shown item (as if typed into the editor). Returns false when rejected.

@@ -97,7 +97,10 @@ void RecentFilesMenu::rebuild() {
     menu_->clear();
     const QStringList list = files();
     for (const QString& f : list) {
-        QAction* a = menu_->addAction(QFileInfo(f).fileName());
+        // The full path: two scenes of one name in different folders stay apart.
+        QAction* a = menu_->addAction(QStringLiteral("%1  \u2014  %2").arg(QFileInfo(f).fileName(), f));
+        a->setToolTip(f);
+        a->setData(f);
         a->setEnabled(QFileInfo::exists(f));
         new OpenSceneReaction(a, window_, f);
     }
@@ -108,11 +111,15 @@ void RecentFilesMenu::rebuild() {
 // ---- editing ----
 
 AddItemReaction::AddItemReaction(QAction* action, MainWindow* window, NewItemKind kind)
-    : Reaction(action, window), kind_(kind) {}
+    : AddItemReaction(action, window, [kind](const scene::Scene& s) { return makeNewItem(s, kind); }) {}
+
+AddItemReaction::AddItemReaction(QAction* action, MainWindow* window,
+                                 std::function<SceneEntity(const scene::Scene&)> make)
+    : Reaction(action, window), make_(std::move(make)) {}
 
 void AddItemReaction::onTriggered() {
     SceneDocument* doc = window()->document();
-    doc->undoStack()->push(new AddItemCommand(doc, makeNewItem(doc->scene(), kind_)));
+    doc->undoStack()->push(new AddItemCommand(doc, make_(doc->scene())));
 }
 
 DeleteItemReaction::DeleteItemReaction(QAction* action, MainWindow* window) : Reaction(action, window) {

@@ -5,6 +5,8 @@
 #include <QObject>
 #include <QPointer>
 
+#include <functional>
+
 #include "ui/NewItems.hpp"
 
 class QAction;
@@ -98,12 +100,15 @@ class AddItemReaction : public Reaction {
     Q_OBJECT
 public:
     AddItemReaction(QAction* action, MainWindow* window, NewItemKind kind);
+    /// Adds what `make` builds for the current scene (a source or detector of any schema type).
+    AddItemReaction(QAction* action, MainWindow* window,
+                    std::function<SceneEntity(const scene::Scene&)> make);
 
 protected:
     void onTriggered() override;
 
 private:
-    NewItemKind kind_;
+    std::function<SceneEntity(const scene::Scene&)> make_;
 };
 
 /// Edit > Delete: removes the current item, or explains why it cannot.

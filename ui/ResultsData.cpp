@@ -16,6 +16,7 @@ ResultsData ResultsData::fromRun(std::shared_ptr<const run::RunResult> result, c
     ResultsData d;
     d.keep_ = result;
     d.path = path;
+    d.sceneHash = QString::fromStdString(scene::sceneHash(s));
     d.complete = result->completed;
     d.status = result->completed
                    ? QStringLiteral("complete")
@@ -64,6 +65,7 @@ ResultsData ResultsData::load(const QString& path) {
     ResultsData d;
     d.path = QFileInfo(path).absoluteFilePath();
     d.status = QString::fromStdString(f.status);
+    d.sceneHash = QString::fromStdString(f.sceneHash);
     d.complete = f.complete;
     d.steps = f.steps;
     d.totalSteps = f.totalSteps;

@@ -42,6 +42,7 @@ struct ResultsData {
     std::int64_t recomputedSteps = 0;
     double reconstructionDrift = 0;
     std::optional<scene::Scene> scene; ///< the scene that produced the results, when known
+    QString sceneHash; ///< scene::sceneHash of that scene (from the file's scene_hash), when known
     std::vector<solver::DetectorResult> detectors;
     std::map<std::string, solver::NamedArray> gradients;
     std::vector<solver::DeviceSummary> devices;

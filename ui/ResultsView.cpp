@@ -1,5 +1,6 @@
 #include "ui/ResultsView.hpp"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -30,6 +31,12 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
     header_ = new QLabel(tr("No results yet: run the scene or open a results file."), this);
     header_->setWordWrap(true);
     layout->addWidget(header_);
+    notice_ = new QLabel(this);
+    notice_->setObjectName(QStringLiteral("resultsNotice"));
+    notice_->setWordWrap(true);
+    notice_->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #5c4400; padding: 4px; }"));
+    notice_->hide();
+    layout->addWidget(notice_);
     tabs_ = new QTabWidget(this);
     tabs_->setObjectName(QStringLiteral("resultsTabs"));
     tabs_->addTab(buildFieldTab(), tr("Fields"));
@@ -75,6 +82,11 @@ QWidget* ResultsView::buildFieldTab() {
     l->addWidget(controls);
     field_ = new FieldView(w);
     l->addWidget(field_, 1);
+    lockScale_ = new QCheckBox(tr("Lock colour scale"), controls);
+    lockScale_->setObjectName(QStringLiteral("lockColourScale"));
+    lockScale_->setToolTip(tr("Keep the colour range of the frame shown now, so frames can be compared"));
+    f->addRow(QString(), lockScale_);
+    connect(lockScale_, &QCheckBox::toggled, field_, &FieldView::setRangeLocked);
 
     connect(series_, &QComboBox::currentIndexChanged, this, &ResultsView::seriesChanged);
     connect(component_, &QComboBox::currentIndexChanged, this, &ResultsView::updateSlice);
@@ -126,6 +138,25 @@ bool ResultsView::openFile(const QString& path, QString* error) {
             *error = QString::fromStdString(e.what());
         return false;
     }
+}
+
+void ResultsView::clear() {
+    setResults(ResultsData{});
+    header_->setText(tr("No results yet: run the scene or open a results file."));
+    setNotice({});
+}
+
+void ResultsView::setNotice(const QString& text) {
+    notice_->setText(text);
+    notice_->setVisible(!text.isEmpty());
+}
+
+QString ResultsView::notice() const {
+    return notice_->text();
+}
+
+QString ResultsView::headerText() const {
+    return header_->text();
 }
 
 void ResultsView::setResults(const ResultsData& data) {

@@ -6,6 +6,7 @@
 
 #include "ui/ResultsData.hpp"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QPlainTextEdit;
@@ -24,6 +25,14 @@ public:
     explicit ResultsView(QWidget* parent = nullptr);
 
     void setResults(const ResultsData& data);
+    /// Show nothing (a new scene): the results, the plots and any notice are dropped.
+    void clear();
+    /// A warning shown above the results (e.g. "computed from another scene"); empty hides it.
+    void setNotice(const QString& text);
+    /// The warning shown above the results, or empty.
+    QString notice() const;
+    /// The header line (file, status, steps).
+    QString headerText() const;
     const ResultsData& results() const { return data_; }
     /// Open a results file; on failure `error` explains why and the view is unchanged.
     bool openFile(const QString& path, QString* error = nullptr);
@@ -71,6 +80,8 @@ private:
     bool recentreGradient_ = true;
     // summary
     QPlainTextEdit* summary_;
+    QLabel* notice_;
+    QCheckBox* lockScale_;
 };
 
 } // namespace yee::ui

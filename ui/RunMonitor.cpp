@@ -2,6 +2,7 @@
 
 #include <QComboBox>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -36,6 +37,15 @@ QString duration(double s) {
         return QStringLiteral("%1 s").arg(s, 0, 'f', 1);
     return QStringLiteral("%1 min %2 s").arg(int(s) / 60).arg(int(s) % 60);
 }
+QString phaseTitle(const QString& name) {
+    if (name == QLatin1String("forward"))
+        return QObject::tr("Forward");
+    if (name == QLatin1String("reconstruct"))
+        return QObject::tr("Reconstruct");
+    if (name == QLatin1String("adjoint"))
+        return QObject::tr("Adjoint");
+    return name;
+}
 } // namespace
 
 RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
@@ -61,8 +71,13 @@ RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
     elapsed_ = new QLabel(QStringLiteral("\u2014"), this);
     numbers->addRow(tr("Steps per second"), rate_);
     numbers->addRow(tr("Cell updates per second"), cells_);
-    numbers->addRow(tr("Elapsed / remaining"), elapsed_);
+    numbers->addRow(tr("Elapsed / remaining (whole run)"), elapsed_);
     layout->addLayout(numbers);
+    auto* phaseBox = new QGroupBox(tr("Phases"), this);
+    phaseBox->setObjectName(QStringLiteral("phasesBox"));
+    phaseGrid_ = new QGridLayout(phaseBox);
+    phaseGrid_->setColumnStretch(1, 1);
+    layout->addWidget(phaseBox);
 
     auto* split = new QSplitter(Qt::Vertical, this);
     auto* memBox = new QGroupBox(tr("Memory per device (by category)"), split);
@@ -101,13 +116,81 @@ RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
     split->setStretchFactor(1, 2);
     layout->addWidget(split, 1);
 
-    connect(cancel_, &QPushButton::clicked, this, &RunMonitor::cancelRequested);
+    connect(cancel_, &QPushButton::clicked, this, [this] {
+        // Acknowledged at once; the run stops at the next guard step of whichever phase runs.
+        cancel_->setEnabled(false);
+        cancel_->setText(tr("Cancelling\u2026"));
+        emit cancelRequested();
+    });
     connect(deviceBox_, &QComboBox::currentIndexChanged, this, &RunMonitor::fillTable);
     fillTable();
 }
 
+QProgressBar* RunMonitor::phaseBar(const QString& name) const {
+    for (const auto& r : phaseRows_)
+        if (r.name == name)
+            return r.bar;
+    return nullptr;
+}
+
+QString RunMonitor::phaseText(const QString& name) const {
+    for (const auto& r : phaseRows_)
+        if (r.name == name)
+            return r.numbers->text();
+    return {};
+}
+
+QString RunMonitor::statusText() const {
+    return status_->text();
+}
+
+QString RunMonitor::timeText() const {
+    return elapsed_->text();
+}
+
+void RunMonitor::showPhases(const std::vector<telemetry::PhaseProgress>& phases) {
+    bool same = phases.size() == phaseRows_.size();
+    for (std::size_t i = 0; same && i < phases.size(); ++i)
+        same = phaseRows_[i].name == QString::fromStdString(phases[i].name);
+    if (!same) {
+        for (auto& r : phaseRows_) {
+            delete r.label;
+            delete r.bar;
+            delete r.numbers;
+        }
+        phaseRows_.clear();
+        for (std::size_t i = 0; i < phases.size(); ++i) {
+            PhaseRow r;
+            r.name = QString::fromStdString(phases[i].name);
+            r.label = new QLabel(phaseTitle(r.name), this);
+            r.bar = new QProgressBar(this);
+            r.bar->setObjectName(QStringLiteral("phase_") + r.name);
+            r.bar->setFormat(QStringLiteral("%v / %m"));
+            r.numbers = new QLabel(QStringLiteral("\u2014"), this);
+            r.numbers->setObjectName(QStringLiteral("phaseNumbers_") + r.name);
+            phaseGrid_->addWidget(r.label, int(i), 0);
+            phaseGrid_->addWidget(r.bar, int(i), 1);
+            phaseGrid_->addWidget(r.numbers, int(i), 2);
+            phaseRows_.push_back(r);
+        }
+    }
+    for (std::size_t i = 0; i < phases.size(); ++i) {
+        const auto& ph = phases[i];
+        auto& r = phaseRows_[i];
+        // Bars hold ints; a reconstruct phase of more than 2^31 steps is scaled, never cut.
+        const double scale = ph.totalSteps > 1000000000 ? double(ph.totalSteps) / 1e9 : 1.0;
+        r.bar->setRange(0, int(std::max<std::int64_t>(1, std::int64_t(double(ph.totalSteps) / scale))));
+        r.bar->setValue(int(double(ph.step) / scale));
+        r.numbers->setText(
+            ph.step == 0 ? tr("waiting")
+                         : tr("%1, %2").arg(rate(ph.stepsPerSecond(), tr("steps/s")), duration(ph.seconds)));
+    }
+}
+
 void RunMonitor::runStarted() {
     reports_ = 0;
+    current_.clear();
+    showPhases({});
     status_->setText(tr("Preparing the run (rasterising, planning tiles)\u2026"));
     progress_->setRange(0, 0); // busy until the first report
     rate_->setText(QStringLiteral("\u2014"));
@@ -122,13 +205,28 @@ void RunMonitor::runStarted() {
 
 void RunMonitor::showReport(const telemetry::Report& r) {
     ++reports_;
-    status_->setText(tr("Running: %1 phase").arg(QString::fromStdString(r.phase)));
+    current_ = QString::fromStdString(r.phase);
+    int index = 0;
+    for (std::size_t i = 0; i < r.phases.size(); ++i)
+        if (r.phases[i].name == r.phase)
+            index = int(i);
+    status_->setText(
+        r.phases.size() > 1
+            ? tr("Running: %1 phase (%2 of %3)").arg(current_).arg(index + 1).arg(r.phases.size())
+            : tr("Running: %1 phase").arg(current_));
+    progress_->setFormat(tr("%1: step %v of %m").arg(phaseTitle(current_)));
     progress_->setRange(0, std::max(1, r.totalSteps));
     progress_->setValue(r.step);
     rate_->setText(rate(r.stepsPerSecond, tr("steps/s")));
-    cells_->setText(rate(r.cellUpdatesPerSecond, tr("cells/s")));
-    const double remaining = r.stepsPerSecond > 0 ? (r.totalSteps - r.step) / r.stepsPerSecond : 0;
-    elapsed_->setText(tr("%1 / %2").arg(duration(r.elapsedSeconds), duration(remaining)));
+    // Cell updates are forward (or recomputed forward) steps; the adjoint's rate is in steps.
+    cells_->setText(current_ == QLatin1String("adjoint") ? QStringLiteral("\u2014")
+                                                         : rate(r.cellUpdatesPerSecond, tr("cells/s")));
+    const double remaining = r.remainingSeconds >= 0 ? r.remainingSeconds
+                             : r.stepsPerSecond > 0  ? (r.totalSteps - r.step) / r.stepsPerSecond
+                                                     : -1;
+    elapsed_->setText(
+        tr("%1 / %2").arg(duration(r.elapsedSeconds), remaining >= 0 ? duration(remaining) : tr("unknown")));
+    showPhases(r.phases);
     showDevices(r.devices);
 }
 
@@ -177,26 +275,28 @@ void RunMonitor::fillTable() {
 
 void RunMonitor::runFinished(const RunResultPtr& result, const QString& path) {
     cancel_->setEnabled(false);
+    cancel_->setText(tr("Cancel run"));
     progress_->setRange(0, std::max(1, result->totalSteps));
     progress_->setValue(result->steps);
+    showPhases(result->phases);
     QString text =
         result->completed
             ? (result->backwardSeconds > 0
-                   ? tr("Completed %1 steps: forward sweep %2, reverse sweep %3.")
+                   ? tr("Completed %1 steps in %2: forward sweep %3, reverse sweep %4.")
                          .arg(result->steps)
-                         .arg(duration(result->forwardSeconds), duration(result->backwardSeconds))
+                         .arg(duration(result->seconds), duration(result->forwardSeconds),
+                              duration(result->backwardSeconds))
                    : tr("Completed %1 steps in %2.").arg(result->steps).arg(duration(result->seconds)))
-            : tr("Stopped (%1) after %2 of %3 steps; results are marked incomplete.")
-                  .arg(QString::fromStdString(result->status))
-                  .arg(result->steps)
-                  .arg(result->totalSteps);
+            : tr("Stopped (%1) after %2; results are marked incomplete.")
+                  .arg(QString::fromStdString(result->status), duration(result->seconds));
     if (!path.isEmpty())
         text += QLatin1Char(' ') + tr("Results: %1").arg(path);
     status_->setText(text);
-    if (result->seconds > 0) {
-        rate_->setText(rate(result->steps / result->seconds, tr("steps/s")));
-        cells_->setText(rate(double(result->cellUpdates) / result->seconds, tr("cells/s")));
+    if (result->forwardSeconds > 0) {
+        rate_->setText(rate(result->steps / result->forwardSeconds, tr("steps/s")));
+        cells_->setText(rate(double(result->cellUpdates) / result->forwardSeconds, tr("cells/s")));
     }
+    elapsed_->setText(tr("%1 / %2").arg(duration(result->seconds), duration(0)));
     std::vector<telemetry::DeviceReport> devices;
     for (std::size_t i = 0; i < result->devices.size(); ++i) {
         const auto& d = result->devices[i];

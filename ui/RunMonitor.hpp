@@ -1,13 +1,15 @@
 #pragma once
 /// \file RunMonitor.hpp
-/// The run monitor dock: progress, steps/s, cell-updates/s, per-device memory bars by category (current
-/// and peak) and the table of collective counts per phase, updated live from telemetry.
+/// The run monitor dock: progress of every phase (forward, reconstruct, adjoint) with its rate and time,
+/// the whole run's elapsed and remaining time, per-device memory bars by category (current and peak) and
+/// the table of collective counts per phase, updated live from telemetry.
 #include <QElapsedTimer>
 #include <QWidget>
 
 #include "ui/Runner.hpp"
 
 class QComboBox;
+class QGridLayout;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -27,6 +29,16 @@ public:
     MemoryBars* bars() const { return bars_; }
     QTableWidget* collectives() const { return table_; }
     QPushButton* cancelButton() const { return cancel_; }
+    /// The bar of phase `name` ("forward", "reconstruct", "adjoint"), or nullptr when the run has none.
+    QProgressBar* phaseBar(const QString& name) const;
+    /// The numbers shown next to phase `name` (rate and time), or empty.
+    QString phaseText(const QString& name) const;
+    /// The phase of the latest report ("forward", ...; empty before the first).
+    QString currentPhase() const { return current_; }
+    /// The status line ("Running: adjoint phase (3 of 3)", "Completed …", "Stopped …").
+    QString statusText() const;
+    /// The elapsed / remaining line of the whole run.
+    QString timeText() const;
     /// Number of telemetry reports shown since the run started.
     int reportCount() const { return reports_; }
 
@@ -42,6 +54,8 @@ signals:
 
 private:
     void showDevices(const std::vector<telemetry::DeviceReport>& devices);
+    /// One row per phase: name, bar, rate and time; rebuilt when the list of phases changes.
+    void showPhases(const std::vector<telemetry::PhaseProgress>& phases);
     void fillTable();
 
     QLabel* status_;
@@ -49,6 +63,15 @@ private:
     QLabel* rate_;
     QLabel* cells_;
     QLabel* elapsed_;
+    QGridLayout* phaseGrid_;
+    struct PhaseRow {
+        QString name;
+        QLabel* label;
+        QProgressBar* bar;
+        QLabel* numbers;
+    };
+    std::vector<PhaseRow> phaseRows_;
+    QString current_;
     QPushButton* cancel_;
     MemoryBars* bars_;
     QComboBox* deviceBox_;

@@ -13,6 +13,8 @@
 #include <vtkCubeSource.h>
 #include <vtkCylinderSource.h>
 #include <vtkOutlineSource.h>
+#include <vtkPlane.h>
+#include <vtkPlaneCollection.h>
 #include <vtkPoints.h>
 #include <vtkPolyData.h>
 #include <vtkPolyDataMapper.h>
@@ -160,12 +162,52 @@ Vec3 axisVector(int axis, double sign) {
     return d;
 }
 
-void noPick(SceneActors& out, vtkSmartPointer<vtkProp> p, double opacity) {
+void noPick(SceneActors& out, vtkSmartPointer<vtkProp> p, double opacity, SceneLayer layer) {
     p->PickableOff();
-    out.props.push_back({p, {}, opacity});
+    out.props.push_back({p, {}, opacity, layer});
+}
+
+/// Clip an actor's geometry to the domain box (objects running through the boundary stop at it).
+void clipToDomain(vtkActor* a, const std::array<double, 6>& b) {
+    vtkNew<vtkPlaneCollection> planes;
+    const double eps = 1e-9;
+    for (int axis = 0; axis < 3; ++axis)
+        for (int side = 0; side < 2; ++side) {
+            vtkNew<vtkPlane> p;
+            double o[3] = {0, 0, 0}, n[3] = {0, 0, 0};
+            o[axis] = side == 0 ? b[std::size_t(2 * axis)] - eps : b[std::size_t(2 * axis + 1)] + eps;
+            n[axis] = side == 0 ? 1 : -1; // keep the inside
+            p->SetOrigin(o);
+            p->SetNormal(n);
+            planes->AddItem(p);
+        }
+    a->GetMapper()->SetClippingPlanes(planes);
 }
 
 } // namespace
+
+QString layerName(SceneLayer l) {
+    auto tr = [](const char* t) { return QCoreApplication::translate("yee::ui::SceneActors", t); };
+    switch (l) {
+    case SceneLayer::Domain:
+        return tr("Domain outline");
+    case SceneLayer::Pml:
+        return tr("PML");
+    case SceneLayer::TileCuts:
+        return tr("Tile cuts");
+    case SceneLayer::Objects:
+        return tr("Objects");
+    case SceneLayer::Designs:
+        return tr("Design regions");
+    case SceneLayer::Sources:
+        return tr("Sources");
+    case SceneLayer::Detectors:
+        return tr("Detectors");
+    case SceneLayer::Count:
+        break;
+    }
+    return {};
+}
 
 SceneActors buildSceneActors(const scene::Scene& s) {
     SceneActors out;
@@ -182,8 +224,9 @@ SceneActors buildSceneActors(const scene::Scene& s) {
         outline->SetBounds(out.bounds.data());
         auto a = actorFor(outline, QColor(40, 40, 40), 1.0);
         a->GetProperty()->SetLineWidth(1.5);
-        noPick(out, a, 1.0);
+        noPick(out, a, 1.0, SceneLayer::Domain);
     }
+    bool havePml = false, haveCuts = false;
     // PML shells: slabs inside the domain on every face of a PML axis.
     for (int a = 0; a < 3; ++a) {
         const int cells = s.pmlCells(a);
@@ -196,7 +239,8 @@ SceneActors buildSceneActors(const scene::Scene& s) {
                 shi[a] = lo[a] + t;
             else
                 slo[a] = hi[a] - t;
-            noPick(out, boxActor(slo, shi, colors::pml(), 0.10), 0.10);
+            noPick(out, boxActor(slo, shi, colors::pml(), 0.10), 0.10, SceneLayer::Pml);
+            havePml = true;
         }
     }
     // Tile cuts of the chosen tile grid, as the solver will split it.
@@ -222,12 +266,14 @@ SceneActors buildSceneActors(const scene::Scene& s) {
                 auto cut = boxActor(clo, chi, colors::tileCut(), 0.28);
                 cut->GetProperty()->EdgeVisibilityOn();
                 cut->GetProperty()->SetLineWidth(2.0);
-                noPick(out, cut, 0.28);
+                noPick(out, cut, 0.28, SceneLayer::TileCuts);
+                haveCuts = true;
             }
         }
     } catch (const std::exception& e) {
         out.tileProblem = QString::fromStdString(e.what());
     }
+    std::set<std::string> used;
     // Objects, coloured by material; objects of the background material are faint.
     for (int i = 0; i < int(s.objects.size()); ++i) {
         const auto& o = s.objects[i];
@@ -242,15 +288,24 @@ SceneActors buildSceneActors(const scene::Scene& s) {
                 shown.size[a] = std::max(0.0, h - l);
             }
         }
-        if (auto a = objectActor(shown, materialColor(s, o.material), opacity))
-            out.props.push_back({a, {ItemKind::Object, i}, opacity});
+        if (auto a = objectActor(shown, materialColor(s, o.material), opacity)) {
+            clipToDomain(a, out.bounds);
+            // Where faces of two objects coincide (a ring's core and its hole), the later object wins, as
+            // in the rasteriser: each later object is pulled a step nearer in depth, so nothing flickers.
+            auto* m = a->GetMapper();
+            m->SetResolveCoincidentTopologyToPolygonOffset();
+            m->SetRelativeCoincidentTopologyPolygonOffsetParameters(-0.5 * (i + 1), -4.0 * (i + 1));
+            m->SetRelativeCoincidentTopologyLineOffsetParameters(-0.5 * (i + 1), -4.0 * (i + 1));
+            out.props.push_back({a, {ItemKind::Object, i}, opacity, SceneLayer::Objects});
+            used.insert(o.material);
+        }
     }
     // Design regions: translucent boxes.
     for (int i = 0; i < int(s.designs.size()); ++i) {
         const auto& d = s.designs[i];
         auto a = centeredBox(d.center, d.size, colors::design(), 0.45);
         a->GetProperty()->EdgeVisibilityOn();
-        out.props.push_back({a, {ItemKind::Design, i}, 0.45});
+        out.props.push_back({a, {ItemKind::Design, i}, 0.45, SceneLayer::Designs});
     }
     // Sources: a sheet with an arrow along the propagation direction, or a dipole arrow.
     for (int i = 0; i < int(s.sources.size()); ++i) {
@@ -261,13 +316,19 @@ SceneActors buildSceneActors(const scene::Scene& s) {
             const double n = std::hypot(src.polarization[0], src.polarization[1], src.polarization[2]);
             for (int a = 0; a < 3; ++a)
                 start[a] -= 0.5 * glyph * (n > 0 ? src.polarization[a] / n : 0);
-            out.props.push_back({arrowActor(start, src.polarization, glyph, colors::source()), ref, 1.0});
-            out.props.push_back({sphereActor(src.center, 0.08 * glyph, colors::source(), 1.0), ref, 1.0});
+            out.props.push_back({arrowActor(start, src.polarization, glyph, colors::source()), ref, 1.0,
+                                 SceneLayer::Sources});
+            out.props.push_back({sphereActor(src.center, 0.08 * glyph, colors::source(), 1.0), ref, 1.0,
+                                 SceneLayer::Sources});
         } else {
-            out.props.push_back({centeredBox(src.center, src.size, colors::source(), 0.45), ref, 0.45});
+            out.props.push_back(
+                {centeredBox(src.center, src.size, colors::source(), 0.45), ref, 0.45, SceneLayer::Sources});
             out.props.push_back(
                 {arrowActor(src.center, axisVector(src.normal, src.direction), glyph, colors::source()), ref,
-                 1.0});
+                 1.0, SceneLayer::Sources});
+            // Polarisation: a thinner, lighter arrow in the sheet.
+            auto pol = arrowActor(src.center, src.polarization, 0.6 * glyph, colors::source().lighter(140));
+            out.props.push_back({pol, ref, 1.0, SceneLayer::Sources});
         }
     }
     // Detectors: planes, boxes or points.
@@ -277,17 +338,34 @@ SceneActors buildSceneActors(const scene::Scene& s) {
         const bool point =
             d.type == scene::DetectorType::Probe || (d.size[0] == 0 && d.size[1] == 0 && d.size[2] == 0);
         if (point) {
-            out.props.push_back({sphereActor(d.center, 0.1 * glyph, colors::detector(), 1.0), ref, 1.0});
+            out.props.push_back({sphereActor(d.center, 0.1 * glyph, colors::detector(), 1.0), ref, 1.0,
+                                 SceneLayer::Detectors});
             continue;
         }
         auto a = centeredBox(d.center, d.size, colors::detector(), 0.35);
         a->GetProperty()->EdgeVisibilityOn();
-        out.props.push_back({a, ref, 0.35});
+        out.props.push_back({a, ref, 0.35, SceneLayer::Detectors});
         if (d.type == scene::DetectorType::Flux)
             out.props.push_back(
                 {arrowActor(d.center, axisVector(d.normal, d.direction), 0.6 * glyph, colors::detector()),
-                 ref, 1.0});
+                 ref, 1.0, SceneLayer::Detectors});
     }
+    // ---- legend: every colour on screen and what it means ----
+    for (const auto& m : s.materials)
+        if (used.count(m.name))
+            out.legend.push_back({QCoreApplication::translate("yee::ui::SceneActors", "%1 (material)")
+                                      .arg(QString::fromStdString(m.name)),
+                                  materialColor(s, m.name), SceneLayer::Objects});
+    if (havePml)
+        out.legend.push_back({layerName(SceneLayer::Pml), colors::pml(), SceneLayer::Pml});
+    if (haveCuts)
+        out.legend.push_back({layerName(SceneLayer::TileCuts), colors::tileCut(), SceneLayer::TileCuts});
+    if (!s.designs.empty())
+        out.legend.push_back({layerName(SceneLayer::Designs), colors::design(), SceneLayer::Designs});
+    if (!s.sources.empty())
+        out.legend.push_back({layerName(SceneLayer::Sources), colors::source(), SceneLayer::Sources});
+    if (!s.detectors.empty())
+        out.legend.push_back({layerName(SceneLayer::Detectors), colors::detector(), SceneLayer::Detectors});
     return out;
 }
 

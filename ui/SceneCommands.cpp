@@ -43,7 +43,7 @@ SetPropertyCommand::SetPropertyCommand(SceneDocument* doc, const ItemRef& ref, c
                                        const QVariant& value, int mergeKey, QUndoCommand* parent)
     : QUndoCommand(parent), doc_(doc), ref_(ref), key_(key), old_(propertyValue(doc->scene(), ref, key)),
       new_(value), mergeKey_(mergeKey) {
-    setText(tr("Set %1").arg(propertyPath(doc->scene(), ref, key)));
+    setText(tr("Set %1").arg(propertyLabel(doc->scene(), ref, key)));
 }
 
 void SetPropertyCommand::redo() {
@@ -257,6 +257,18 @@ bool SetRecorderChainCommand::mergeWith(const QUndoCommand* other) {
         return false;
     new_ = o->new_;
     return true;
+}
+
+SetObjectiveTermsCommand::SetObjectiveTermsCommand(SceneDocument* doc,
+                                                   std::vector<scene::ObjectiveTerm> terms,
+                                                   const QString& text, QUndoCommand* parent)
+    : QUndoCommand(text, parent), doc_(doc), old_(doc->scene().objective.terms), new_(std::move(terms)) {}
+
+void SetObjectiveTermsCommand::redo() {
+    doc_->setObjectiveTerms(new_);
+}
+void SetObjectiveTermsCommand::undo() {
+    doc_->setObjectiveTerms(old_);
 }
 
 } // namespace yee::ui

@@ -120,4 +120,17 @@ private:
     int mergeKey_;
 };
 
+/// Replace the objective's terms (add or remove a term).
+class SetObjectiveTermsCommand : public QUndoCommand {
+public:
+    SetObjectiveTermsCommand(SceneDocument* doc, std::vector<scene::ObjectiveTerm> terms, const QString& text,
+                             QUndoCommand* parent = nullptr);
+    void redo() override;
+    void undo() override;
+
+private:
+    SceneDocument* doc_;
+    std::vector<scene::ObjectiveTerm> old_, new_;
+};
+
 } // namespace yee::ui

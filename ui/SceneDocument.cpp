@@ -169,4 +169,10 @@ void SceneDocument::setRecorderChain(const std::vector<scene::RecorderModule>& c
     emit sceneChanged();
 }
 
+void SceneDocument::setObjectiveTerms(const std::vector<scene::ObjectiveTerm>& terms) {
+    scene_.objective.terms = terms;
+    emit itemChanged({ItemKind::Objective, -1}, QString());
+    emit sceneChanged();
+}
+
 } // namespace yee::ui

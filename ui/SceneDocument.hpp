@@ -57,6 +57,8 @@ public:
     void replaceObject(int index, const scene::Object& object);
     /// Replace the gradient recorder chain. Emits itemChanged() for the Gradient item.
     void setRecorderChain(const std::vector<scene::RecorderModule>& chain);
+    /// Replace the objective's terms. Emits itemChanged() for the Objective item.
+    void setObjectiveTerms(const std::vector<scene::ObjectiveTerm>& terms);
 
 signals:
     /// The whole scene was replaced (load, new).

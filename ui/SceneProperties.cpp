@@ -704,6 +704,12 @@ QString propertyPath(const Scene& s, const ItemRef& ref, const QString& key) {
     return itemPath(s, ref) + QLatin1Char('.') + key;
 }
 
+QString propertyLabel(const Scene& s, const ItemRef& ref, const QString& key) {
+    const auto p = findProp(s, ref, key);
+    const QString label = p && !p->label.isEmpty() ? tr(p->label.toLatin1().constData()) : key;
+    return (indexValid(s, ref) ? itemTitle(s, ref) : QString()) + QStringLiteral(" \u203a ") + label;
+}
+
 QString sceneProblem(const Scene& s) {
     try {
         scene::validateScene(s);

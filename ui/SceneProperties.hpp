@@ -54,6 +54,8 @@ std::optional<PropertyInfo> propertyInfo(const scene::Scene& s, const ItemRef& r
 QVariant propertyValue(const scene::Scene& s, const ItemRef& ref, const QString& key);
 /// Scene-file path of a property, used in messages: "objects[0].size_um", "time.duration_fs".
 QString propertyPath(const scene::Scene& s, const ItemRef& ref, const QString& key);
+/// Human name of a property, used in undo texts and messages: "flux1 › Size", "Grid › Cell size".
+QString propertyLabel(const scene::Scene& s, const ItemRef& ref, const QString& key);
 
 /// Parse `input` (canonical type or user text such as "1, 2, 3"), check it against the property's
 /// rules and, when the scene was valid before, against the backend's whole-scene validation of the

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "ui/Palette.hpp"
+#include "ui/SceneCommands.hpp"
 #include "ui/SceneDocument.hpp"
 #include "ui/SceneProperties.hpp"
 
@@ -118,7 +119,25 @@ int SceneTreeModel::columnCount(const QModelIndex&) const {
 Qt::ItemFlags SceneTreeModel::flags(const QModelIndex& index) const {
     if (!index.isValid())
         return Qt::NoItemFlags;
-    return Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+    Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+    if (index.column() == 0 && isElementKind(refOf(index).kind))
+        f |= Qt::ItemIsEditable;
+    return f;
+}
+
+bool SceneTreeModel::setData(const QModelIndex& index, const QVariant& value, int role) {
+    const ItemRef ref = refOf(index);
+    if (role != Qt::EditRole || index.column() != 0 || !isElementKind(ref.kind))
+        return false;
+    if (value.toString().toStdString() == entityName(entityAt(doc_->scene(), ref)))
+        return false;
+    const PropertyCheck c = checkProperty(doc_->scene(), ref, QStringLiteral("name"), value.toString());
+    if (!c.ok) {
+        emit renameRefused(c.error);
+        return false;
+    }
+    doc_->undoStack()->push(new SetPropertyCommand(doc_, ref, QStringLiteral("name"), c.value));
+    return true;
 }
 
 QVariant SceneTreeModel::headerData(int section, Qt::Orientation o, int role) const {
@@ -195,6 +214,7 @@ QVariant SceneTreeModel::data(const QModelIndex& index, int role) const {
     const scene::Scene& s = doc_->scene();
     switch (role) {
     case Qt::DisplayRole:
+    case Qt::EditRole:
         return index.column() == 0 ? itemTitle(s, ref) : summary(ref);
     case Qt::ToolTipRole:
         return itemPath(s, ref);

@@ -30,12 +30,19 @@ public:
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+    /// Element names (column 0) are editable: renaming is an undo command, a refused name is not applied
+    /// (renameRefused() says why).
     Qt::ItemFlags flags(const QModelIndex& index) const override;
+    bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
 
     /// Index (column 0) of the item `ref`, or an invalid index.
     QModelIndex indexOf(const ItemRef& ref) const;
     /// Item behind an index.
     ItemRef refOf(const QModelIndex& index) const;
+
+signals:
+    /// A rename typed in the tree was refused (the message names the field and the rule).
+    void renameRefused(const QString& message);
 
 private:
     struct Node {

@@ -6,9 +6,15 @@
 #include <cmath>
 
 #include <vtkCamera.h>
+#include <vtkCellArray.h>
 #include <vtkCellPicker.h>
 #include <vtkCubeAxesActor.h>
+#include <vtkLegendBoxActor.h>
+#include <vtkPoints.h>
+#include <vtkPolyData.h>
+#include <vtkProp.h>
 #include <vtkProperty.h>
+#include <vtkProperty2D.h>
 #include <vtkRenderer.h>
 #include <vtkTextProperty.h>
 
@@ -18,7 +24,8 @@
 namespace yee::ui {
 
 SceneView::SceneView(SceneDocument* doc, QWidget* parent)
-    : VtkWidget(parent), doc_(doc), axes_(vtkSmartPointer<vtkCubeAxesActor>::New()) {
+    : VtkWidget(parent), doc_(doc), legend_(vtkSmartPointer<vtkLegendBoxActor>::New()),
+      axes_(vtkSmartPointer<vtkCubeAxesActor>::New()) {
     setObjectName(QStringLiteral("sceneView"));
     setToolTip(tr("Click: select  \u2022  Shift+drag: move object  \u2022  Ctrl+drag: resize object\n"
                   "Arrows / Page Up / Page Down: nudge by one cell  \u2022  Left drag: rotate, wheel: zoom"));
@@ -40,6 +47,14 @@ SceneView::SceneView(SceneDocument* doc, QWidget* parent)
     axes_->GetYAxesLinesProperty()->SetColor(0.4, 0.4, 0.4);
     axes_->GetZAxesLinesProperty()->SetColor(0.4, 0.4, 0.4);
     axes_->PickableOff();
+    legend_->PickableOff();
+    legend_->BorderOn();
+    legend_->BoxOn();
+    legend_->GetBoxProperty()->SetColor(1, 1, 1);
+    legend_->GetBoxProperty()->SetOpacity(0.85);
+    legend_->GetEntryTextProperty()->SetColor(0.1, 0.1, 0.1);
+    legend_->GetEntryTextProperty()->SetFontSize(12);
+    legend_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
 
     connect(doc_, &SceneDocument::sceneChanged, this, &SceneView::rebuild);
     connect(doc_, &SceneDocument::sceneReset, this, [this] {
@@ -67,7 +82,119 @@ void SceneView::rebuild() {
     }
     if (!cameraSet_)
         resetCamera();
+    applyHidden();
+    buildLegend();
     updateSelection();
+}
+
+void SceneView::buildLegend() {
+    vtkRenderer* r = renderer();
+    r->RemoveViewProp(legend_);
+    const auto& entries = actors_.legend;
+    if (!legendVisible_ || entries.empty())
+        return;
+    // A filled square as every entry's symbol.
+    vtkNew<vtkPoints> pts;
+    pts->InsertNextPoint(0, 0, 0);
+    pts->InsertNextPoint(1, 0, 0);
+    pts->InsertNextPoint(1, 1, 0);
+    pts->InsertNextPoint(0, 1, 0);
+    vtkNew<vtkCellArray> quad;
+    const vtkIdType ids[4] = {0, 1, 2, 3};
+    quad->InsertNextCell(4, ids);
+    vtkNew<vtkPolyData> square;
+    square->SetPoints(pts);
+    square->SetPolys(quad);
+    legend_->SetNumberOfEntries(int(entries.size()));
+    for (int i = 0; i < int(entries.size()); ++i) {
+        const auto& e = entries[std::size_t(i)];
+        double rgb[3] = {e.color.redF(), e.color.greenF(), e.color.blueF()};
+        legend_->SetEntry(i, square, e.text.toUtf8().constData(), rgb);
+    }
+    const double h = std::min(0.06 * double(entries.size()), 0.6);
+    legend_->GetPositionCoordinate()->SetValue(0.01, 0.99 - h);
+    legend_->GetPosition2Coordinate()->SetValue(0.24, h);
+    r->AddViewProp(legend_);
+}
+
+QRect SceneView::legendRect() const {
+    const qreal dpr = devicePixelRatio();
+    const int w = int(width() * dpr), hgt = int(height() * dpr);
+    const double h = std::min(0.06 * double(actors_.legend.size()), 0.6);
+    return QRect(int(0.01 * w), int((0.01) * hgt), int(0.24 * w), int(h * hgt));
+}
+
+void SceneView::setLegendVisible(bool visible) {
+    legendVisible_ = visible;
+    buildLegend();
+    requestRender();
+}
+
+void SceneView::setLayerVisible(SceneLayer layer, bool visible) {
+    layers_[std::size_t(layer)] = visible;
+    applyHidden();
+    requestRender();
+}
+
+void SceneView::viewAlong(int axis, int sign) {
+    vtkCamera* cam = renderer()->GetActiveCamera();
+    const auto& b = actors_.bounds;
+    const double c[3] = {0.5 * (b[0] + b[1]), 0.5 * (b[2] + b[3]), 0.5 * (b[4] + b[5])};
+    double pos[3] = {c[0], c[1], c[2]};
+    pos[axis] += sign > 0 ? 1.0 : -1.0;
+    cam->SetFocalPoint(c);
+    cam->SetPosition(pos);
+    if (axis == 2)
+        cam->SetViewUp(0, 1, 0); // looking along z: y up
+    else
+        cam->SetViewUp(0, 0, 1);
+    renderer()->ResetCamera(b.data());
+    renderer()->ResetCameraClippingRange();
+    cameraSet_ = true;
+    autoFit_ = false;
+    requestRender();
+}
+
+void SceneView::setOrthographic(bool on) {
+    renderer()->GetActiveCamera()->SetParallelProjection(on ? 1 : 0);
+    renderer()->ResetCamera(actors_.bounds.data());
+    renderer()->ResetCameraClippingRange();
+    requestRender();
+}
+
+bool SceneView::isOrthographic() const {
+    return renderer()->GetActiveCamera()->GetParallelProjection() != 0;
+}
+
+QString SceneView::hiddenKey(const ItemRef& ref) const {
+    if (!isElementKind(ref.kind) || ref.index < 0 || ref.index >= elementCount(doc_->scene(), ref.kind))
+        return {};
+    return QString::number(int(ref.kind)) + QLatin1Char(':') +
+           QString::fromStdString(entityName(entityAt(doc_->scene(), ref)));
+}
+
+void SceneView::setItemHidden(const ItemRef& ref, bool hidden) {
+    const QString key = hiddenKey(ref);
+    if (key.isEmpty())
+        return;
+    if (hidden)
+        hidden_.insert(key);
+    else
+        hidden_.remove(key);
+    applyHidden();
+    requestRender();
+}
+
+bool SceneView::isItemHidden(const ItemRef& ref) const {
+    const QString key = hiddenKey(ref);
+    return !key.isEmpty() && hidden_.contains(key);
+}
+
+void SceneView::applyHidden() {
+    for (const auto& p : actors_.props) {
+        const bool shown = layers_[std::size_t(p.layer)] && !(p.ref.valid() && isItemHidden(p.ref));
+        p.prop->SetVisibility(shown ? 1 : 0);
+    }
 }
 
 void SceneView::resetCamera() {

@@ -6,7 +6,10 @@
 #include "ui/SceneActors.hpp"
 #include "ui/VtkWidget.hpp"
 
+#include <QSet>
+
 class vtkCubeAxesActor;
+class vtkLegendBoxActor;
 
 namespace yee::ui {
 
@@ -25,6 +28,24 @@ public:
     void resetCamera();
     /// The actors currently shown (for tests and picking).
     const SceneActors& actors() const { return actors_; }
+    /// Hide (or show again) the item `ref` in the view only; the scene is unchanged. Kept by name, so
+    /// it survives edits that move the item in its list.
+    void setItemHidden(const ItemRef& ref, bool hidden);
+    /// True when `ref` is hidden in the view.
+    bool isItemHidden(const ItemRef& ref) const;
+    /// Show or hide a whole class of things (PML, tile cuts, objects, designs, sources, detectors).
+    void setLayerVisible(SceneLayer layer, bool visible);
+    bool isLayerVisible(SceneLayer layer) const { return layers_[std::size_t(layer)]; }
+    /// Show or hide the legend (what each colour means), drawn in the view's top-left corner.
+    void setLegendVisible(bool visible);
+    bool isLegendVisible() const { return legendVisible_; }
+    /// Look along an axis: from the +axis side (`sign` > 0, looking towards -axis) or the -axis side.
+    void viewAlong(int axis, int sign);
+    /// Orthographic (parallel) projection instead of perspective.
+    void setOrthographic(bool on);
+    bool isOrthographic() const;
+    /// The legend's top-left box in widget pixels (device pixels of grabFramebuffer()), for tests.
+    QRect legendRect() const;
 
 signals:
     /// The tile grid cannot be drawn (message names the field), or "" when it can again.
@@ -45,8 +66,18 @@ private:
     std::array<double, 3> worldAt(const QPoint& pos, const std::array<double, 3>& ref);
     void nudge(int axis, int sign);
 
+    /// "kind:name" of the element `ref`, the key of hidden items.
+    QString hiddenKey(const ItemRef& ref) const;
+    void applyHidden();
+
+    void buildLegend();
+
     SceneDocument* doc_;
     SceneActors actors_;
+    QSet<QString> hidden_;
+    std::array<bool, std::size_t(SceneLayer::Count)> layers_{true, true, true, true, true, true, true};
+    vtkSmartPointer<vtkLegendBoxActor> legend_;
+    bool legendVisible_ = true;
     vtkSmartPointer<vtkCubeAxesActor> axes_;
     bool cameraSet_ = false;
     /// The camera follows the domain (refit on resize) until the user moves it.

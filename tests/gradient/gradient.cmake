@@ -1,3 +1,4 @@
 yee_add_test(NAME gradient SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_gradient.cpp LABELS gradient TIMEOUT 1200)
 yee_add_test(NAME gpu_paths SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_gpu_paths.cpp LABELS "gradient;decomp" TIMEOUT 900)
 yee_add_test(NAME state_snapshots SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_state_snapshots.cpp LABELS gradient TIMEOUT 120)
+yee_add_test(NAME sweep_phases SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_sweep_phases.cpp LABELS gradient TIMEOUT 300)

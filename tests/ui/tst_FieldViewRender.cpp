@@ -102,6 +102,35 @@ private slots:
         QCOMPARE(view.vtkIssueCount(), 0);
     }
 
+    /// A locked colour scale keeps its range across frames: a frame at a tenth of the amplitude draws
+    /// pale instead of rescaling to full colour, so frames can be compared.
+    void lockedColourScaleComparesFrames() {
+        FieldView view;
+        view.resize(640, 420);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        solver::Snapshot loud = wave(0, 0.0), quiet = wave(0, 0.0);
+        for (float& v : quiet.data)
+            v *= 0.1f;
+        view.setSlice(sliceOf(loud, 2, 0), "loud", "Ey");
+        const double r0 = view.range();
+        view.setRangeLocked(true);
+        view.setSlice(sliceOf(quiet, 2, 0), "quiet", "Ey");
+        QCOMPARE(view.range(), r0);
+        QTest::qWait(50);
+        const QImage locked = view.grabFramebuffer();
+        locked.save(test::artifactDir() + "/field_view_locked_quiet.png");
+        const int redLocked = test::countHue(locked, QColor(180, 4, 38), 12, 0.5);
+        view.setRangeLocked(false);
+        view.setSlice(sliceOf(quiet, 2, 0), "quiet", "Ey");
+        QVERIFY(std::abs(view.range() - 0.1 * r0) < 1e-3 * r0);
+        QTest::qWait(50);
+        const int redFree = test::countHue(view.grabFramebuffer(), QColor(180, 4, 38), 12, 0.5);
+        qInfo("saturated red pixels: locked %d, rescaled %d", redLocked, redFree);
+        QVERIFY(redFree > 2000);
+        QVERIFY(redLocked < redFree / 10);
+    }
+
     void resultsFromMemory() {
         ResultsView view;
         view.resize(900, 600);

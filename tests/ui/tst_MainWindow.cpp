@@ -1,6 +1,14 @@
 #include <QAbstractButton>
 #include <QDockWidget>
+#include <QLabel>
+#include <QMenuBar>
 #include <QMessageBox>
+#include <QProcess>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTreeView>
@@ -10,17 +18,23 @@
 #include "ui/DevicesPanel.hpp"
 #include "ui/FieldView.hpp"
 #include "ui/GradientPanel.hpp"
+#include "ui/HelpMenu.hpp"
 #include "ui/LogPanel.hpp"
 #include "ui/MainWindow.hpp"
 #include "ui/MemoryBars.hpp"
 #include "ui/PropertyEditor.hpp"
 #include "ui/PropertyModel.hpp"
 #include "ui/ResultsView.hpp"
+#include "ui/RunHistory.hpp"
 #include "ui/RunMonitor.hpp"
 #include "ui/SceneCommands.hpp"
 #include "ui/SceneDocument.hpp"
 #include "ui/SceneTreeModel.hpp"
 #include "ui/SceneView.hpp"
+#include "yee/scene/SceneJson.hpp"
+#include "yee/scene/Schema.hpp"
+
+#include <vtkProp.h>
 
 using namespace yee;
 using namespace yee::ui;
@@ -29,6 +43,10 @@ namespace {
 QString example(const char* name) {
     return QStringLiteral(YEE_SOURCE_DIR "/resources/scenes/%1.json").arg(QLatin1String(name));
 }
+
+/// Steps of the value-and-grad run cancelled in its reverse sweep: enough guard intervals (64 steps) that
+/// Cancel, pressed at the first adjoint report, lands before the sweep ends.
+constexpr int kReverseSteps = 640;
 
 QAction* actionWithShortcut(QWidget* w, const QKeySequence& key) {
     for (QAction* a : w->findChildren<QAction*>())
@@ -257,6 +275,308 @@ private slots:
         QVERIFY(!w.resultsView()->results().complete);
         QVERIFY(w.resultsView()->results().status.startsWith("incomplete"));
         QVERIFY(w.findChild<QAction*>(QStringLiteral("runAction"))->isEnabled());
+    }
+
+    /// Insert offers every source and detector kind of the backend's schema; each inserts a valid item.
+    void insertOffersEverySchemaKind() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScene(example("straight_waveguide")));
+        SceneDocument* doc = w.document();
+        for (const auto& e : scene::sourceTypes().entries) {
+            auto* a = w.findChild<QAction*>(QStringLiteral("insertSource_") + QLatin1String(e.name));
+            QVERIFY2(a, e.name);
+            QVERIFY(a->text().contains(QLatin1String(e.label)));
+            const int n = int(doc->scene().sources.size());
+            a->trigger();
+            QCOMPARE(int(doc->scene().sources.size()), n + 1);
+            QCOMPARE(int(doc->scene().sources.back().type), e.value);
+        }
+        for (const auto& e : scene::detectorTypes().entries) {
+            auto* a = w.findChild<QAction*>(QStringLiteral("insertDetector_") + QLatin1String(e.name));
+            QVERIFY2(a, e.name);
+            const int n = int(doc->scene().detectors.size());
+            a->trigger();
+            QCOMPARE(int(doc->scene().detectors.size()), n + 1);
+            QCOMPARE(int(doc->scene().detectors.back().type), e.value);
+        }
+        try {
+            scene::validateScene(doc->scene());
+        } catch (const std::exception& ex) {
+            QFAIL(ex.what());
+        }
+    }
+
+    /// Duplicate, Copy/Paste, Rename (in the tree) and Hide, each with its shortcut, each undoable.
+    void elementEditingActions() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScene(example("straight_waveguide")));
+        SceneDocument* doc = w.document();
+        QCOMPARE(w.findChild<QAction*>("duplicateAction")->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_D));
+        QCOMPARE(w.findChild<QAction*>("copyAction")->shortcut(), QKeySequence(QKeySequence::Copy));
+        QCOMPARE(w.findChild<QAction*>("pasteAction")->shortcut(), QKeySequence(QKeySequence::Paste));
+        QCOMPARE(w.findChild<QAction*>("renameAction")->shortcut(), QKeySequence(Qt::Key_F2));
+        QVERIFY(w.treeView()->actions().contains(w.findChild<QAction*>("duplicateAction")));
+        const int objects = int(doc->scene().objects.size());
+        const std::string first = doc->scene().objects[0].name;
+        doc->setCurrentItem({ItemKind::Object, 0});
+        w.findChild<QAction*>("duplicateAction")->trigger();
+        QCOMPARE(int(doc->scene().objects.size()), objects + 1);
+        QVERIFY(doc->scene().objects[1].name != first);
+        QCOMPARE(doc->scene().objects[1].center, doc->scene().objects[0].center);
+        QVERIFY(doc->undoStack()->undoText().startsWith("Duplicate"));
+        doc->undoStack()->undo();
+        QCOMPARE(int(doc->scene().objects.size()), objects);
+        // Copy a detector, paste it: a second one with a fresh name.
+        const int detectors = int(doc->scene().detectors.size());
+        doc->setCurrentItem({ItemKind::Detector, 0});
+        QVERIFY(w.copyCurrent());
+        QVERIFY(w.paste());
+        QCOMPARE(int(doc->scene().detectors.size()), detectors + 1);
+        QVERIFY(doc->scene().detectors.back().name != doc->scene().detectors[0].name);
+        QCOMPARE(int(doc->scene().detectors.back().type), int(doc->scene().detectors[0].type));
+        // Rename in the tree: an undo step with the human label; a clash is refused.
+        const QModelIndex idx = w.treeModel()->indexOf({ItemKind::Object, 0});
+        QVERIFY(w.treeModel()->flags(idx) & Qt::ItemIsEditable);
+        QVERIFY(w.treeModel()->setData(idx, "core_strip"));
+        QCOMPARE(doc->scene().objects[0].name, std::string("core_strip"));
+        QVERIFY(doc->undoStack()->undoText().contains("› Name"));
+        // Hide in the view only.
+        doc->setCurrentItem({ItemKind::Object, 0});
+        w.findChild<QAction*>("hideAction")->trigger();
+        QVERIFY(w.sceneView()->isItemHidden({ItemKind::Object, 0}));
+        int shown = 0;
+        for (const auto& p : w.sceneView()->actors().props)
+            if (p.ref == ItemRef{ItemKind::Object, 0})
+                shown += p.prop->GetVisibility();
+        QCOMPARE(shown, 0);
+        QCOMPARE(int(doc->scene().objects.size()), objects); // the scene keeps it
+        w.findChild<QAction*>("hideAction")->trigger();
+        QVERIFY(!w.sceneView()->isItemHidden({ItemKind::Object, 0}));
+        // The save dialog of a saved scene starts at its file; of a new one, in the last folder with its
+        // name.
+        QCOMPARE(w.saveDialogPath(), QFileInfo(example("straight_waveguide")).absoluteFilePath());
+        if (w.isWindowModified())
+            answerNextMessageBox(QMessageBox::Discard);
+        QVERIFY(w.newScene());
+        QVERIFY(w.saveDialogPath().endsWith(QString::fromStdString(w.document()->scene().name.empty()
+                                                                       ? std::string("untitled")
+                                                                       : w.document()->scene().name) +
+                                            ".json"));
+        QVERIFY(w.saveDialogPath().startsWith(QFileInfo(example("straight_waveguide")).absolutePath()));
+    }
+
+    /// Help: About with the build options, the local documentation, the shortcuts.
+    void helpMenu() {
+        MainWindow w;
+        QMenu* help = nullptr;
+        for (QAction* a : w.menuBar()->actions())
+            if (a->text().remove('&') == "Help")
+                help = a->menu();
+        QVERIFY(help);
+        QVERIFY(w.findChild<QAction*>("aboutAction"));
+        QVERIFY(w.findChild<QAction*>("shortcutsAction"));
+        const QStringList keys = shortcutLines(&w);
+        QVERIFY(keys.size() >= 8);
+        bool save = false;
+        for (const QString& l : keys)
+            save |= l.endsWith("	Save");
+        QVERIFY2(save, qPrintable(keys.join(" | ")));
+        auto* docs = w.findChild<QMenu*>("documentationMenu");
+        QVERIFY(docs && !docs->actions().isEmpty() && docs->actions()[0]->isEnabled());
+    }
+
+    /// Every studio run writes its own numbered results file in the scene's run folder, listed in the run
+    /// history; a rerun never touches an earlier file.
+    void runsNeverOverwriteEachOther() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScene(example("quick_box")));
+        const QString folder = dir_.filePath("quick_box.runs");
+        w.setRunFolder(folder);
+        w.setMaxSteps(20);
+        QSignalSpy done(&w, &MainWindow::runCompleted);
+        QVERIFY(w.startRun());
+        QVERIFY(done.wait(300000));
+        const QString first = done.last().at(1).toString();
+        QCOMPARE(first, RunHistory::runFile(folder, 1));
+        QCOMPARE(w.runHistory()->count(), 1);
+        const QDateTime firstWritten = QFileInfo(first).lastModified();
+        QByteArray firstBytes;
+        {
+            QFile f(first);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            firstBytes = f.readAll();
+        }
+        QTest::qWait(20);
+        QVERIFY(w.startRun());
+        QVERIFY(done.wait(300000));
+        const QString second = done.last().at(1).toString();
+        QCOMPARE(second, RunHistory::runFile(folder, 2));
+        QCOMPARE(w.runHistory()->count(), 2);
+        QCOMPARE(w.runHistory()->pathAt(0), second);
+        QCOMPARE(w.runHistory()->statusAt(1), QString("complete"));
+        QCOMPARE(QFileInfo(first).lastModified(), firstWritten);
+        QFile f(first);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.readAll() == firstBytes);
+        // The results shown are the latest run's, for the open scene: no warning.
+        QCOMPARE(w.resultsView()->results().path, QFileInfo(second).absoluteFilePath());
+        QVERIFY(w.resultsWarning().isEmpty());
+        QVERIFY(w.grab().save(test::artifactDir() + "/main_window_run_history.png"));
+    }
+
+    /// Results of another scene are shown with a warning; New scene clears results from view.
+    void foreignResultsWarnAndNewSceneClears() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScene(example("quick_box")));
+        w.setRunFolder(dir_.filePath("foreign.runs"));
+        w.setMaxSteps(10);
+        QSignalSpy done(&w, &MainWindow::runCompleted);
+        QVERIFY(w.startRun());
+        QVERIFY(done.wait(300000));
+        const QString path = done.last().at(1).toString();
+        QVERIFY(w.resultsWarning().isEmpty());
+        QVERIFY(w.openScene(example("straight_waveguide")));
+        QVERIFY(w.resultsView()->results().empty()); // a scene switch clears old results
+        QVERIFY(w.openResults(path));
+        QVERIFY2(w.resultsWarning().contains("different scene"), qPrintable(w.resultsWarning()));
+        QVERIFY(w.resultsView()->findChild<QLabel*>("resultsNotice")->isVisible());
+        QVERIFY(w.grab().save(test::artifactDir() + "/main_window_foreign_results.png"));
+        QVERIFY(w.openScene(example("quick_box")));
+        QVERIFY(w.openResults(path));
+        QVERIFY(w.resultsWarning().isEmpty());
+        QVERIFY(!w.resultsView()->results().empty());
+        QVERIFY(w.newScene());
+        QVERIFY(w.resultsView()->results().empty());
+        QVERIFY(w.resultsView()->headerText().startsWith("No results"));
+        QVERIFY(w.resultsWarning().isEmpty());
+    }
+
+    /// Cancel pressed during the reverse sweep of a value-and-grad run stops it: the monitor follows the
+    /// adjoint phase, the results are marked incomplete naming it, and the file is written.
+    void cancelInReverseSweep() {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScene(example("waveguide_bend")));
+        w.setRunFolder(dir_.filePath("bend.runs"));
+        w.setMaxSteps(kReverseSteps);
+        QSignalSpy done(&w, &MainWindow::runCompleted);
+        bool clicked = false;
+        QString statusAtClick;
+        connect(w.runner(), &Runner::telemetryReceived, this, [&](const telemetry::Report& r) {
+            if (r.phase == "adjoint" && !clicked && r.step < r.totalSteps) {
+                clicked = true;
+                statusAtClick = w.runMonitor()->statusText();
+                w.grab().save(test::artifactDir() + "/main_window_reverse_sweep.png");
+                w.runMonitor()->cancelButton()->click();
+            }
+        });
+        QString why;
+        QVERIFY2(w.startRun(true, &why), qPrintable(why));
+        QVERIFY(done.wait(300000));
+        QVERIFY(clicked);
+        QVERIFY2(statusAtClick.startsWith("Running: adjoint phase"), qPrintable(statusAtClick));
+        const auto result = done.first().first().value<RunResultPtr>();
+        QVERIFY(!result->completed);
+        // Stopped at the next guard of the reverse sweep: an adjoint step or, for a checkpointed sweep,
+        // a recomputed one.
+        const QString status = QString::fromStdString(result->status);
+        QVERIFY2(status.startsWith("cancelled in the adjoint phase") ||
+                     status.startsWith("cancelled in the reconstruct phase"),
+                 result->status.c_str());
+        QVERIFY(!w.resultsView()->results().complete);
+        QCOMPARE(w.resultsView()->results().status, "incomplete: " + status);
+        QVERIFY(w.runMonitor()->statusText().startsWith("Stopped (" + status));
+        QVERIFY(w.runMonitor()->phaseBar("adjoint")->value() < kReverseSteps);
+        QCOMPARE(w.runHistory()->count(), 1);
+        QCOMPARE(w.runHistory()->statusAt(0), "incomplete: " + status);
+        QVERIFY(w.findChild<QAction*>(QStringLiteral("runAction"))->isEnabled());
+    }
+
+    /// The studio's run of quick_box against yee-run's on the same machine, interleaved: the time loop
+    /// (RunResult::seconds against the CLI's summary) and the whole round trip (start to results shown,
+    /// against the process's wall time). Prints the numbers; the time loop must not be slower by more than
+    /// the machine's noise.
+    void studioAsFastAsCli() {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScene(example("quick_box")));
+        w.setRunFolder(dir_.filePath("speed.runs"));
+        QSignalSpy done(&w, &MainWindow::runCompleted);
+        std::vector<double> cliLoop, cliWall, studioLoop, studioWall;
+        for (int rep = 0; rep < 3; ++rep) {
+            QElapsedTimer t;
+            t.start();
+            QProcess p;
+            p.start(QStringLiteral(YEE_RUN_EXE), {example("quick_box"), "-o", dir_.filePath("cli.h5")});
+            QVERIFY(p.waitForFinished(300000));
+            cliWall.push_back(t.elapsed() / 1000.0);
+            const QString out = QString::fromLocal8Bit(p.readAllStandardOutput());
+            const QRegularExpression re(QStringLiteral("steps in ([0-9.]+) s"));
+            const auto m = re.match(out);
+            QVERIFY2(m.hasMatch(), qPrintable(out));
+            cliLoop.push_back(m.captured(1).toDouble());
+            t.restart();
+            QVERIFY(w.startRun());
+            QVERIFY(done.wait(300000));
+            QTest::qWait(0); // the results are shown by now (runCompleted comes after)
+            studioWall.push_back(t.elapsed() / 1000.0);
+            studioLoop.push_back(done.last().first().value<RunResultPtr>()->seconds);
+        }
+        auto best = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
+        qInfo("quick_box time loop: yee-run %.3f s, studio %.3f s (best of 3; ratio %.2f)", best(cliLoop),
+              best(studioLoop), best(studioLoop) / best(cliLoop));
+        qInfo("quick_box round trip: yee-run process %.3f s, studio start-to-results %.3f s (best of 3)",
+              best(cliWall), best(studioWall));
+        QVERIFY2(
+            best(studioLoop) <= 1.25 * best(cliLoop) + 0.05,
+            qPrintable(QString("studio %1 s against yee-run %2 s").arg(best(studioLoop)).arg(best(cliLoop))));
+    }
+
+    /// At 1024x700 Cancel stays reachable and the estimates stay visible; at 1600x1000 no dock needs a
+    /// scroll bar.
+    void layoutsSmallAndLarge() {
+        QSettings().remove(QStringLiteral("mainWindow/state"));
+        MainWindow w;
+        w.resize(1024, 700);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScene(example("quick_box")));
+        QTest::qWait(200);
+        // The docks' minimum widths can hold the window wider than asked: say how wide it really is.
+        qInfo("asked for 1024x700, the window is %dx%d", w.width(), w.height());
+        QCOMPARE(w.height(), 700);
+        w.findChild<QDockWidget*>("runMonitorDock")->raise();
+        QTest::qWait(100);
+        QVERIFY2(!w.runMonitor()->cancelButton()->visibleRegion().isEmpty(),
+                 "Cancel is out of sight at 1024x700");
+        w.grab().save(test::artifactDir() + "/layout_1024x700_monitor.png");
+        w.findChild<QDockWidget*>("devicesDock")->raise();
+        QTest::qWait(100);
+        QVERIFY2(!w.devicesPanel()->bars()->visibleRegion().isEmpty(),
+                 "the estimate is out of sight at 1024x700");
+        w.grab().save(test::artifactDir() + "/layout_1024x700_devices.png");
+        w.resize(1600, 1000);
+        QTest::qWait(200);
+        for (const char* dock : {"devicesDock", "gradientDock", "runMonitorDock"}) {
+            w.findChild<QDockWidget*>(dock)->raise();
+            QTest::qWait(100);
+            for (auto* area : w.findChild<QDockWidget*>(dock)->findChildren<QScrollArea*>())
+                if (area->parentWidget() == w.findChild<QDockWidget*>(dock))
+                    QVERIFY2(!area->verticalScrollBar()->isVisible(), dock);
+        }
+        w.grab().save(test::artifactDir() + "/layout_1600x1000.png");
     }
 
     void layoutPersists() {

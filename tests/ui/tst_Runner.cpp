@@ -116,6 +116,68 @@ private slots:
               static_cast<long long>(clock.elapsed()));
     }
 
+    /// Cancel during the reverse sweep of a value-and-grad run (the studio's Cancel) stops it within one
+    /// step batch of that phase: the result and its file are marked incomplete naming the phase, the
+    /// forward detectors are kept, and telemetry reported every phase with its progress and ETA.
+    void cancelInReverseSweep() {
+        Runner runner;
+        QSignalSpy finished(&runner, &Runner::runFinished);
+        QSignalSpy failed(&runner, &Runner::runFailed);
+        RunRequest req;
+        req.scene = longScene();
+        req.scene.run.tiles = {2, 1, 1};
+        req.scene.run.devices = "cpu:2";
+        req.scene.gradient.method = scene::GradientMethod::Full; // forward, then adjoint steps only
+        RunSettings settings;
+        settings.gradient = true;
+        settings.maxSteps = 400;
+        req.options = settings.optionsFor(req.scene);
+        req.options.telemetryInterval = 0.0;
+        req.options.guardInterval = 4;
+        req.resultPath = dir_.filePath("cancelled-adjoint.h5");
+        int askedAt = -1, forwardReports = 0;
+        telemetry::Report lastForward;
+        connect(&runner, &Runner::telemetryReceived, this, [&](const telemetry::Report& r) {
+            if (r.phase == "forward") {
+                ++forwardReports;
+                lastForward = r;
+            }
+            if (r.phase == "adjoint" && askedAt < 0) {
+                askedAt = r.step;
+                runner.cancel();
+            }
+        });
+        QVERIFY(runner.start(req));
+        QVERIFY2(finished.wait(120000),
+                 failed.isEmpty() ? "no result" : qPrintable(failed.first().first().toString()));
+        const auto result = finished.first().first().value<RunResultPtr>();
+        QVERIFY(askedAt > 0);
+        QVERIFY(!result->completed);
+        QVERIFY2(QString::fromStdString(result->status).startsWith("cancelled in the adjoint phase"),
+                 result->status.c_str());
+        QCOMPARE(result->steps, result->totalSteps); // the forward sweep had ended
+        QVERIFY(result->gradients.empty());
+        QVERIFY(!result->detectors.empty());
+        // Forward reports carried the whole run's plan: forward and adjoint, the ETA counting both.
+        QVERIFY(forwardReports > 0);
+        QCOMPARE(int(lastForward.phases.size()), 2);
+        QCOMPARE(lastForward.phases[1].name, std::string("adjoint"));
+        QVERIFY(lastForward.remainingSeconds >= 0);
+        const auto& adjoint = result->phases.back();
+        QCOMPARE(adjoint.name, std::string("adjoint"));
+        QVERIFY(adjoint.step < adjoint.totalSteps);
+        QVERIFY(adjoint.seconds > 0);
+        // Wall time counts the reverse sweep too.
+        QVERIFY(result->seconds > result->forwardSeconds);
+        const io::ResultsFile file = io::readResults(req.resultPath.toStdString());
+        QVERIFY(!file.complete);
+        QVERIFY2(QString::fromStdString(file.status).startsWith("incomplete: cancelled in the adjoint phase"),
+                 file.status.c_str());
+        QCOMPARE(int(file.phases.size()), 2);
+        QCOMPARE(file.phases[1].step, adjoint.step);
+        QCOMPARE(file.wallSeconds, result->seconds);
+    }
+
     /// A scene asking for GPUs on a machine without one runs on emulated CPU devices (one per tile):
     /// the runner says so once (notice) and the run completes, it does not fail.
     void gpuRequestWithoutGpuRunsOnCpuWithNotice() {

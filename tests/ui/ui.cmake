@@ -13,9 +13,17 @@ yee_add_test(NAME ui_properties SOURCES ${UI_TEST_DIR}/tst_PropertyModel.cpp LIB
 yee_add_test(NAME ui_runner SOURCES ${UI_TEST_DIR}/tst_Runner.cpp LIBS yee_ui LABELS ui TIMEOUT 300)
 yee_add_test(NAME ui_panels SOURCES ${UI_TEST_DIR}/tst_Panels.cpp LIBS yee_ui LABELS ui)
 yee_add_test(NAME ui_schema_rows SOURCES ${UI_TEST_DIR}/tst_SchemaRows.cpp LIBS yee_ui LABELS ui)
-foreach(t ui_scene_tree ui_commands ui_properties ui_runner ui_panels ui_schema_rows)
+yee_add_test(NAME ui_run_monitor SOURCES ${UI_TEST_DIR}/tst_RunMonitor.cpp LIBS yee_ui LABELS ui)
+yee_add_test(NAME ui_daily_work SOURCES ${UI_TEST_DIR}/tst_DailyWork.cpp LIBS yee_ui LABELS ui TIMEOUT 300)
+foreach(t ui_scene_tree ui_commands ui_properties ui_runner ui_panels ui_schema_rows ui_run_monitor ui_daily_work)
   set_target_properties(tst_${t} PROPERTIES AUTOMOC ON)
 endforeach()
+
+# The export dialog's bundle is compared with yee-run --export's.
+if(TARGET yee-run)
+  add_dependencies(tst_ui_daily_work yee-run)
+  target_compile_definitions(tst_ui_daily_work PRIVATE YEE_RUN_EXE="$<TARGET_FILE:yee-run>")
+endif()
 
 # yee_add_ui_render_test(NAME name SOURCES ...): like yee_add_test, run under xvfb-run on xcb.
 find_program(YEE_XVFB_RUN xvfb-run)
@@ -43,7 +51,14 @@ endfunction()
 
 yee_add_ui_render_test(NAME ui_render_scene SOURCES ${UI_TEST_DIR}/tst_SceneViewRender.cpp)
 yee_add_ui_render_test(NAME ui_render_field SOURCES ${UI_TEST_DIR}/tst_FieldViewRender.cpp)
-yee_add_ui_render_test(NAME ui_main_window SOURCES ${UI_TEST_DIR}/tst_MainWindow.cpp TIMEOUT 600)
+yee_add_ui_render_test(NAME ui_main_window SOURCES ${UI_TEST_DIR}/tst_MainWindow.cpp TIMEOUT 900)
+if(TARGET yee-run)
+  # The studio's run time is compared with yee-run's on the same scene.
+  add_dependencies(tst_ui_main_window yee-run)
+  target_compile_definitions(tst_ui_main_window PRIVATE YEE_RUN_EXE="$<TARGET_FILE:yee-run>")
+endif()
+# The scripted end-to-end journey (screenshots of every step in <build>/ui-artifacts/journey_*.png).
+yee_add_ui_render_test(NAME ui_journey SOURCES ${UI_TEST_DIR}/tst_Journey.cpp TIMEOUT 900)
 
 # The studio must never link Qt 5 (Debian's VTK Qt module is built for it).
 if(TARGET yee-studio)

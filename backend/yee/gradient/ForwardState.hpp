@@ -47,6 +47,9 @@ public:
     /// H^{n-1/2} current between the halves (AdjointStepper::step).
     virtual void adjointStep(int n, const std::vector<T>& after, const std::vector<T>& before,
                              comm::Communicator& comm, const std::function<void()>& reconstructH) = 0;
+    /// Called by strategies after every forward step they recompute during the reverse sweep (phase
+    /// Reconstruct), on every rank alike; may throw yee::Cancelled between steps.
+    virtual void reconstructedStep(comm::Communicator& comm) { (void)comm; }
 };
 
 /// One way of keeping or bringing back the forward state (see the file comment).
@@ -60,6 +63,8 @@ public:
     virtual void backward(comm::Communicator& comm) = 0;
     /// Forward steps run again during the reverse sweep (0 for strategies that recompute nothing).
     virtual std::int64_t recomputedSteps() const { return 0; }
+    /// Forward steps the reverse sweep will recompute in all, known before it starts (progress, ETA).
+    virtual std::int64_t plannedRecomputeSteps() const { return 0; }
     /// Largest relative difference between reconstructed and stored forward fields at the capture points
     /// (0 for exact strategies).
     virtual double drift() const { return 0; }

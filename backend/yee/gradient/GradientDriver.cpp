@@ -1,5 +1,6 @@
 #include "yee/gradient/GradientDriver.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <map>
@@ -230,6 +231,27 @@ void GradientDriver<T>::adjointStep(int n, const std::vector<T>& after, const st
     };
     // Reconstructing strategies send the forward halos in the adjoint's groups.
     stepper_.step(comm, bool(reconstructH), sources, reconstructH);
+    stepDone(comm::Phase::Adjoint, adjoint_);
+}
+
+template <class T> void GradientDriver<T>::reconstructedStep(comm::Communicator&) {
+    stepDone(comm::Phase::Reconstruct, reconstruct_);
+}
+
+template <class T> void GradientDriver<T>::stepDone(comm::Phase phase, SweepPhase& ph) {
+    const auto now = std::chrono::steady_clock::now();
+    ph.seconds += std::chrono::duration<double>(now - mark_).count();
+    mark_ = now;
+    ++ph.steps;
+    const int every = std::max(1, monitor_.interval);
+    if (!monitor_.check || ph.steps % every != 0 || ph.steps >= ph.totalSteps)
+        return;
+    const bool stop = monitor_.check(phase, ph.steps, ph.totalSteps, ph.seconds);
+    const auto after = std::chrono::steady_clock::now(); // the check (a collective, a report) is the phase's
+    ph.seconds += std::chrono::duration<double>(after - mark_).count();
+    mark_ = after;
+    if (stop)
+        throw Cancelled();
 }
 
 template <class T> void GradientDriver<T>::afterForwardStep(int n, comm::Communicator& comm) {
@@ -248,6 +270,9 @@ template <class T> void GradientDriver<T>::backward(comm::Communicator& comm) {
                           : (plan_.magnetic ? double(tile_.db(p.comp - 3).p[e]) : double(tile_.dbScalar()));
     }
     stepper_.zero();
+    reconstruct_ = SweepPhase{0, forward_->plannedRecomputeSteps(), 0};
+    adjoint_ = SweepPhase{0, plan_.steps, 0};
+    mark_ = std::chrono::steady_clock::now();
     forward_->backward(comm);
 }
 

@@ -8,6 +8,7 @@
 ///                    checkpointed (revolve) or reversible, one strategy chosen by gradient.method.
 /// Capture points are one list: the design's first, then the objective's.
 /// Everything here lives on the tile's own device and covers only the tile: nothing is replicated.
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -29,6 +30,23 @@ namespace yee::gradient {
 /// Parse and check the gradient section against the plan; throws InputError naming the field.
 GradientPlan makeGradientPlan(const solver::Plan& p);
 
+/// Watches the reverse sweep (phases Reconstruct and Adjoint). `check` runs on every rank after every
+/// `interval` steps of a phase, except after the phase's last step, with the same arguments on every
+/// rank (the schedule is the same on all tiles), so it may hold a collective; it returns true to stop
+/// the sweep, which then throws yee::Cancelled out of GradientDriver::backward() on every rank at once.
+struct SweepMonitor {
+    int interval = 64; ///< steps of one phase between checks (>= 1)
+    /// (phase, steps of that phase done, its planned total, seconds spent in it so far) -> stop?
+    std::function<bool(comm::Phase, std::int64_t, std::int64_t, double)> check;
+};
+
+/// Wall time and steps of one phase of the reverse sweep.
+struct SweepPhase {
+    std::int64_t steps = 0;      ///< done
+    std::int64_t totalSteps = 0; ///< planned
+    double seconds = 0;          ///< wall time (s)
+};
+
 template <class T> class GradientDriver final : private AdjointSweep<T> {
 public:
     /// Allocates every gradient buffer of this tile on its device (dry-run aware). The objective's
@@ -38,8 +56,15 @@ public:
 
     /// Called after forward step n (and its detector recording) of the original forward run.
     void afterForwardStep(int n, comm::Communicator& comm);
-    /// The reverse sweep over all steps; leaves the per-cell design gradient accumulated.
+    /// The reverse sweep over all steps; leaves the per-cell design gradient accumulated. Throws
+    /// yee::Cancelled when the monitor asks to stop (the gradient is then incomplete).
     void backward(comm::Communicator& comm);
+    /// Watch the reverse sweep (progress, cancel); without a monitor it runs to the end unobserved.
+    void setMonitor(SweepMonitor m) { monitor_ = std::move(m); }
+    /// The reverse sweep's recomputation of forward steps (method checkpointed; empty plan otherwise).
+    const SweepPhase& reconstructPhase() const { return reconstruct_; }
+    /// The reverse sweep's adjoint steps (for method reversible including each step's reconstruction).
+    const SweepPhase& adjointPhase() const { return adjoint_; }
     /// Append this tile's design-cell gradients to a gather blob.
     void serialize(ByteWriter& w) const;
     /// Rank 0: sum per voxel in global order, chain through each design map; returns one array per
@@ -52,6 +77,8 @@ public:
                                                         std::vector<std::int64_t>& recomputed,
                                                         std::vector<double>& drift);
 
+    /// Forward steps the reverse sweep will run again, known before it starts (checkpointed; else 0).
+    std::int64_t plannedRecomputeSteps() const { return forward_->plannedRecomputeSteps(); }
     /// Forward steps run again during the reverse sweep (checkpointed).
     std::int64_t recomputedSteps() const { return forward_->recomputedSteps(); }
     /// Largest relative difference between the reconstructed and the forward design/objective fields seen
@@ -82,6 +109,9 @@ private:
     void captureForward(std::vector<T>& out) override { capture(out); }
     void adjointStep(int n, const std::vector<T>& after, const std::vector<T>& before,
                      comm::Communicator& comm, const std::function<void()>& reconstructH) override;
+    void reconstructedStep(comm::Communicator& comm) override;
+    /// One step of `phase` done: its wall time since the last mark, and the monitor's check when due.
+    void stepDone(comm::Phase phase, SweepPhase& ph);
 
     solver::Tile<T>& tile_;
     const detectors::DetectorSet<T>& dets_;
@@ -97,6 +127,9 @@ private:
     std::vector<Term> terms_;
     std::vector<double> carry_; ///< per source location: dJ/dE^n carried to the previous reverse step
     std::unique_ptr<ForwardState<T>> forward_;
+    SweepMonitor monitor_;
+    SweepPhase reconstruct_, adjoint_;
+    std::chrono::steady_clock::time_point mark_; ///< end of the last reverse-sweep step
 };
 
 extern template class GradientDriver<float>;

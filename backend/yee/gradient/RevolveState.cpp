@@ -41,9 +41,24 @@ RevolveState<T>::RevolveState(AdjointSweep<T>& sweep, const GradientPlan& gp)
     const std::size_t K = sweep.capturePoints().size();
     after_.assign(K, T(0));
     before_.assign(K, T(0));
+    // The schedule alone, nothing stepped: how many forward steps the reverse sweep recomputes.
+    for (int m : chain_)
+        stored_[m] = -1;
+    counting_ = true;
+    current_ = tile_.plan().steps;
+    revolve(0, tile_.plan().steps, checkpoints_);
+    counting_ = false;
+    planned_ = recomputed_;
+    recomputed_ = 0;
+    stored_.clear();
+    current_ = -1;
 }
 
 template <class T> void RevolveState<T>::store(int m) {
+    if (counting_) {
+        stored_[m] = -1;
+        return;
+    }
     const int slot = freeSlots_.back();
     freeSlots_.pop_back();
     slots_.save(slot);
@@ -51,10 +66,12 @@ template <class T> void RevolveState<T>::store(int m) {
 }
 
 template <class T> void RevolveState<T>::restore(int a) {
-    if (a == 0)
-        slots_.zeroState();
-    else
-        slots_.load(stored_.at(a));
+    if (!counting_) {
+        if (a == 0)
+            slots_.zeroState();
+        else
+            slots_.load(stored_.at(a));
+    }
     current_ = a;
 }
 
@@ -65,15 +82,18 @@ template <class T> void RevolveState<T>::afterForwardStep(int n, comm::Communica
     }
 }
 
-template <class T> void RevolveState<T>::advance(int from, int to, comm::Communicator& comm) {
+template <class T> void RevolveState<T>::advance(int from, int to) {
     for (int s = from; s < to; ++s) {
-        tile_.step(s, comm, false, comm::Phase::Reconstruct);
         ++recomputed_;
+        if (counting_)
+            continue;
+        tile_.step(s, *comm_, false, comm::Phase::Reconstruct);
+        sweep_.reconstructedStep(*comm_);
     }
     current_ = to;
 }
 
-template <class T> void RevolveState<T>::leaf(int n, comm::Communicator& comm) {
+template <class T> void RevolveState<T>::leaf(int n) {
     if (current_ != n) {
         // Restore the nearest stored state at or below n and recompute up to it.
         int from = 0;
@@ -81,44 +101,50 @@ template <class T> void RevolveState<T>::leaf(int n, comm::Communicator& comm) {
             if (s <= n)
                 from = std::max(from, s);
         restore(from);
-        advance(from, n, comm);
+        advance(from, n);
     }
-    sweep_.captureForward(before_);
-    tile_.step(n, comm, false, comm::Phase::Reconstruct);
     ++recomputed_;
     current_ = n + 1;
+    if (counting_)
+        return;
+    sweep_.captureForward(before_);
+    tile_.step(n, *comm_, false, comm::Phase::Reconstruct);
+    sweep_.reconstructedStep(*comm_);
     sweep_.captureForward(after_);
-    sweep_.adjointStep(n, after_, before_, comm, {});
+    sweep_.adjointStep(n, after_, before_, *comm_, {});
 }
 
-template <class T> void RevolveState<T>::revolve(int a, int b, int c, comm::Communicator& comm) {
+template <class T> void RevolveState<T>::revolve(int a, int b, int c) {
     if (b - a == 1) {
-        leaf(a, comm);
+        leaf(a);
         return;
     }
     if (c == 0) {
         for (int n = b - 1; n >= a; --n)
-            leaf(n, comm);
+            leaf(n);
         return;
     }
     const int m = revolveSplit(a, b, c);
     if (!stored_.count(m)) {
         if (current_ != a)
             restore(a);
-        advance(a, m, comm);
+        advance(a, m);
         store(m);
     }
-    revolve(m, b, c - 1, comm);
+    revolve(m, b, c - 1);
     // State m (stored here or during the forward run) is not needed again.
-    freeSlots_.push_back(stored_.at(m));
+    if (!counting_)
+        freeSlots_.push_back(stored_.at(m));
     stored_.erase(m);
     current_ = -1;
-    revolve(a, m, c, comm);
+    revolve(a, m, c);
 }
 
 template <class T> void RevolveState<T>::backward(comm::Communicator& comm) {
     current_ = tile_.plan().steps; // the forward run leaves state N in the fields
-    revolve(0, tile_.plan().steps, checkpoints_, comm);
+    comm_ = &comm;
+    revolve(0, tile_.plan().steps, checkpoints_);
+    comm_ = nullptr;
 }
 
 template class RevolveState<float>;

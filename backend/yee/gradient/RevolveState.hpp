@@ -18,14 +18,15 @@ public:
     void afterForwardStep(int n, comm::Communicator& comm) override;
     void backward(comm::Communicator& comm) override;
     std::int64_t recomputedSteps() const override { return recomputed_; }
+    std::int64_t plannedRecomputeSteps() const override { return planned_; }
 
 private:
     /// Reverse steps [a, b) with c free slots (state a is stored or current).
-    void revolve(int a, int b, int c, comm::Communicator& comm);
+    void revolve(int a, int b, int c);
     /// Recompute forward steps [from, to) from the state in the fields.
-    void advance(int from, int to, comm::Communicator& comm);
+    void advance(int from, int to);
     /// Reverse step n: bring back state n, step it once more between two captures, run the adjoint.
-    void leaf(int n, comm::Communicator& comm);
+    void leaf(int n);
     /// Make state a current (from its slot, or zero for a = 0).
     void restore(int a);
     /// Store the state in the fields, which is state m, in a free slot.
@@ -41,6 +42,10 @@ private:
     std::vector<int> chain_; ///< states the forward run stores (the first split of every level)
     std::vector<T> after_, before_;
     std::int64_t recomputed_ = 0;
+    std::int64_t planned_ = 0; ///< recomputed_ after a full reverse sweep (the schedule run without stepping)
+    bool counting_ = false;
+    comm::Communicator* comm_ = nullptr; ///< the sweep's communicator, during backward()    ///< running the
+                                         ///< schedule only to count its recomputed steps
 };
 
 extern template class RevolveState<float>;

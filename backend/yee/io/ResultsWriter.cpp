@@ -90,6 +90,39 @@ void writeDeviceTables(hid_t telemetry, const std::vector<solver::DeviceSummary>
     }
 }
 
+void writePhases(hid_t telemetry, const std::vector<telemetry::PhaseProgress>& phases) {
+    h5::Handle g = h5::createGroup(telemetry, "phases");
+    std::vector<std::string> names;
+    std::vector<std::int64_t> steps, total;
+    std::vector<double> seconds;
+    for (const auto& ph : phases) {
+        names.push_back(ph.name);
+        steps.push_back(ph.step);
+        total.push_back(ph.totalSteps);
+        seconds.push_back(ph.seconds);
+    }
+    h5::writeAttr(g, "names", names);
+    h5::writeAttr(g, "steps", steps);
+    h5::writeAttr(g, "total_steps", total);
+    h5::writeAttr(g, "seconds", seconds);
+}
+
+std::vector<telemetry::PhaseProgress> readPhases(hid_t telemetry) {
+    std::vector<telemetry::PhaseProgress> out;
+    if (!h5::exists(telemetry, "phases"))
+        return out;
+    h5::Handle g = h5::openGroup(telemetry, "phases");
+    const auto names = h5::readStringArrayAttr(g, "names");
+    const auto steps = h5::readIntArrayAttr(g, "steps");
+    const auto total = h5::readIntArrayAttr(g, "total_steps");
+    const auto seconds = h5::readDoubleArrayAttr(g, "seconds");
+    if (steps.size() != names.size() || total.size() != names.size() || seconds.size() != names.size())
+        throw RunError("telemetry/phases: attributes disagree in length");
+    for (std::size_t i = 0; i < names.size(); ++i)
+        out.push_back({names[i], steps[i], total[i], seconds[i]});
+    return out;
+}
+
 void writeTimeline(hid_t telemetry, const std::vector<telemetry::Report>& reports) {
     h5::Handle g = h5::createGroup(telemetry, "timeline");
     const auto n = std::int64_t(reports.size());
@@ -154,9 +187,13 @@ void writeFile(const std::string& path, const scene::Scene& scene, const std::st
     h5::Handle telemetry = h5::createGroup(file, "telemetry");
     h5::writeAttr(telemetry, "wall_seconds", result.seconds);
     h5::writeAttr(telemetry, "cell_updates", result.cellUpdates);
+    // Cell updates are forward steps: their rate is the forward sweep's.
+    const double forwardSeconds = result.forwardSeconds > 0 ? result.forwardSeconds : result.seconds;
     h5::writeAttr(telemetry, "cell_updates_per_second",
-                  result.seconds > 0 ? double(result.cellUpdates) / result.seconds : 0.0);
+                  forwardSeconds > 0 ? double(result.cellUpdates) / forwardSeconds : 0.0);
     writeDeviceTables(telemetry, result.devices);
+    if (!result.phases.empty())
+        writePhases(telemetry, result.phases);
     if (!extras.timeline.empty())
         writeTimeline(telemetry, extras.timeline);
     telemetry = h5::Handle();
@@ -327,6 +364,7 @@ ResultsFile readFile(hid_t file) {
         r.cellUpdatesPerSecond = h5::readDoubleAttr(t, "cell_updates_per_second");
         r.devices = readDeviceTables(t);
         r.timeline = readTimeline(t);
+        r.phases = readPhases(t);
     }
     return r;
 }

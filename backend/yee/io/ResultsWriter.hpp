@@ -18,7 +18,10 @@
 /// /gradient/<design>     float64 dataset per design region (when gradients were computed)
 /// /snapshots/<detector>  attribute series: path of the ParaView .vtkhdf.series index (relative to
 ///                        the results file's directory)
-/// /telemetry             attributes: wall_seconds, cell_updates, cell_updates_per_second
+/// /telemetry             attributes: wall_seconds (the whole run: forward and reverse sweep),
+///                        cell_updates (forward), cell_updates_per_second (of the forward sweep)
+/// /telemetry/phases      attributes names, steps, total_steps, seconds: one entry per phase in
+///                        run order ("forward"; "reconstruct", "adjoint" for value-and-grad runs)
 /// /telemetry/devices/    attribute names (device names)
 ///     capacity           int64 [devices]                   bytes each device may hold
 ///     tile               int64 [devices, 6]                lo x,y,z then hi x,y,z (cells)
@@ -95,6 +98,8 @@ struct ResultsFile {
     /// another version fills what it shares with this one.
     std::vector<solver::DeviceSummary> devices;
     std::vector<TimelineSample> timeline;
+    /// Steps done, planned and wall time per phase, in run order (empty for files without them).
+    std::vector<telemetry::PhaseProgress> phases;
 
     /// The detector called `name`, or nullptr.
     const solver::DetectorResult* detector(const std::string& name) const;

@@ -99,6 +99,8 @@ template <class T> struct TileRun {
     Board* board; ///< LocalComm runs only
     int devicesTotal;
     RunResult* out; ///< rank 0 result
+    std::vector<telemetry::PhaseProgress> phases{}; ///< this run's phases (every rank keeps the same list)
+    int current = 0;                                ///< index in phases of the phase running
     std::unique_ptr<Tile<T>> tile;
     std::unique_ptr<detectors::DetectorSet<T>> dets;
     std::size_t tileEntries = 0; ///< the tile's own state entries (the detectors' follow)
@@ -166,6 +168,14 @@ template <class T> struct TileRun {
         std::string status = "completed";
         bool completed = true;
         const std::int64_t totalCells = std::int64_t(p.geom.cells[0]) * p.geom.cells[1] * p.geom.cells[2];
+        phases.clear(); // a session's tile runs again: its phases are this evaluation's
+        current = 0;
+        phases.push_back({"forward", first, p.steps, 0});
+        if (grad) {
+            if (const std::int64_t planned = grad->plannedRecomputeSteps(); planned > 0)
+                phases.push_back({"reconstruct", 0, planned, 0});
+            phases.push_back({"adjoint", 0, p.steps, 0});
+        }
         for (int n = first; n < p.steps; ++n) {
             dets.beforeStep(n);
             tile.step(n, comm, opt.overlap);
@@ -182,11 +192,13 @@ template <class T> struct TileRun {
                 comm.allReduceMax(std::span<double>(flags, 2), comm::Phase::Forward);
                 publish();
                 const auto now = Clock::now();
+                phases[0].step = done;
+                phases[0].seconds = std::chrono::duration<double>(now - t0).count();
                 if (rank == 0 && opt.onTelemetry &&
                     (std::chrono::duration<double>(now - lastReport).count() >= opt.telemetryInterval ||
                      done == p.steps || flags[0] != 0 || flags[1] != 0)) {
                     lastReport = now;
-                    report(done, std::chrono::duration<double>(now - t0).count(), totalCells);
+                    report(0, phases[0].seconds, totalCells);
                 }
                 if (flags[0] != 0) {
                     status = "diverged: non-finite field at step " + std::to_string(done) +
@@ -208,18 +220,90 @@ template <class T> struct TileRun {
         tile.finishPending(comm);
         dev.sync(); // the time loop's work is done before the clock stops and the host reads results
         const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        phases[0].step = done;
+        phases[0].seconds = seconds;
         double backSeconds = 0;
         if (grad && completed) {
             const auto b0 = Clock::now();
-            grad->backward(comm);
+            bool cancelled = false;
+            try {
+                reverseSweep(*grad, totalCells, lastReport);
+            } catch (const Cancelled&) {
+                // Every rank stops at the same check (the flag was all-reduced); the gradient is incomplete.
+                cancelled = true;
+            }
             dev.sync();
             backSeconds = std::chrono::duration<double>(Clock::now() - b0).count();
+            syncPhases(*grad);
+            if (cancelled) {
+                const auto& ph = phases[std::size_t(current)];
+                status = "cancelled in the " + ph.name + " phase at step " + std::to_string(ph.step) +
+                         " of " + std::to_string(ph.totalSteps) + " (no gradient)";
+                completed = false;
+            }
             if (rank == 0 && opt.onTelemetry)
-                report(done, seconds + backSeconds, totalCells, "adjoint");
+                report(cancelled ? current : int(phases.size()) - 1, seconds + backSeconds, totalCells);
         }
-        assemble(tile, dets, grad.get(), done, seconds, status, completed, restartFailure);
+        assemble(tile, dets, grad.get(), done, seconds + backSeconds, status, completed, restartFailure);
         out->forwardSeconds = seconds;
         out->backwardSeconds = backSeconds;
+        out->phases = phases;
+    }
+
+    /// The reverse sweep with a guard every guardInterval steps of each phase: one all-reduce of the cancel
+    /// flag (in that phase's collective counts), then a throttled telemetry report from rank 0.
+    void reverseSweep(gradient::GradientDriver<T>& grad, std::int64_t totalCells,
+                      Clock::time_point& lastReport) {
+        gradient::SweepMonitor m;
+        m.interval = opt.guardInterval;
+        m.check = [&](comm::Phase ph, std::int64_t, std::int64_t, double) {
+            double flag = (opt.cancel && opt.cancel->load()) ? 1.0 : 0.0;
+            comm.allReduceMax(std::span<double>(&flag, 1), ph);
+            publish();
+            syncPhases(grad);
+            current = ph == comm::Phase::Reconstruct ? phaseIndex("reconstruct") : phaseIndex("adjoint");
+            const auto now = Clock::now();
+            if (rank0() && opt.onTelemetry &&
+                (std::chrono::duration<double>(now - lastReport).count() >= opt.telemetryInterval ||
+                 flag != 0)) {
+                lastReport = now;
+                report(current, elapsedSeconds(), totalCells);
+            }
+            return flag != 0;
+        };
+        grad.setMonitor(std::move(m));
+        current = phaseIndex(phases.size() > 2 ? "reconstruct" : "adjoint");
+        grad.backward(comm);
+    }
+
+    bool rank0() const { return comm.rank() == 0; }
+
+    /// Wall time of the phases so far (s).
+    double elapsedSeconds() const {
+        double t = 0;
+        for (const auto& ph : phases)
+            t += ph.seconds;
+        return t;
+    }
+
+    int phaseIndex(const char* name) const {
+        for (std::size_t i = 0; i < phases.size(); ++i)
+            if (phases[i].name == name)
+                return int(i);
+        return 0;
+    }
+
+    /// The reverse-sweep phases' steps and wall time, from the driver.
+    void syncPhases(const gradient::GradientDriver<T>& grad) {
+        for (auto& ph : phases) {
+            const gradient::SweepPhase* g = ph.name == "reconstruct" ? &grad.reconstructPhase()
+                                            : ph.name == "adjoint"   ? &grad.adjointPhase()
+                                                                     : nullptr;
+            if (g) {
+                ph.step = g->steps;
+                ph.seconds = g->seconds;
+            }
+        }
     }
 
     void publish() {
@@ -234,14 +318,18 @@ template <class T> struct TileRun {
         d.comm = comm.stats();
     }
 
-    void report(int step, double elapsed, std::int64_t totalCells, const char* phase = "forward") {
+    /// Rank 0: one report for phase `index` of `phases`, `elapsed` seconds into the run.
+    void report(int index, double elapsed, std::int64_t totalCells) {
+        const telemetry::PhaseProgress& ph = phases[std::size_t(index)];
         telemetry::Report r;
-        r.phase = phase;
-        r.step = step;
-        r.totalSteps = plan->steps;
+        r.phase = ph.name;
+        r.step = int(ph.step);
+        r.totalSteps = int(ph.totalSteps);
         r.elapsedSeconds = elapsed;
-        r.stepsPerSecond = elapsed > 0 ? step / elapsed : 0;
+        r.stepsPerSecond = ph.stepsPerSecond();
         r.cellUpdatesPerSecond = r.stepsPerSecond * double(totalCells);
+        r.phases = phases;
+        r.remainingSeconds = telemetry::remainingSeconds(phases);
         if (board) {
             std::lock_guard<std::mutex> lk(board->m);
             r.devices = board->devices;
@@ -396,8 +484,11 @@ template <class T> Estimate estimateTyped(std::shared_ptr<const Plan> plan, cons
         {
             Tile<T> tile(plan, t, *dev);
             detectors::DetectorSet<T> dets(tile);
-            if (o.gradient)
+            if (o.gradient) {
                 gradient::GradientDriver<T> g(tile, dets, gradient::makeGradientPlan(*plan));
+                if (t == 0)
+                    e.recomputeSteps = g.plannedRecomputeSteps();
+            }
         }
         DeviceSummary d;
         d.name = mpi && o.backend == Backend::Cpu ? "rank:" + std::to_string(t) : dev->name();

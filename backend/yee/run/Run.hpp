@@ -50,9 +50,14 @@ struct RunOptions {
     std::int64_t deviceCapacity = 0; ///< bytes per device; 0 = host memory / devices
     bool overlap = true;             ///< overlap halo exchange with interior updates
     bool gradient = false;           ///< value-and-grad: also run the adjoint (scene "gradient" section)
-    int guardInterval = 64;          ///< steps between NaN/cancel checks (one all-reduce each)
+    /// Steps between NaN/cancel checks (one all-reduce each), in every phase: forward steps, and in the
+    /// reverse sweep of value-and-grad runs, recomputed steps and adjoint steps (a phase's last step
+    /// needs no check).
+    int guardInterval = 64;
     double telemetryInterval = 0.25; ///< seconds between telemetry reports
     int maxSteps = -1;               ///< <0: scene duration
+    /// Set to stop the run at the next guard step of whichever phase runs; the result is then marked
+    /// incomplete (a reverse sweep stopped early gives no gradient, its forward results stay).
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(const telemetry::Report&)> onTelemetry;
     /// External communicator (MPI): this process runs tile comm->rank() only. Null: LocalComm.
@@ -79,7 +84,7 @@ struct RunResult {
     int totalSteps = 0;
     double dt = 0; ///< normalised
     double dtFs = 0;
-    double seconds = 0; ///< wall time of the time loop
+    double seconds = 0; ///< wall time of the whole time loop: forward sweep, and reverse sweep if any (s)
     std::int64_t cellUpdates = 0;
     std::array<int, 3> gridCells{0, 0, 0};
     std::vector<solver::DetectorResult> detectors;
@@ -94,6 +99,9 @@ struct RunResult {
     double backwardSeconds = 0;       ///< wall time of the reverse sweep (reconstruction + adjoint)
     std::int64_t recomputedSteps = 0; ///< forward steps recomputed during the reverse sweep (tile 0)
     double reconstructionDrift = 0;   ///< reversible: max relative drift seen at checkpoints (max over tiles)
+    /// Every phase of the run in order (tile 0): "forward", then for value-and-grad runs "reconstruct"
+    /// (only when steps are recomputed) and "adjoint"; steps done, planned and wall time of each.
+    std::vector<telemetry::PhaseProgress> phases;
 };
 
 /// Per-device memory estimate produced by a dry run of the same allocation path.
@@ -102,6 +110,8 @@ struct Estimate {
     int steps = 0;
     std::vector<solver::DeviceSummary> devices; ///< memory.peak per device
     std::string capacityNote; ///< how the capacities were judged (run::capacityBasis), for the table
+    /// Value-and-grad: forward steps the reverse sweep recomputes (method checkpointed; else 0).
+    std::int64_t recomputeSteps = 0;
     std::int64_t maxDevicePeak() const;
     std::int64_t totalPeak() const;
 };

@@ -1,0 +1,141 @@
+/// The run monitor shows every phase of a run (forward, reconstruct, adjoint) with its progress, rate and
+/// time, and the whole run's remaining time; Cancel is acknowledged at once. The run history lists every
+/// run file of a folder, newest first, and numbers new runs past every existing one.
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QtTest>
+
+#include "UiTestScenes.hpp"
+#include "ui/RunHistory.hpp"
+#include "ui/RunMonitor.hpp"
+#include "yee/io/ResultsWriter.hpp"
+
+using namespace yee;
+using namespace yee::ui;
+
+namespace {
+telemetry::Report report(const std::string& phase, int step, std::vector<telemetry::PhaseProgress> phases) {
+    telemetry::Report r;
+    r.phase = phase;
+    r.step = step;
+    for (const auto& p : phases)
+        if (p.name == phase) {
+            r.totalSteps = int(p.totalSteps);
+            r.stepsPerSecond = p.stepsPerSecond();
+        }
+    double elapsed = 0;
+    for (const auto& p : phases)
+        elapsed += p.seconds;
+    r.elapsedSeconds = elapsed;
+    r.phases = std::move(phases);
+    r.remainingSeconds = telemetry::remainingSeconds(r.phases);
+    return r;
+}
+} // namespace
+
+class tst_RunMonitor : public QObject {
+    Q_OBJECT
+private slots:
+    void everyPhaseShown() {
+        RunMonitor m;
+        m.runStarted();
+        QVERIFY(!m.phaseBar("forward"));
+        // Forward phase of a checkpointed value-and-grad run: 100 forward, 250 recomputed, 100 adjoint.
+        m.showReport(report("forward", 40,
+                            {{"forward", 40, 100, 2.0}, {"reconstruct", 0, 250, 0}, {"adjoint", 0, 100, 0}}));
+        QVERIFY(m.phaseBar("forward") && m.phaseBar("reconstruct") && m.phaseBar("adjoint"));
+        QCOMPARE(m.phaseBar("forward")->value(), 40);
+        QCOMPARE(m.phaseBar("forward")->maximum(), 100);
+        QCOMPARE(m.phaseBar("reconstruct")->maximum(), 250);
+        QCOMPARE(m.phaseText("adjoint"), QString("waiting"));
+        QCOMPARE(m.statusText(), QString("Running: forward phase (1 of 3)"));
+        // Remaining time covers all phases at the forward rate: (60 + 250 + 100) steps at 20 steps/s.
+        QCOMPARE(m.timeText(), QString("2.0 s / 20.5 s"));
+        QCOMPARE(m.progress()->value(), 40);
+
+        // In the reverse sweep the monitor follows the adjoint, not the forward phase's last step.
+        m.showReport(report(
+            "adjoint", 30,
+            {{"forward", 100, 100, 4.75}, {"reconstruct", 130, 250, 3.25}, {"adjoint", 30, 100, 3.0}}));
+        QCOMPARE(m.currentPhase(), QString("adjoint"));
+        QCOMPARE(m.statusText(), QString("Running: adjoint phase (3 of 3)"));
+        QCOMPARE(m.progress()->value(), 30);
+        QCOMPARE(m.progress()->maximum(), 100);
+        QCOMPARE(m.phaseBar("forward")->value(), 100);
+        QCOMPARE(m.phaseBar("reconstruct")->value(), 130);
+        QCOMPARE(m.phaseBar("adjoint")->value(), 30);
+        QCOMPARE(m.phaseText("adjoint"), QString("10.0 steps/s, 3.0 s"));
+        // 120 recomputed steps at 40/s + 70 adjoint steps at 10/s = 3 + 7 s; 11 s elapsed.
+        QCOMPARE(m.timeText(), QString("11.0 s / 10.0 s"));
+
+        // A forward-only run has one phase, and says so without "(1 of 1)".
+        m.runStarted();
+        m.showReport(report("forward", 5, {{"forward", 5, 10, 1.0}}));
+        QCOMPARE(m.statusText(), QString("Running: forward phase"));
+        QVERIFY(!m.phaseBar("adjoint"));
+    }
+
+    void cancelAcknowledged() {
+        RunMonitor m;
+        QSignalSpy asked(&m, &RunMonitor::cancelRequested);
+        m.runStarted();
+        QVERIFY(m.cancelButton()->isEnabled());
+        m.cancelButton()->click();
+        QCOMPARE(asked.count(), 1);
+        QVERIFY(!m.cancelButton()->isEnabled());
+        QCOMPARE(m.cancelButton()->text(), QString("Cancelling\u2026"));
+        // The run's end puts the button back.
+        auto r = std::make_shared<run::RunResult>();
+        r->status = "cancelled in the adjoint phase at step 8 of 40 (no gradient)";
+        r->steps = r->totalSteps = 40;
+        r->seconds = 3.0;
+        r->forwardSeconds = 1.0;
+        r->phases = {{"forward", 40, 40, 1.0}, {"adjoint", 8, 40, 2.0}};
+        m.runFinished(r, QString());
+        QCOMPARE(m.cancelButton()->text(), QString("Cancel run"));
+        QVERIFY(m.statusText().startsWith("Stopped (cancelled in the adjoint phase at step 8 of 40"));
+        QVERIFY(m.statusText().contains("3.0 s"));
+        QCOMPARE(m.phaseBar("adjoint")->value(), 8);
+    }
+
+    void historyListsAndNumbersRuns() {
+        QTemporaryDir dir;
+        const QString folder = dir.filePath("scene.runs");
+        QCOMPARE(RunHistory::nextRunNumber(folder), 1);
+        QCOMPARE(RunHistory::runFile(folder, 7), folder + "/run-007.results.h5");
+        QVERIFY(QDir().mkpath(folder));
+        const scene::Scene s = test::smallScene();
+        run::RunResult done;
+        done.completed = true;
+        done.status = "completed";
+        done.seconds = 1.5;
+        done.phases = {{"forward", 10, 10, 1.0}, {"adjoint", 10, 10, 0.5}};
+        io::writeResults(RunHistory::runFile(folder, 1).toStdString(), s, "{}", done);
+        run::RunResult stopped;
+        stopped.status = "cancelled at step 4";
+        io::writeResults(RunHistory::runFile(folder, 3).toStdString(), s, "{}", stopped);
+        // A snapshot folder of a run takes its number too.
+        QVERIFY(QDir().mkpath(folder + "/run-004.results_snapshots"));
+        QCOMPARE(RunHistory::nextRunNumber(folder), 5);
+
+        RunHistory h;
+        QSignalSpy open(&h, &RunHistory::openRequested);
+        h.setFolder(folder);
+        QCOMPARE(h.count(), 2);
+        QCOMPARE(h.pathAt(0), RunHistory::runFile(folder, 3)); // newest first
+        QCOMPARE(h.statusAt(0), QString("incomplete: cancelled at step 4"));
+        QCOMPARE(h.statusAt(1), QString("complete"));
+        QCOMPARE(h.list()->topLevelItem(1)->text(1), QString("value and gradient"));
+        QCOMPARE(h.list()->topLevelItem(1)->text(3), QString("1.50 s"));
+        emit h.list()->itemActivated(h.list()->topLevelItem(1), 0);
+        QCOMPARE(open.count(), 1);
+        QCOMPARE(open.first().first().toString(), RunHistory::runFile(folder, 1));
+        h.clear();
+        QCOMPARE(h.count(), 0);
+    }
+};
+
+QTEST_MAIN(tst_RunMonitor)
+#include "tst_RunMonitor.moc"
