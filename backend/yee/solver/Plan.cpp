@@ -6,6 +6,7 @@
 #include "yee/core/Error.hpp"
 #include "yee/scene/Rasterizer.hpp"
 #include "yee/scene/SceneJson.hpp"
+#include "yee/solver/ModeSource.hpp"
 
 namespace yee::solver {
 
@@ -109,6 +110,10 @@ std::shared_ptr<Plan> makePlan(const scene::Scene& s, const PlanOptions& o) {
     for (std::size_t si = 0; si < s.sources.size(); ++si) {
         const scene::Source& src = s.sources[si];
         p.sourceTimes.emplace_back(src.profile, s.cellUm);
+        if (src.type == scene::SourceType::Mode) {
+            planModeSource(p, si);
+            continue;
+        }
         if (src.type == scene::SourceType::PointDipole) {
             double n = std::sqrt(src.polarization[0] * src.polarization[0] +
                                  src.polarization[1] * src.polarization[1] +

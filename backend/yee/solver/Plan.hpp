@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "yee/core/Box.hpp"
+#include "yee/modes/ModeCache.hpp"
 #include "yee/scene/Scene.hpp"
 #include "yee/solver/SourceTime.hpp"
 #include "yee/tiling/TileGrid.hpp"
@@ -95,6 +96,8 @@ struct Plan {
     std::vector<DetectorPlan> detectors;
     std::unique_ptr<tiling::TileGrid> tiles;
     std::shared_ptr<const scene::Rasterizer> raster;
+    /// Waveguide modes solved for this prepared scene (mode sources, mode monitors), shared by its tiles.
+    std::shared_ptr<modes::ModeCache> modeCache = std::make_shared<modes::ModeCache>();
 };
 
 /// What the plan needs besides the scene: typed values decided by the run layer.
