@@ -8,6 +8,7 @@
 
 #include "decomp/ResultCompare.hpp"
 #include "gradient/GradScene.hpp"
+#include "yee/core/Error.hpp"
 #include "yee/run/Run.hpp"
 #include "yee/scene/DetectorKinds.hpp"
 

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "physics/SceneBuilder.hpp"
+#include "yee/core/Error.hpp"
 #include "yee/run/Run.hpp"
 #include "yee/scene/DetectorKinds.hpp"
 #include "yee/scene/SceneJson.hpp"
@@ -88,7 +89,7 @@ private slots:
             err(scene::sceneToJson(pml)).startsWith("detectors[2].center_um: the mode monitor reaches into"),
             qPrintable(err(scene::sceneToJson(pml))));
         scene::Scene idx = waveguide();
-        idx.sources[0].mode = 9;
+        idx.sources[0].mode = 31;
         run::RunOptions o = run::RunOptions::fromScene(idx);
         o.maxSteps = 1;
         QString e;
