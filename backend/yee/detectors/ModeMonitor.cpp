@@ -20,6 +20,7 @@
 #include "yee/core/Error.hpp"
 #include "yee/detectors/Flux.hpp"
 #include "yee/modes/ModeCache.hpp"
+#include "yee/solver/ModeSource.hpp"
 
 namespace yee::detectors {
 
@@ -182,6 +183,19 @@ public:
             c.plane("mode monitor");
             c.planeInInterior("mode monitor");
             const scene::Detector& d = c.detector();
+            // Every wavelength inside some source's spectrum (FWHM around a pulse's centre, a CW's own).
+            for (std::size_t w = 0; w < d.wavelengths.size(); ++w) {
+                bool lit = c.scene().sources.empty();
+                for (const scene::Source& src : c.scene().sources) {
+                    const scene::Profile& pr = src.profile;
+                    const double half =
+                        pr.type == scene::ProfileType::Cw ? 1e-9 * pr.wavelength : pr.bandwidth;
+                    lit = lit || std::fabs(d.wavelengths[w] - pr.wavelength) <= half;
+                }
+                if (!lit)
+                    c.fail("wavelengths_um[" + std::to_string(w) + "]",
+                           "lies outside every source's spectrum (centre +- bandwidth_um)");
+            }
             for (const scene::Design& g : c.scene().designs) {
                 bool touch = true;
                 for (int a = 0; a < 3; ++a)
@@ -202,7 +216,19 @@ public:
     }
 
     DetectorPlan plan(const scene::Detector& d, int index, const solver::Plan& p) const override {
-        return planFluxPlane(d, index, p);
+        DetectorPlan dp = planFluxPlane(d, index, p);
+        // Solve every wavelength's modes now (cached for assembly): a plane that guides too few modes or
+        // cuts no core is refused before the run.
+        const int M = scene::detectorParam<int>(d, "modes");
+        for (std::size_t w = 0; w < dp.omegas.size(); ++w) {
+            const auto set = monitorModes(dp, p, w, M);
+            if (set->homogeneous && !solver::onPecWalls(p, set->request))
+                throw InputError(
+                    "detectors[" + std::to_string(index) +
+                    "]: the mode monitor's plane cuts no waveguide core (its cross-section is one "
+                    "material)");
+        }
+        return dp;
     }
 
     void assemble(const DetectorPlan& dp, Gathered& g, solver::DetectorResult& res) const override {

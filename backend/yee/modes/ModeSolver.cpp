@@ -199,6 +199,10 @@ ModeSet solveModes(const scene::Rasterizer& raster, const ModeRequest& req, cons
     ModeSet out;
     out.request = req;
     out.unknowns = n;
+    auto uniform = [](const Vec& v, double ref) { return v.size() == 0 || (v.array() == ref).all(); };
+    const double e0 = epsW.size() ? epsW[0] : epsU[0], m0 = muU.size() ? muU[0] : muW[0];
+    out.homogeneous = uniform(epsW, e0) && uniform(epsU, e0) && uniform(epsA, e0) && uniform(muU, m0) &&
+                      uniform(muW, m0) && uniform(muA, m0);
     for (int m = 0; m < req.count; ++m) {
         const int k = order[std::size_t(m)];
         // A real eigenvector: rotate the phase of the largest entry to zero, keep the real part.

@@ -66,6 +66,7 @@ struct ModeSet {
     std::vector<Mode> modes;   ///< in order (decreasing n_eff, or increasing distance from nGuess)
     double seconds = 0;        ///< solve time
     std::int64_t unknowns = 0; ///< size of the eigenproblem
+    bool homogeneous = false;  ///< the cross-section holds one material (no core: only the walls guide)
 };
 
 /// Solve `req` on the materials of `raster`. Throws InputError (naming `field`) when the cross-section

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "yee/core/Error.hpp"
+
 namespace yee::solver {
 
 namespace {
@@ -14,6 +16,16 @@ int levi(int a, int b, int c) {
     return ((b - a + 3) % 3 == 1) ? 1 : -1;
 }
 } // namespace
+
+bool onPecWalls(const Plan& p, const modes::ModeRequest& q) {
+    for (int i = 0; i < 2; ++i) {
+        const int b = (q.normal + 1 + i) % 3;
+        if (p.bc[std::size_t(b)] != tiling::AxisBoundary::Pec || q.lo[std::size_t(i)] != 0 ||
+            q.hi[std::size_t(i)] != p.geom.cells[std::size_t(b)])
+            return false;
+    }
+    return true;
+}
 
 modes::ModeRequest modeSourceRequest(const Plan& p, std::size_t si) {
     const scene::Source& src = p.scene.sources[si];
@@ -42,6 +54,9 @@ void planModeSource(Plan& p, std::size_t si) {
     const modes::ModeRequest q = modeSourceRequest(p, si);
     const std::string field = "sources[" + std::to_string(si) + "].mode_index";
     const std::shared_ptr<const modes::ModeSet> set = p.modeCache->get(*p.raster, q, field);
+    if (set->homogeneous && !onPecWalls(p, q))
+        throw InputError("sources[" + std::to_string(si) +
+                         "]: the port plane cuts no waveguide core (its cross-section is one material)");
     const modes::Mode& m = set->modes[std::size_t(src.mode)];
     // One-sided injection on the E plane i0 along a (total field on the side the mode travels into):
     // for each transverse pair (p, q), with E^inc = d e, H^inc = h of the mode travelling along d,

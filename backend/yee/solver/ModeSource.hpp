@@ -14,9 +14,14 @@ namespace yee::solver {
 /// transverse extent (its PEC walls), the profile's centre wavelength and mode_index + 1 modes.
 modes::ModeRequest modeSourceRequest(const Plan& p, std::size_t si);
 
+/// True when the cross-section of `q` spans the grid between PEC domain boundaries along both transverse
+/// axes (a metal waveguide: a homogeneous cross-section is then a valid port).
+bool onPecWalls(const Plan& p, const modes::ModeRequest& q);
+
 /// Solve (or fetch from the cache) the modes of mode source `si` and append its injections to p: the
 /// transverse E and H of mode mode_index, unit power, times the source's profile. Throws InputError naming
-/// sources[si].mode_index when the plane guides fewer modes.
+/// sources[si].mode_index when the plane guides fewer modes, and sources[si] when the plane cuts no core
+/// (one material, not between PEC walls).
 void planModeSource(Plan& p, std::size_t si);
 
 } // namespace yee::solver
