@@ -88,6 +88,36 @@ private slots:
         QVERIFY2(
             err(scene::sceneToJson(pml)).startsWith("detectors[2].center_um: the mode monitor reaches into"),
             qPrintable(err(scene::sceneToJson(pml))));
+        scene::Scene far = waveguide();
+        far.detectors[1].wavelengths = {1.0, 2.0};
+        QVERIFY2(err(scene::sceneToJson(far))
+                     .startsWith("detectors[1].wavelengths_um[1]: lies outside every source"),
+                 qPrintable(err(scene::sceneToJson(far))));
+        scene::Scene design = waveguide();
+        scene::Design g;
+        g.name = "d";
+        g.center = {-1.2, 0, 0};
+        g.size = {0.2, 0.4, 0.2};
+        g.materials = {"vacuum", "core"};
+        design.designs.push_back(g);
+        QVERIFY2(err(scene::sceneToJson(design))
+                     .startsWith("sources[0]: the mode source plane crosses design \"d\""),
+                 qPrintable(err(scene::sceneToJson(design))));
+        // A plane that cuts no core, refused before the run (the monitor's modes are solved at planning).
+        scene::Scene empty = waveguide();
+        empty.objects.clear();
+        empty.sources[0].type = scene::SourceType::UniformPlane;
+        empty.sources[0].polarization = {0, 0, 1};
+        run::RunOptions eo = run::RunOptions::fromScene(empty);
+        eo.maxSteps = 1;
+        QString ee;
+        try {
+            run::run(empty, eo);
+        } catch (const InputError& x) {
+            ee = x.what();
+        }
+        QVERIFY2(ee.startsWith("detectors[0]: the mode monitor's plane cuts no waveguide core"),
+                 qPrintable(ee));
         scene::Scene idx = waveguide();
         idx.sources[0].mode = 31;
         run::RunOptions o = run::RunOptions::fromScene(idx);

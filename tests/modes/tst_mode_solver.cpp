@@ -4,6 +4,9 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <string>
 
 #include "physics/SceneBuilder.hpp"
 #include "yee/modes/ModeSolver.hpp"
@@ -28,6 +31,40 @@ double slabTe(double n1, double n2, double h, double k0, int m) {
     }
     const double kappa = 0.5 * (lo + hi) / h;
     return std::sqrt(n1 * n1 - kappa * kappa / (k0 * k0));
+}
+
+/// Peak resident memory of this process, MiB (Linux; 0 elsewhere).
+double peakMiB() {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("VmHWM:", 0) == 0)
+            return std::stod(line.substr(6)) / 1024.0;
+    return 0;
+}
+
+/// The TE0 and TM0 modes of a 500 x 220 nm silicon wire in silica at 1.55 um on an n x n cross-section.
+modes::ModeSet siliconWire(int n) {
+    const double cell = 2.0 / n;
+    scene::Scene s = testing::boxScene(4, n, n, cell, scene::BoundaryType::Pec, scene::BoundaryType::Pec,
+                                       scene::BoundaryType::Pec);
+    s.materials.push_back(testing::material("si", 3.48 * 3.48));
+    s.materials.push_back(testing::material("sio2", 1.444 * 1.444));
+    s.background = "sio2";
+    scene::Object wire;
+    wire.shape = scene::Shape::Box;
+    wire.size = {10, 0.5, 0.22};
+    wire.material = "si";
+    s.objects.push_back(wire);
+    const scene::Rasterizer r(s);
+    modes::ModeRequest q;
+    q.normal = 0;
+    q.plane = 2;
+    q.hi = {n, n};
+    q.omega = 2 * M_PI * cell / 1.55;
+    q.dt = s.dt();
+    q.count = 2;
+    return modes::solveModes(r, q, "bench");
 }
 
 } // namespace
@@ -148,6 +185,22 @@ private slots:
             qInfo("TE%d Richardson n_eff %.8f (analytic %.8f), error %.2e", m, rich, ref[m],
                   std::fabs(rich - ref[m]));
             QVERIFY(std::fabs(rich - ref[m]) < 1e-4);
+        }
+    }
+
+    /// Solver time and memory on 100 x 100 cells (and 300 x 300 with YEE_MODE_BENCH=1): a silicon wire's
+    /// two guided modes, n_eff between the cladding and the core.
+    void crossSectionBenchmark() {
+        std::vector<int> sizes{100};
+        if (std::getenv("YEE_MODE_BENCH"))
+            sizes.push_back(300);
+        for (int n : sizes) {
+            const modes::ModeSet ms = siliconWire(n);
+            qInfo("%d x %d cells: %lld unknowns, %.2f s, peak memory %.0f MiB; n_eff %.5f, %.5f", n, n,
+                  (long long)ms.unknowns, ms.seconds, peakMiB(), ms.modes[0].neff, ms.modes[1].neff);
+            for (const auto& m : ms.modes)
+                QVERIFY(m.neff > 1.444 && m.neff < 3.48);
+            QVERIFY(ms.modes[0].neff > 2.2 && ms.modes[0].neff < 2.6); // TE0 of the 500 x 220 nm wire: ~2.44
         }
     }
 };

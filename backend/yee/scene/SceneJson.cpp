@@ -1268,7 +1268,7 @@ private:
         const Detector& detector() const override { return d_; }
         const std::string& path() const override { return path_; }
         [[noreturn]] void fail(const std::string& key, const std::string& message) const override {
-            scene::fail(join(path_, key), message);
+            scene::fail(path_ + "." + key, message); // key may carry an index: "wavelengths_um[1]"
         }
         void plane(const char* what) const override {
             v_.plane(d_.size, d_.normal, d_.direction, path_, what);

@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "yee/core/Error.hpp"
+#include "yee/modes/ModeCache.hpp"
 
 namespace yee::solver {
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "yee/core/Error.hpp"
+#include "yee/modes/ModeCache.hpp"
 #include "yee/scene/Rasterizer.hpp"
 #include "yee/scene/SceneJson.hpp"
 #include "yee/solver/ModeSource.hpp"
@@ -105,6 +106,7 @@ std::shared_ptr<Plan> makePlan(const scene::Scene& s, const PlanOptions& o) {
 
     p.tiles = std::make_unique<tiling::TileGrid>(p.geom.cells, o.tiles, p.bc, pmlCells);
     p.raster = std::make_shared<scene::Rasterizer>(s);
+    p.modeCache = std::make_shared<modes::ModeCache>();
 
     // ---- sources ----
     for (std::size_t si = 0; si < s.sources.size(); ++si) {

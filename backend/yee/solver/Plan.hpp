@@ -9,13 +9,15 @@
 #include <vector>
 
 #include "yee/core/Box.hpp"
-#include "yee/modes/ModeCache.hpp"
 #include "yee/scene/Scene.hpp"
 #include "yee/solver/SourceTime.hpp"
 #include "yee/tiling/TileGrid.hpp"
 
 namespace yee::scene {
 class Rasterizer;
+}
+namespace yee::modes {
+class ModeCache;
 }
 
 namespace yee::solver {
@@ -97,7 +99,7 @@ struct Plan {
     std::unique_ptr<tiling::TileGrid> tiles;
     std::shared_ptr<const scene::Rasterizer> raster;
     /// Waveguide modes solved for this prepared scene (mode sources, mode monitors), shared by its tiles.
-    std::shared_ptr<modes::ModeCache> modeCache = std::make_shared<modes::ModeCache>();
+    std::shared_ptr<modes::ModeCache> modeCache; ///< set by makePlan() (modes/ModeCache.hpp)
 };
 
 /// What the plan needs besides the scene: typed values decided by the run layer.
