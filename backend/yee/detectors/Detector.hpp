@@ -11,11 +11,13 @@
 /// result assembly and the gradient driver only call this interface.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "yee/core/Bytes.hpp"
 #include "yee/core/ExactSum.hpp"
+#include "yee/scene/DetectorKinds.hpp"
 #include "yee/scene/Scene.hpp"
 #include "yee/solver/Plan.hpp"
 #include "yee/solver/Result.hpp"
@@ -155,8 +157,12 @@ public:
     virtual ~Kind() = default;
     /// The scene type name ("flux"): the registry key and DetectorResult::type.
     virtual std::string type() const = 0;
-    /// The scene enum of this kind.
-    virtual scene::DetectorType sceneType() const = 0;
+    /// The scene id of this kind (by default the id registered under type()).
+    virtual scene::DetectorType sceneType() const { return scene::detectorType(type()); }
+    /// A plug-in kind's declaration for the scene schema: its keys, what it offers an objective and its
+    /// rules across keys (scene/DetectorKinds.hpp). The registry hands it to scene::registerDetectorKind()
+    /// before main() runs. The kinds built into the scene format (declared there) return nullopt.
+    virtual std::optional<scene::DetectorKindSpec> declare() const { return std::nullopt; }
     /// The detector in global cells, from a validated scene detector (index `index` in the scene).
     virtual DetectorPlan plan(const scene::Detector& d, int index, const solver::Plan& p) const = 0;
     /// Its part on `tile` (dry-run aware: in a dry run nothing is taken, only counted).

@@ -13,6 +13,7 @@ std::unique_ptr<Kind> makePhasorKind();
 std::unique_ptr<Kind> makeProbeKind();
 std::unique_ptr<Kind> makeSnapshotKind();
 std::unique_ptr<Kind> makeFluxBoxKind();
+std::unique_ptr<Kind> makeModeMonitorKind();
 
 namespace {
 struct Table {
@@ -21,7 +22,7 @@ struct Table {
     Table() {
         // The one list of registrations: a new kind is one line here.
         for (auto make : {makeSnapshotKind, makeFluxKind, makeEnergyKind, makePhasorKind, makeProbeKind,
-                          makeFluxBoxKind}) {
+                          makeFluxBoxKind, makeModeMonitorKind}) {
             owned.push_back(make());
             list.push_back(owned.back().get());
         }
@@ -31,6 +32,21 @@ const Table& table() {
     static const Table t;
     return t;
 }
+} // namespace
+
+void declareSceneKinds() {
+    static const bool done = [] {
+        for (const Kind* k : kinds())
+            if (auto spec = k->declare())
+                scene::registerDetectorKind(std::move(*spec));
+        return true;
+    }();
+    (void)done;
+}
+
+namespace {
+// Before main(): the schema is complete when the first scene is read.
+[[maybe_unused]] const bool kSceneKindsDeclared = (declareSceneKinds(), true);
 } // namespace
 
 const std::vector<const Kind*>& kinds() {

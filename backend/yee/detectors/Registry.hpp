@@ -1,7 +1,9 @@
 #pragma once
 /// \file Registry.hpp
 /// The detector kinds, keyed by their scene type name ("flux", "energy", ...). Filled once, from the
-/// explicit list in Registry.cpp (a static library would drop self-registering objects).
+/// explicit list in Registry.cpp (a static library would drop self-registering objects). A kind that is not
+/// part of the scene format declares its scene keys through Kind::declare(); declareSceneKinds() hands
+/// those declarations to the scene layer, so adding a kind is its own file plus one line in Registry.cpp.
 #include <string>
 #include <vector>
 
@@ -9,6 +11,9 @@
 
 namespace yee::detectors {
 
+/// Register the plug-in kinds' declarations (Kind::declare()) with the scene schema. Runs before main()
+/// in every program that links the registry; idempotent, so a program may also call it first thing.
+void declareSceneKinds();
 /// Every registered kind, in registration order.
 const std::vector<const Kind*>& kinds();
 /// The kind registered as `type`, or nullptr.

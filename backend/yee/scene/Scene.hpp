@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "yee/core/Box.hpp"
@@ -23,6 +24,14 @@ using Vec3 = std::array<double, 3>;
 inline constexpr const char* kFormatName = "yee-scene";
 /// Scene file format version written by this build (and the newest it reads).
 inline constexpr int kFormatVersion = 1;
+
+/// One value of a scene key in its canonical form: double (Number), int (Integer), bool (Boolean),
+/// std::string (String, Enum file name, references), Vec3 (Vec3, Polarization), std::array<int, 3>
+/// (IntVec3), std::vector<double> (NumberList), std::vector<std::string> (EnumList, MaterialPair),
+/// std::vector<std::array<double, 2>> (Points2). std::monostate: no value. (Schema.hpp describes the keys.)
+using SchemaValue =
+    std::variant<std::monostate, double, int, bool, std::string, std::array<double, 3>, std::array<int, 3>,
+                 std::vector<double>, std::vector<std::string>, std::vector<std::array<double, 2>>>;
 
 /// Speed of light in um/fs.
 inline constexpr double kC_um_per_fs = 0.299792458;
@@ -118,8 +127,8 @@ struct Profile {
     double phase = 0.0;     ///< radians
 };
 
-/// Kind of source.
-enum class SourceType { PointDipole, GaussianPlane, UniformPlane };
+/// Kind of source. Mode: waveguide mode `mode` of the port plane, launched one way (ModeSource.hpp).
+enum class SourceType { PointDipole, GaussianPlane, UniformPlane, Mode };
 
 /// An electric current source (a point or a plane sheet).
 struct Source {
@@ -131,11 +140,15 @@ struct Source {
     int direction = +1;         ///< plane sources: +1 or -1 along the normal
     int normal = 0;             ///< plane sources: normal axis (derived from size / direction string)
     double waist = 1.0;         ///< Gaussian plane: 1/e field waist radius, um
+    int mode = 0;               ///< mode source: mode index, 0 = the largest n_eff (or nearest nGuess)
+    double nGuess = 0;          ///< mode source: > 0 selects the modes nearest this n_eff
     Profile profile;            ///< time dependence
 };
 
-/// Kind of detector. FluxBox: the net power leaving a closed box (all three extents > 0).
-enum class DetectorType { Snapshot, Flux, Energy, Phasor, Probe, FluxBox };
+/// Kind of detector: the id of a registered detector kind (DetectorKinds.hpp). The enumerators name the
+/// kinds built into the scene format, in registration order; a kind registered by a plug-in gets the next
+/// free id (scene::detectorType("name") finds it). FluxBox: the net power leaving a closed box.
+enum class DetectorType : int { Snapshot, Flux, Energy, Phasor, Probe, FluxBox };
 
 /// Something recorded during a run. Names are unique and used as HDF5 group names in results.
 struct Detector {
@@ -149,6 +162,9 @@ struct Detector {
     std::vector<std::string> components;     ///< snapshot / phasor / probe: "Ex".."Hz"
     int every = 1;                           ///< snapshot / time series interval, steps
     int downsample = 1;                      ///< snapshot spatial downsampling
+    /// Keys a registered kind declares beyond the fields above, by file key (DetectorKinds.hpp:
+    /// detectorParam() reads one, falling back to the key's default).
+    std::map<std::string, SchemaValue> params;
 };
 
 /// Design region: latent voxel grid -> filter -> projection -> density -> eps.
@@ -168,8 +184,9 @@ struct Design {
     std::vector<double> latent; ///< loaded latent values (x fastest), size = product of voxel counts
 };
 
-/// What an objective term reads from its detector.
-enum class Quantity { Flux, PhasorPower, Energy };
+/// What an objective term reads from its detector: the id of a registered quantity (DetectorKinds.hpp).
+/// The enumerators name the built-in quantities; a detector kind may register more.
+enum class Quantity : int { Flux, PhasorPower, Energy };
 /// How an objective term reduces the detector's record to a number.
 enum class Reduce { TimeIntegral, AtWavelength, Final };
 

@@ -20,6 +20,7 @@
 #include "yee/core/Error.hpp"
 #include "yee/files/AtomicFile.hpp"
 #include "yee/files/Hdf5Util.hpp"
+#include "yee/scene/DetectorKinds.hpp"
 #include "yee/scene/DeviceSpec.hpp"
 #include "yee/scene/MaterialCheck.hpp"
 #include "yee/scene/MaterialModel.hpp"
@@ -1027,6 +1028,14 @@ private:
                 return false;
         return true;
     }
+    /// True when the closed boxes (centre, size) share more than a boundary point along some axis and
+    /// overlap along all three.
+    static bool boxesTouch(const Vec3& c1, const Vec3& s1, const Vec3& c2, const Vec3& s2) {
+        for (int a = 0; a < 3; ++a)
+            if (c1[a] + 0.5 * s1[a] < c2[a] - 0.5 * s2[a] || c2[a] + 0.5 * s2[a] < c1[a] - 0.5 * s1[a])
+                return false;
+        return true;
+    }
     /// First PML axis the box reaches into, or -1.
     int pmlAxisOf(const Vec3& c, const Vec3& sz) const {
         for (int a = 0; a < 3; ++a)
@@ -1211,7 +1220,7 @@ private:
             const std::string p = item("sources", i);
             uniqueName(names, src.name, p + ".name", false);
             keys(SectionId::Source, int(i), p);
-            if (src.polarization == Vec3{0, 0, 0})
+            if (src.type != SourceType::Mode && src.polarization == Vec3{0, 0, 0})
                 fail(p + ".polarization", "must not be zero");
             if (src.type == SourceType::PointDipole) {
                 if (!pointInside(src.center))
@@ -1222,17 +1231,24 @@ private:
                 if (src.direction != 1 && src.direction != -1)
                     fail(p + ".direction", "sign must be +1 or -1");
                 plane(src.size, src.normal, src.direction, p, "plane source");
-                if (src.polarization[std::size_t(src.normal)] != 0)
-                    fail(p + ".polarization", "must be transverse to the plane normal " +
-                                                  axisName(src.normal) + " (got " + vecStr(src.polarization) +
-                                                  ")");
-                const int nonzero = int(src.polarization[0] != 0) + int(src.polarization[1] != 0) +
-                                    int(src.polarization[2] != 0);
-                if (nonzero != 1)
-                    fail(p + ".polarization", "a plane source is polarised along one transverse axis (\"" +
-                                                  axisName((src.normal + 1) % 3) + "\" or \"" +
-                                                  axisName((src.normal + 2) % 3) + "\"), got " +
-                                                  vecStr(src.polarization));
+                if (src.type == SourceType::Mode)
+                    for (std::size_t g = 0; g < s_.designs.size(); ++g)
+                        if (boxesTouch(src.center, src.size, s_.designs[g].center, s_.designs[g].size))
+                            fail(p, "the mode source plane crosses design " + dq(s_.designs[g].name) +
+                                        "; its mode would depend on the design (move the port out of it)");
+                if (src.type != SourceType::Mode) { // a mode source's fields come from its mode
+                    if (src.polarization[std::size_t(src.normal)] != 0)
+                        fail(p + ".polarization", "must be transverse to the plane normal " +
+                                                      axisName(src.normal) + " (got " +
+                                                      vecStr(src.polarization) + ")");
+                    const int nonzero = int(src.polarization[0] != 0) + int(src.polarization[1] != 0) +
+                                        int(src.polarization[2] != 0);
+                    if (nonzero != 1)
+                        fail(p + ".polarization",
+                             "a plane source is polarised along one transverse axis (\"" +
+                                 axisName((src.normal + 1) % 3) + "\" or \"" +
+                                 axisName((src.normal + 2) % 3) + "\"), got " + vecStr(src.polarization));
+                }
                 planeInInterior(src.center, src.size, src.normal, p, "source plane");
             }
             const Profile& pr = src.profile;
@@ -1266,6 +1282,32 @@ private:
         }
     }
 
+    /// A detector kind's view of the validator (DetectorKinds.hpp).
+    class Check final : public DetectorCheck {
+    public:
+        Check(const Validator& v, const Detector& d, std::string path)
+            : v_(v), d_(d), path_(std::move(path)) {}
+        const Scene& scene() const override { return v_.s_; }
+        const Detector& detector() const override { return d_; }
+        const std::string& path() const override { return path_; }
+        [[noreturn]] void fail(const std::string& key, const std::string& message) const override {
+            scene::fail(path_ + "." + key, message); // key may carry an index: "wavelengths_um[1]"
+        }
+        void plane(const char* what) const override {
+            v_.plane(d_.size, d_.normal, d_.direction, path_, what);
+        }
+        void planeInInterior(const char* what) const override {
+            v_.planeInInterior(d_.center, d_.size, d_.normal, path_, what);
+        }
+        int pmlAxis() const override { return v_.pmlAxisOf(d_.center, d_.size); }
+        std::string pmlText(int axis) const override { return v_.pmlText(axis); }
+
+    private:
+        const Validator& v_;
+        const Detector& d_;
+        std::string path_;
+    };
+
     void detectors() {
         std::set<std::string> names;
         for (std::size_t i = 0; i < s_.detectors.size(); ++i) {
@@ -1274,38 +1316,22 @@ private:
             uniqueName(names, d.name, p + ".name", true);
             keys(SectionId::Detector, int(i), p);
             const int variant = int(d.type);
-            switch (d.type) {
-            case DetectorType::Flux:
-                if (d.normal < 0 || d.normal > 2)
-                    fail(p + ".direction", "has no normal axis");
-                if (d.direction != 1 && d.direction != -1)
-                    fail(p + ".direction", "sign must be +1 or -1");
-                plane(d.size, d.normal, d.direction, p, "flux plane");
-                planeInInterior(d.center, d.size, d.normal, p, "flux plane");
-                break;
-            case DetectorType::FluxBox: {
-                const int a = pmlAxisOf(d.center, d.size);
-                if (a >= 0)
-                    fail(p + ".size_um",
-                         "the flux box reaches into " + pmlText(a) + "; move it into the interior");
-                break;
-            }
-            case DetectorType::Probe:
-                if (d.size != Vec3{0, 0, 0})
-                    fail(p + ".size_um", "a probe is a point (size must be zero)");
-                break;
-            default:
-                break;
-            }
-            if (d.type != DetectorType::Flux) {
+            const DetectorKindSpec* kind = detectorKind(d.type);
+            if (!kind)
+                fail(p + ".type", "unknown detector type " + std::to_string(variant));
+            const Check c(*this, d, p);
+            if (kind->check)
+                kind->check(c);
+            if (kind->insideDomain) {
                 if (!pointInside(d.center))
                     fail(p + ".center_um", vecStr(d.center) + " lies outside the domain");
                 if (!boxInside(d.center, d.size, lo_, hi_))
                     fail(p + ".size_um", "the detector extends outside the domain");
             }
-            if (d.type == DetectorType::Phasor && d.wavelengths.empty())
-                fail(p + ".wavelengths_um", "must list at least one wavelength");
             const SectionSpec& sec = section(SectionId::Detector);
+            if (const KeySpec* w = sec.find("wavelengths_um", variant);
+                w && w->required && d.wavelengths.empty())
+                fail(p + ".wavelengths_um", "must list at least one wavelength");
             if (!sec.find("wavelengths_um", variant) && !d.wavelengths.empty())
                 fail(p + ".wavelengths_um", "only used by " + usedBy(sec, "wavelengths_um") + " detectors");
             for (std::size_t w = 0; w < d.wavelengths.size(); ++w)
@@ -1410,18 +1436,12 @@ private:
             if (!d)
                 fail(p + ".detector", "unknown detector " + dq(t.detector));
             const char* dt = enumName(d->type);
-            const bool box = d->type == DetectorType::FluxBox;
-            const bool typeOk =
-                (t.quantity == Quantity::Flux && (d->type == DetectorType::Flux || box)) ||
-                (t.quantity == Quantity::PhasorPower && (d->type == DetectorType::Phasor || box)) ||
-                (t.quantity == Quantity::Energy && d->type == DetectorType::Energy);
-            if (!typeOk)
+            const DetectorKindSpec* kind = detectorKind(d->type);
+            const ObjectiveUse* use = kind ? kind->use(t.quantity) : nullptr;
+            if (!use)
                 fail(p + ".quantity",
                      dq(enumName(t.quantity)) + " cannot be read from " + dt + " detector " + dq(d->name));
-            const bool reduceOk = (t.quantity == Quantity::Flux && (t.reduce != Reduce::Final || box)) ||
-                                  (t.quantity == Quantity::PhasorPower && t.reduce == Reduce::AtWavelength) ||
-                                  (t.quantity == Quantity::Energy && t.reduce != Reduce::AtWavelength);
-            if (!reduceOk)
+            if (std::find(use->reductions.begin(), use->reductions.end(), t.reduce) == use->reductions.end())
                 fail(p + ".reduce",
                      dq(enumName(t.reduce)) + " does not apply to quantity " + dq(enumName(t.quantity)));
             if (t.reduce == Reduce::AtWavelength) {
@@ -1431,6 +1451,10 @@ private:
                 if (!listed)
                     fail(p + ".wavelength_um", num(t.wavelength) + " um is not among detector " +
                                                    dq(d->name) + "'s wavelengths_um");
+            }
+            if (kind->checkTerm) {
+                const std::size_t di = std::size_t(d - s_.detectors.data());
+                kind->checkTerm(Check(*this, *d, item("detectors", di)), t, p);
             }
             if (reversible) {
                 const int a = pmlAxisOf(d->center, d->size);

@@ -5,6 +5,8 @@
 #include <initializer_list>
 #include <stdexcept>
 
+#include "yee/scene/DetectorKinds.hpp"
+
 namespace yee::scene {
 
 namespace {
@@ -549,7 +551,7 @@ std::vector<SectionSpec> buildSections() {
     }
     {
         using T = SourceType;
-        const VariantMask plane = only({T::GaussianPlane, T::UniformPlane});
+        const VariantMask plane = only({T::GaussianPlane, T::UniformPlane, T::Mode});
         SectionSpec src = newSection(SectionId::Source, "sources", "Source");
         src.variants = &sourceTypes();
         src.count = countOf(&Scene::sources);
@@ -578,6 +580,7 @@ std::vector<SectionSpec> buildSections() {
                 .choices(directions())
                 .bind(directionField(sourceOf)),
             K("polarization", KT::Polarization, "Polarisation", "", "Direction of the driving current")
+                .in(only({T::PointDipole, T::GaussianPlane, T::UniformPlane}))
                 .required()
                 .bind(field(sourceOf, &Source::polarization)),
             K("waist_um", KT::Number, "Waist", "um", "1/e field radius of the Gaussian beam")
@@ -585,6 +588,17 @@ std::vector<SectionSpec> buildSections() {
                 .required()
                 .gt(0)
                 .bind(field(sourceOf, &Source::waist)),
+            K("mode_index", KT::Integer, "Mode", "", "Mode launched: 0 = largest n_eff (or nearest n_guess)")
+                .in(only({T::Mode}))
+                .between(0, 31)
+                .def(0)
+                .bind(field(sourceOf, &Source::mode)),
+            K("n_guess", KT::Number, "n_eff guess", "",
+              "0: modes by decreasing n_eff; > 0: modes nearest this")
+                .in(only({T::Mode}))
+                .ge(0)
+                .def(0.0)
+                .bind(field(sourceOf, &Source::nGuess)),
             K("profile", KT::Section, "Profile", "", "Time dependence")
                 .required()
                 .sub(SectionId::Profile)
@@ -633,7 +647,6 @@ std::vector<SectionSpec> buildSections() {
         out.push_back(std::move(p));
     }
     {
-        using D = DetectorType;
         SectionSpec d = newSection(SectionId::Detector, "detectors", "Detector");
         d.variants = &detectorTypes();
         d.count = countOf(&Scene::detectors);
@@ -650,49 +663,14 @@ std::vector<SectionSpec> buildSections() {
             K("center_um", KT::Vec3, "Centre", "um", "Centre of the recorded region")
                 .required()
                 .bind(field(detectorOf, &Detector::center)),
-            K("size_um", KT::Vec3, "Size", "um", "Recorded region; zero extents make planes, lines or points")
-                .in(only({D::Snapshot, D::Flux, D::Phasor}))
-                .required()
-                .ge(0)
-                .bind(field(detectorOf, &Detector::size)),
-            K("size_um", KT::Vec3, "Size", "um", "Box extents; all three must be > 0 (a closed box)")
-                .in(only({D::Energy, D::FluxBox}))
-                .required()
-                .gt(0)
-                .bind(field(detectorOf, &Detector::size)),
-            K("direction", KT::Enum, "Direction", "", "Positive flux direction along the plane normal")
-                .in(only({D::Flux}))
-                .required()
-                .choices(directions())
-                .bind(directionField(detectorOf)),
-            K("wavelengths_um", KT::NumberList, "Wavelengths", "um", "Wavelengths of the phasors (DFT)")
-                .in(only({D::Flux, D::FluxBox}))
-                .gt(0)
-                .item("wavelength")
-                .def(std::vector<double>{})
-                .bind(field(detectorOf, &Detector::wavelengths)),
-            K("wavelengths_um", KT::NumberList, "Wavelengths", "um", "Wavelengths of the phasors (DFT)")
-                .in(only({D::Phasor}))
-                .required()
-                .gt(0)
-                .item("wavelength")
-                .bind(field(detectorOf, &Detector::wavelengths)),
-            K("components", KT::EnumList, "Components", "", "Any of Ex Ey Ez Hx Hy Hz")
-                .in(only({D::Snapshot, D::Phasor, D::Probe}))
-                .choices(fieldComponents())
-                .def(std::vector<std::string>{"Ex", "Ey", "Ez"})
-                .bind(field(detectorOf, &Detector::components)),
-            K("every", KT::Integer, "Every", "", "Record every n-th step")
-                .in(only({D::Snapshot, D::Flux, D::Energy, D::Probe, D::FluxBox}))
-                .ge(1)
-                .def(1)
-                .bind(field(detectorOf, &Detector::every)),
-            K("downsample", KT::Integer, "Downsample", "", "Keep every n-th cell of a snapshot")
-                .in(only({D::Snapshot}))
-                .ge(1)
-                .def(1)
-                .bind(field(detectorOf, &Detector::downsample)),
         };
+        // Each registered kind's own keys (DetectorKinds.hpp), for that kind alone.
+        const auto& kinds = detectorKinds();
+        for (std::size_t v = 0; v < kinds.size(); ++v)
+            for (KeySpec k : kinds[v].keys) {
+                k.variants = VariantMask(1) << v;
+                d.keys.push_back(std::move(k));
+            }
         out.push_back(std::move(d));
     }
     {
@@ -777,10 +755,9 @@ std::vector<SectionSpec> buildSections() {
         t.variants = &reductions();
         t.readFirst = {"detector", "quantity"};
         t.defaultVariant = [](const Scene& s, int i) {
-            const Quantity q = s.objective.terms[std::size_t(i)].quantity;
-            return int(q == Quantity::Flux     ? Reduce::TimeIntegral
-                       : q == Quantity::Energy ? Reduce::Final
-                                               : Reduce::AtWavelength);
+            const auto& qs = quantitySpecs();
+            const std::size_t q = std::size_t(s.objective.terms[std::size_t(i)].quantity);
+            return int(q < qs.size() ? qs[q].defaultReduce : Reduce::AtWavelength);
         };
         t.notes = {{int(Reduce::TimeIntegral), "at_wavelength only"},
                    {int(Reduce::Final), "at_wavelength only"}};
@@ -1126,11 +1103,12 @@ const EnumSpec& shapes() {
     return t;
 }
 const EnumSpec& sourceTypes() {
-    static const EnumSpec t =
-        enumTable({e(SourceType::PointDipole, "point_dipole", "Point dipole", "a point current"),
-                   e(SourceType::GaussianPlane, "gaussian_plane", "Gaussian beam",
-                     "a plane sheet with a Gaussian profile"),
-                   e(SourceType::UniformPlane, "uniform_plane", "Plane wave", "a uniform plane sheet")});
+    static const EnumSpec t = enumTable(
+        {e(SourceType::PointDipole, "point_dipole", "Point dipole", "a point current"),
+         e(SourceType::GaussianPlane, "gaussian_plane", "Gaussian beam",
+           "a plane sheet with a Gaussian profile"),
+         e(SourceType::UniformPlane, "uniform_plane", "Plane wave", "a uniform plane sheet"),
+         e(SourceType::Mode, "mode", "Mode source", "a waveguide mode launched one way from a port plane")});
     return t;
 }
 const EnumSpec& profileTypes() {
@@ -1140,19 +1118,23 @@ const EnumSpec& profileTypes() {
     return t;
 }
 const EnumSpec& detectorTypes() {
-    static const EnumSpec t =
-        enumTable({e(DetectorType::Snapshot, "snapshot", "Snapshot", "fields on a region, every n steps"),
-                   e(DetectorType::Flux, "flux", "Flux plane", "power through a plane"),
-                   e(DetectorType::Energy, "energy", "Energy", "electromagnetic energy in a box"),
-                   e(DetectorType::Phasor, "phasor", "Phasor", "frequency-domain fields on a region"),
-                   e(DetectorType::Probe, "probe", "Probe", "field time series at a point"),
-                   e(DetectorType::FluxBox, "flux_box", "Flux box", "net power leaving a closed box")});
+    static const EnumSpec t = [] {
+        std::vector<EnumEntry> entries;
+        const auto& kinds = detectorKinds();
+        for (std::size_t i = 0; i < kinds.size(); ++i)
+            entries.push_back({int(i), kinds[i].name.c_str(), kinds[i].label.c_str(), kinds[i].help.c_str()});
+        return enumTable(std::move(entries));
+    }();
     return t;
 }
 const EnumSpec& quantities() {
-    static const EnumSpec t = enumTable({e(Quantity::Flux, "flux", "Flux"),
-                                         e(Quantity::PhasorPower, "phasor_power", "Phasor power"),
-                                         e(Quantity::Energy, "energy", "Energy")});
+    static const EnumSpec t = [] {
+        std::vector<EnumEntry> entries;
+        const auto& qs = quantitySpecs();
+        for (std::size_t i = 0; i < qs.size(); ++i)
+            entries.push_back({int(i), qs[i].name.c_str(), qs[i].label.c_str(), qs[i].help.c_str()});
+        return enumTable(std::move(entries));
+    }();
     return t;
 }
 const EnumSpec& reductions() {

@@ -24,13 +24,7 @@
 
 namespace yee::scene {
 
-/// One value of a key in its canonical form: double (Number), int (Integer), bool (Boolean),
-/// std::string (String, Enum file name, references), Vec3 (Vec3, Polarization), std::array<int, 3>
-/// (IntVec3), std::vector<double> (NumberList), std::vector<std::string> (EnumList, MaterialPair),
-/// std::vector<std::array<double, 2>> (Points2). std::monostate: no value.
-using SchemaValue =
-    std::variant<std::monostate, double, int, bool, std::string, Vec3, std::array<int, 3>,
-                 std::vector<double>, std::vector<std::string>, std::vector<std::array<double, 2>>>;
+// SchemaValue (one value of a key in its canonical form) is declared in Scene.hpp.
 
 /// How a key's value is written in a scene file.
 enum class KeyType {
@@ -115,9 +109,10 @@ const EnumSpec& shapes();
 const EnumSpec& sourceTypes();
 /// Source profile types: gaussian_pulse, cw.
 const EnumSpec& profileTypes();
-/// Detector types: snapshot, flux, energy, phasor, probe, flux_box.
+/// Detector types: the registered detector kinds (DetectorKinds.hpp), built-ins first: snapshot, flux,
+/// energy, phasor, probe, flux_box. Complete once the schema is first used.
 const EnumSpec& detectorTypes();
-/// Objective quantities: flux, phasor_power, energy.
+/// Objective quantities: flux, phasor_power, energy, then those registered detector kinds add.
 const EnumSpec& quantities();
 /// Objective reductions: time_integral, at_wavelength, final.
 const EnumSpec& reductions();

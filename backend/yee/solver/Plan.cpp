@@ -5,8 +5,10 @@
 
 #include "yee/core/Error.hpp"
 #include "yee/scene/MaterialModel.hpp"
+#include "yee/modes/ModeCache.hpp"
 #include "yee/scene/Rasterizer.hpp"
 #include "yee/scene/SceneJson.hpp"
+#include "yee/solver/ModeSource.hpp"
 
 namespace yee::solver {
 
@@ -107,11 +109,16 @@ std::shared_ptr<Plan> makePlan(const scene::Scene& s, const PlanOptions& o) {
 
     p.tiles = std::make_unique<tiling::TileGrid>(p.geom.cells, o.tiles, p.bc, pmlCells);
     p.raster = std::make_shared<scene::Rasterizer>(s);
+    p.modeCache = std::make_shared<modes::ModeCache>();
 
     // ---- sources ----
     for (std::size_t si = 0; si < s.sources.size(); ++si) {
         const scene::Source& src = s.sources[si];
         p.sourceTimes.emplace_back(src.profile, s.cellUm);
+        if (src.type == scene::SourceType::Mode) {
+            planModeSource(p, si);
+            continue;
+        }
         if (src.type == scene::SourceType::PointDipole) {
             double n = std::sqrt(src.polarization[0] * src.polarization[0] +
                                  src.polarization[1] * src.polarization[1] +

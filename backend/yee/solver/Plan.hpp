@@ -16,6 +16,9 @@
 namespace yee::scene {
 class Rasterizer;
 }
+namespace yee::modes {
+class ModeCache;
+}
 
 namespace yee::solver {
 
@@ -95,6 +98,8 @@ struct Plan {
     std::vector<DetectorPlan> detectors;
     std::unique_ptr<tiling::TileGrid> tiles;
     std::shared_ptr<const scene::Rasterizer> raster;
+    /// Waveguide modes solved for this prepared scene (mode sources, mode monitors), shared by its tiles.
+    std::shared_ptr<modes::ModeCache> modeCache; ///< set by makePlan() (modes/ModeCache.hpp)
 };
 
 /// What the plan needs besides the scene: typed values decided by the run layer.
