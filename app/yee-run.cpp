@@ -206,10 +206,11 @@ Plan prepare(const cli::RunArgs& args, const Launch& launch) {
 /// Prints the plan's notes (rank 0), the memory estimate (refusing a plan that does not fit) and, with
 /// --check, stops there.
 int estimate(const cli::RunArgs& args, const Launch& launch, const Plan& p) {
+    // The plan's notes only once the plan is known to be valid: a refused input gets its one line alone.
+    run::Estimate e = run::estimate(p.scene, p.options);
     if (launch.rank0)
         for (const auto& n : p.notes)
             printNote(n);
-    run::Estimate e = run::estimate(p.scene, p.options);
     if (launch.rank0 && (args.check || !args.quiet))
         std::printf("%s", cli::formatEstimate(e).c_str());
     std::fflush(stdout);

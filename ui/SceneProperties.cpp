@@ -344,15 +344,14 @@ QString recorderSummary(const Scene& s) {
 void addRows(std::vector<Prop>& out, const Scene& s, SectionId sid, int index, const QString& prefix) {
     const SectionSpec& sec = scene::section(sid);
     const int variant = sec.variantOf(s, index);
-    std::vector<const KeySpec*> keys;
-    // Every key once (the declaration that applies now, else the first): rows of other variants are
-    // kept, invisible, so that an undo restoring them finds them.
+    // The keys of the current variant in the schema's order, then every other key once (its first
+    // declaration): rows of other variants are kept, invisible, so that an undo restoring them finds them.
+    std::vector<const KeySpec*> keys = sec.keysFor(variant);
     for (const auto& k : sec.keys) {
-        const KeySpec* use = sec.find(k.name, variant);
-        if (!use)
-            use = sec.findAny(k.name);
-        if (std::find(keys.begin(), keys.end(), use) == keys.end())
-            keys.push_back(use);
+        const bool listed = std::any_of(
+            keys.begin(), keys.end(), [&](const KeySpec* p) { return std::string_view(p->name) == k.name; });
+        if (!listed)
+            keys.push_back(sec.findAny(k.name));
     }
     for (const KeySpec* kp : keys) {
         const KeySpec& k = *kp;

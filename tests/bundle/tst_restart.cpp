@@ -178,7 +178,7 @@ private slots:
         QTest::newRow("interval without path") << "nopath"
                                                << "restart.checkpoint_path: needed";
         QTest::newRow("missing checkpoint directory") << "nodir"
-                                                      << "restart.checkpoint_path: directory";
+                                                      << "restart.checkpoint_path: cannot write";
         QTest::newRow("gradient runs") << "gradient"
                                        << "restart: restart files hold forward runs only";
     }

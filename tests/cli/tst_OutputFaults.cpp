@@ -271,7 +271,10 @@ private slots:
                 QFile in(kQuickBox);
                 QVERIFY(in.open(QIODevice::ReadOnly));
                 nlohmann::json s = nlohmann::json::parse(in.readAll().toStdString());
-                s["gradient"]["storage"] = {{"tier", "disk"}, {"path", where.toStdString()}};
+                // The disk tier stages the recorder of the reversible method (the validator refuses it
+                // with any other method, before output locations are looked at).
+                s["gradient"] = {{"method", "reversible"},
+                                 {"storage", {{"tier", "disk"}, {"path", where.toStdString()}}}};
                 scene = dir.filePath("disk.json");
                 QFile out(scene);
                 QVERIFY(out.open(QIODevice::WriteOnly));

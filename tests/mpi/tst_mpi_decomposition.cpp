@@ -194,13 +194,18 @@ void checkCounts(const comm::CommStats& st, const Expected& e, const std::string
     for (int k = 0; k < comm::kKindCount; ++k)
         c.eq(st.calls[int(Phase::Setup)][std::size_t(k)], 0, who + " setup " + comm::kindName(Kind(k)));
     // Reverse sweep: two grouped exchanges per reverse step (reconstruction and adjoint halos share them),
-    // two per replayed forward step, no other collective: the gradient stays with its tile.
+    // two per replayed forward step; one guard all-reduce (cancel) per guard interval of each reverse
+    // phase, none after its last step; no other collective: the gradient stays with its tile.
     c.eq(st.callsOf(Phase::Adjoint, Kind::HaloExchange), e.gradient ? 2 * steps : 0,
          who + " adjoint halo_exchange");
     c.eq(st.callsOf(Phase::Reconstruct, Kind::HaloExchange), e.gradient ? 2 * e.recomputed : 0,
          who + " reconstruct halo_exchange");
+    c.eq(st.callsOf(Phase::Adjoint, Kind::AllReduce), e.gradient ? (steps - 1) / e.guard : 0,
+         who + " adjoint all_reduce");
+    c.eq(st.callsOf(Phase::Reconstruct, Kind::AllReduce),
+         e.gradient && e.recomputed > 0 ? (e.recomputed - 1) / e.guard : 0, who + " reconstruct all_reduce");
     for (Phase ph : {Phase::Adjoint, Phase::Reconstruct})
-        for (Kind k : {Kind::AllReduce, Kind::Gather, Kind::Broadcast, Kind::Barrier})
+        for (Kind k : {Kind::Gather, Kind::Broadcast, Kind::Barrier})
             c.eq(st.callsOf(ph, k), 0, who + " " + comm::phaseName(ph) + " " + comm::kindName(k));
 }
 
