@@ -16,6 +16,8 @@ cxx=${CXX_FUZZ:-clang++}
 
 command -v "$cxx" >/dev/null || { echo "fuzz-scene: $cxx not found (install clang)" >&2; exit 2; }
 hdf5_flags=$(pkg-config --cflags --libs hdf5-serial 2>/dev/null || echo "-I/usr/include/hdf5/serial -lhdf5_serial")
+# Eigen (header-only): the scene module's pole fit (scene/PoleFit.cpp).
+eigen_flags=$(pkg-config --cflags eigen3 2>/dev/null || echo "-I/usr/include/eigen3")
 
 mkdir -p "$out/corpus"
 # The scene module and what it may include (backend/layers.cmake: core, files).
@@ -31,7 +33,7 @@ if [[ ! -x "$out/fuzz_scene" || "$newest" -nt "$out/fuzz_scene" ]]; then
   # shellcheck disable=SC2086
   "$cxx" -std=c++20 -g -O1 -fno-omit-frame-pointer \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -I"$root/backend" "${sources[@]}" $hdf5_flags -o "$out/fuzz_scene"
+    -I"$root/backend" $eigen_flags "${sources[@]}" $hdf5_flags -o "$out/fuzz_scene"
 fi
 
 cp -f "$root"/resources/scenes/*.json "$root"/tests/bad_scenes/*.json "$out/corpus/"

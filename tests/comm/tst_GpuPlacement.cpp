@@ -4,6 +4,7 @@
 /// `srun --gpus-per-task=1` would show them, takes its GPU round-robin as yee-run does, and the ranks decide
 /// from the allgathered identities whether any two share a GPU. Every test makes exactly one collective
 /// call before any check, so a failing rank never leaves the others waiting.
+#include "mpi/MpiTestMain.hpp"
 #include <QtTest>
 
 #include <mpi.h>
@@ -107,20 +108,6 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
-    yee::comm::MpiSession session(&argc, &argv);
-    int rc = 0;
-    {
-        QCoreApplication app(argc, argv);
-        tst_GpuPlacement t;
-        QStringList args = app.arguments();
-        if (session.worldRank() != 0)
-            args << QStringLiteral("-silent");
-        rc = QTest::qExec(&t, args);
-    }
-    int worst = 0;
-    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return worst;
-}
+YEE_MPI_TEST_MAIN(tst_GpuPlacement)
 
 #include "tst_GpuPlacement.moc"

@@ -1,6 +1,7 @@
 // MpiComm under mpirun (registered with 2 and 4 ranks). Every rank runs every test function; each check's
 // verdict is agreed over MPI_COMM_WORLD before QVERIFY, so all ranks pass or fail the same functions and
 // return the same exit code. Rank 0 prints the full log, the others only their failures (-silent).
+#include "mpi/MpiTestMain.hpp"
 #include <QtTest>
 
 #include <mpi.h>
@@ -223,20 +224,6 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
-    yee::comm::MpiSession session(&argc, &argv);
-    int rc = 0;
-    {
-        QCoreApplication app(argc, argv);
-        tst_MpiComm t;
-        QStringList args = app.arguments();
-        if (session.worldRank() != 0)
-            args << QStringLiteral("-silent");
-        rc = QTest::qExec(&t, args);
-    }
-    int worst = 0;
-    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return worst;
-}
+YEE_MPI_TEST_MAIN(tst_MpiComm)
 
 #include "tst_MpiComm.moc"

@@ -11,6 +11,7 @@
 //   3. verdict: the failures are agreed over MPI_COMM_WORLD (one MPI_Allreduce) and only then QVERIFY'd,
 //      so every rank passes or fails the same test functions and returns the same exit code.
 // Rank 0 prints the full log, the other ranks only their failures (-silent).
+#include "mpi/MpiTestMain.hpp"
 #include <QtTest>
 
 #include <mpi.h>
@@ -442,20 +443,6 @@ void tst_MpiDecomposition::gradientBitIdentical() {
     VERIFY_ALL_RANKS(fails);
 }
 
-int main(int argc, char** argv) {
-    yee::comm::MpiSession session(&argc, &argv);
-    int rc = 0;
-    {
-        QCoreApplication app(argc, argv);
-        tst_MpiDecomposition t;
-        QStringList args = app.arguments();
-        if (session.worldRank() != 0)
-            args << QStringLiteral("-silent");
-        rc = QTest::qExec(&t, args);
-    }
-    int worst = 0;
-    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return worst;
-}
+YEE_MPI_TEST_MAIN(tst_MpiDecomposition)
 
 #include "tst_mpi_decomposition.moc"

@@ -2,6 +2,7 @@
 /// opt::optimize() with an MpiComm; rank 0 runs the optimiser, the others serve its evaluations. The
 /// iterates equal, bit for bit, those of the same optimisation on one in-process device. Failures are
 /// agreed over MPI_COMM_WORLD before they are reported, so every rank ends the same way.
+#include "mpi/MpiTestMain.hpp"
 #include <QtTest>
 
 #include <mpi.h>
@@ -78,20 +79,6 @@ void tst_OptMpi::ranksEqualOneDevice() {
     QVERIFY2(any == 0, "a rank failed (see its warning)");
 }
 
-int main(int argc, char** argv) {
-    comm::MpiSession session(&argc, &argv);
-    int rc = 0;
-    {
-        QCoreApplication app(argc, argv);
-        tst_OptMpi t;
-        QStringList args = app.arguments();
-        if (session.worldRank() != 0)
-            args << QStringLiteral("-silent");
-        rc = QTest::qExec(&t, args);
-    }
-    int worst = 0;
-    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return worst;
-}
+YEE_MPI_TEST_MAIN(tst_OptMpi)
 
 #include "tst_opt_mpi.moc"
