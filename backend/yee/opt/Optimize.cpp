@@ -93,11 +93,17 @@ public:
     bool cancelRequested() const { return oo_.cancel && oo_.cancel->load(); }
     std::vector<Evaluation>& history() { return history_; }
 
+    /// True when the last evaluation was made at `x` with `beta` (NLopt asks for the objective and the
+    /// constraints at one point in separate callbacks).
+    bool current(const double* x, const std::vector<double>& beta) const {
+        return !history_.empty() && history_.back().beta == beta &&
+               sameBits(flatten(history_.back().latent), x, pb_.n);
+    }
+
     /// Every function at `x` (the latent values of all regions) for stage `stage` with `beta`.
     const Evaluation& at(const double* x, int stage, const std::vector<double>& beta) {
-        if (!history_.empty() && sameBits(flatten(history_.back().latent), x, pb_.n) &&
-            history_.back().beta == beta)
-            return history_.back(); // a constraint callback at the point the objective just saw
+        if (current(x, beta))
+            return history_.back();
         const std::size_t i = history_.size();
         if (i < replay_.size()) {
             const Evaluation& r = replay_[i];
@@ -276,9 +282,7 @@ const Evaluation* evalFor(Carry& c, const double* x) {
     if (c.error || c.cancelled || c.budget)
         return nullptr;
     try {
-        const bool cached = c.ev->count() > 0 &&
-                            sameBits(flatten(c.ev->history().back().latent), x, c.pb->n) &&
-                            c.ev->history().back().beta == c.beta;
+        const bool cached = c.ev->current(x, c.beta);
         if (!cached) {
             if (c.ev->exhausted()) {
                 c.budget = true;

@@ -269,6 +269,43 @@ EnumSpec enumTable(std::vector<EnumEntry> entries, const char* noun = "value",
     return t;
 }
 
+/// The default reduction of a term reading quantity `q` (the quantity's own, from the kind registry).
+int defaultReduceOf(Quantity q) {
+    const auto& qs = quantitySpecs();
+    const std::size_t i = std::size_t(q);
+    return int(i < qs.size() ? qs[i].defaultReduce : Reduce::AtWavelength);
+}
+
+/// Labels of a term's keys in one section.
+struct TermLabels {
+    const char *detector, *quantity, *reduce, *wavelength;
+};
+
+/// The keys of a term (detector, quantity, reduce, wavelength_um) for the section whose element i holds
+/// its term at termAt(scene, i): objective terms and optimisation constraints share them.
+template <class TermAt> std::vector<KeySpec> termKeys(TermAt termAt, const TermLabels& l) {
+    return {
+        K("detector", KT::DetectorRef, l.detector, "", "Detector the term reads")
+            .required()
+            .bind(field(termAt, &ObjectiveTerm::detector)),
+        K("quantity", KT::Enum, l.quantity, "", "What is read from the detector")
+            .required()
+            .choices(quantities())
+            .bind(enumField(termAt, &ObjectiveTerm::quantity, quantities())),
+        K("reduce", KT::Enum, l.reduce, "",
+          "How the record becomes a number (default: time_integral for flux, final for energy, "
+          "at_wavelength for phasor_power)")
+            .discriminator()
+            .choices(reductions())
+            .bind(enumField(termAt, &ObjectiveTerm::reduce, reductions())),
+        K("wavelength_um", KT::Number, l.wavelength, "um", "One of the detector's wavelengths_um")
+            .in(only({Reduce::AtWavelength}))
+            .required()
+            .gt(0)
+            .bind(field(termAt, &ObjectiveTerm::wavelength)),
+    };
+}
+
 std::vector<SectionSpec> buildSections() {
     std::vector<SectionSpec> out;
     const Vec3 zero{0, 0, 0};
@@ -755,9 +792,7 @@ std::vector<SectionSpec> buildSections() {
         t.variants = &reductions();
         t.readFirst = {"detector", "quantity"};
         t.defaultVariant = [](const Scene& s, int i) {
-            const auto& qs = quantitySpecs();
-            const std::size_t q = std::size_t(s.objective.terms[std::size_t(i)].quantity);
-            return int(q < qs.size() ? qs[q].defaultReduce : Reduce::AtWavelength);
+            return defaultReduceOf(s.objective.terms[std::size_t(i)].quantity);
         };
         t.notes = {{int(Reduce::TimeIntegral), "at_wavelength only"},
                    {int(Reduce::Final), "at_wavelength only"}};
@@ -766,29 +801,10 @@ std::vector<SectionSpec> buildSections() {
             s.objective.terms.emplace_back();
             return int(s.objective.terms.size()) - 1;
         };
-        t.keys = {
-            K("detector", KT::DetectorRef, "Term detector", "", "Detector the term reads")
-                .required()
-                .bind(field(termOf, &ObjectiveTerm::detector)),
-            K("quantity", KT::Enum, "Term quantity", "", "What is read from the detector")
-                .required()
-                .choices(quantities())
-                .bind(enumField(termOf, &ObjectiveTerm::quantity, quantities())),
-            K("reduce", KT::Enum, "Term reduction", "",
-              "How the record becomes a number (default: time_integral for flux, final for energy, "
-              "at_wavelength for phasor_power)")
-                .discriminator()
-                .choices(reductions())
-                .bind(enumField(termOf, &ObjectiveTerm::reduce, reductions())),
-            K("wavelength_um", KT::Number, "Term wavelength", "um", "One of the detector's wavelengths_um")
-                .in(only({Reduce::AtWavelength}))
-                .required()
-                .gt(0)
-                .bind(field(termOf, &ObjectiveTerm::wavelength)),
-            K("weight", KT::Number, "Term weight", "", "Factor of this term")
-                .def(1.0)
-                .bind(field(termOf, &ObjectiveTerm::weight)),
-        };
+        t.keys = termKeys(termOf, {"Term detector", "Term quantity", "Term reduction", "Term wavelength"});
+        t.keys.push_back(K("weight", KT::Number, "Term weight", "", "Factor of this term")
+                             .def(1.0)
+                             .bind(field(termOf, &ObjectiveTerm::weight)));
         out.push_back(std::move(t));
     }
     {
@@ -982,43 +998,25 @@ std::vector<SectionSpec> buildSections() {
         c.variants = &reductions();
         c.readFirst = {"detector", "quantity"};
         c.defaultVariant = [](const Scene& s, int i) {
-            const Quantity q = s.optimization.constraints[std::size_t(i)].term.quantity;
-            return int(q == Quantity::Flux     ? Reduce::TimeIntegral
-                       : q == Quantity::Energy ? Reduce::Final
-                                               : Reduce::AtWavelength);
+            return defaultReduceOf(s.optimization.constraints[std::size_t(i)].term.quantity);
         };
         c.count = [](const Scene& s) { return int(s.optimization.constraints.size()); };
         c.append = [](Scene& s) {
             s.optimization.constraints.emplace_back();
             return int(s.optimization.constraints.size()) - 1;
         };
-        c.keys = {
-            K("detector", KT::DetectorRef, "Constraint detector", "", "Detector the constrained term reads")
-                .required()
-                .bind(field(constraintTermOf, &ObjectiveTerm::detector)),
-            K("quantity", KT::Enum, "Constraint quantity", "", "What is read from the detector")
-                .required()
-                .choices(quantities())
-                .bind(enumField(constraintTermOf, &ObjectiveTerm::quantity, quantities())),
-            K("reduce", KT::Enum, "Constraint reduction", "",
-              "How the record becomes a number (as for terms)")
-                .discriminator()
-                .choices(reductions())
-                .bind(enumField(constraintTermOf, &ObjectiveTerm::reduce, reductions())),
-            K("wavelength_um", KT::Number, "Constraint wavelength", "um",
-              "One of the detector's wavelengths_um")
-                .in(only({Reduce::AtWavelength}))
-                .required()
-                .gt(0)
-                .bind(field(constraintTermOf, &ObjectiveTerm::wavelength)),
-            K("bound", KT::Enum, "Bound", "", "max: value <= limit; min: value >= limit")
-                .required()
-                .choices(bounds())
-                .bind(enumField(constraintOf, &OptConstraint::upper, bounds())),
-            K("limit", KT::Number, "Limit", "", "The bound, in the term's units (e.g. a flux in W)")
-                .required()
-                .bind(field(constraintOf, &OptConstraint::bound)),
-        };
+        c.keys = termKeys(constraintTermOf, {"Constraint detector", "Constraint quantity",
+                                             "Constraint reduction", "Constraint wavelength"});
+        for (KeySpec& k : std::vector<KeySpec>{
+                 K("bound", KT::Enum, "Bound", "", "max: value <= limit; min: value >= limit")
+                     .required()
+                     .choices(bounds())
+                     .bind(enumField(constraintOf, &OptConstraint::upper, bounds())),
+                 K("limit", KT::Number, "Limit", "", "The bound, in the term's units (e.g. a flux in W)")
+                     .required()
+                     .bind(field(constraintOf, &OptConstraint::bound)),
+             })
+            c.keys.push_back(std::move(k));
         out.push_back(std::move(c));
     }
     return out;
