@@ -1,13 +1,19 @@
 /// yee-opt: optimise the design regions of a scene (its "optimization" section) from the command line.
 ///
 ///   yee-opt SCENE.json [--iterations N] [--history FILE.h5] [--resume FILE.h5] [--design-out FILE.json]
+///                      [--export-prefix P] [--level L] [--trace smooth|staircase] [--gds-layer L[/D]]
 ///                      [--tiles PXxPYxPZ] [--devices cpu:N|cuda:...] [--precision float32|float64] [-q]
+///   yee-opt --export HISTORY.h5 [--evaluation K|last] [--export-prefix P] [--level L] [--trace ...]
 ///
 /// Each evaluation is one value-and-grad on the prepared scene (more for the worst-case form and
 /// constraints); the history is written atomically after every evaluation and --resume continues one
 /// bit for bit. Ctrl-C / SIGTERM stops after the current evaluation with a valid history. Under
 /// mpirun/srun each rank runs one tile (MPI between ranks). Exit codes as yee-run: 0 done, 2 bad input,
 /// 3 failure, 4 cancelled.
+///
+/// After the loop (or with --export, for any evaluation of a history) the design goes out as density
+/// (P.design.h5, P.<design>.density.vtkhdf) and as traced geometry (P.geometry.json, a plain scene to
+/// re-simulate with yee-run, and P.gds); see opt/DesignExport.hpp.
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -20,6 +26,8 @@
 
 #include "RunCli.hpp"
 #include "yee/core/Error.hpp"
+#include "yee/opt/DesignExport.hpp"
+#include "yee/opt/History.hpp"
 #include "yee/opt/Optimize.hpp"
 #include "yee/scene/SceneJson.hpp"
 #include "yee/scene/Schema.hpp"
@@ -42,7 +50,10 @@ struct OptArgs {
     std::optional<int> iterations;
     std::string history; ///< default <stem>.history.h5
     std::string resume;
-    std::string designOut; ///< default <stem>.optimized.json
+    std::string designOut;  ///< default <stem>.optimized.json
+    std::string exportFrom; ///< --export HISTORY.h5: write one evaluation's design, do not optimise
+    std::string evaluation = "last";
+    opt::DesignExportOptions exportOptions; ///< prefix default <stem>
     bool help = false, version = false;
 };
 
@@ -57,11 +68,45 @@ const char* kUsage =
     "  --history FILE.h5     history written after every evaluation (default <stem>.history.h5)\n"
     "  --resume FILE.h5      continue an interrupted optimisation from its history\n"
     "  --design-out FILE     the scene with the final design (default <stem>.optimized.json)\n"
+    "  --export-prefix P     design files P.design.h5, P.<design>.density.vtkhdf, P.geometry.json, P.gds\n"
+    "                        (default <stem>)\n"
+    "  --level L             density level of the traced geometry, in (0, 1) (default 0.5)\n"
+    "  --trace MODE          smooth (interpolated level set) or staircase (voxel faces) (default smooth)\n"
+    "  --gds-layer L[/D]     GDSII layer and datatype of the geometry (default 1/0)\n"
+    "  --export HISTORY.h5   write the design of one evaluation of a history and stop\n"
+    "  --evaluation K        with --export: evaluation index or 'last' (default last)\n"
     "  --tiles PXxPYxPZ      tile grid (default: run.tiles)\n"
     "  --devices LIST        cpu:N, cuda, cuda:all or cuda:ID[,ID...] (default: run.devices)\n"
     "  --precision P         float32 or float64 (default: run.precision)\n"
     "  -q, --quiet           no per-evaluation lines\n"
     "Under mpirun/srun each rank runs one tile. Ctrl-C stops after the current evaluation.\n";
+
+double parseNumber(const std::string& option, const std::string& s) {
+    try {
+        std::size_t used = 0;
+        const double v = std::stod(s, &used);
+        if (used == s.size())
+            return v;
+    } catch (const std::exception&) {
+    }
+    throw InputError(option + ": expected a number, got '" + s + "'");
+}
+
+void parseGdsLayer(const std::string& s, opt::DesignExportOptions& o) {
+    const auto slash = s.find('/');
+    auto part = [&](const std::string& t) {
+        try {
+            std::size_t used = 0;
+            const int v = std::stoi(t, &used);
+            if (used == t.size() && v >= 0 && v <= 32767)
+                return v;
+        } catch (const std::exception&) {
+        }
+        throw InputError("--gds-layer: expected LAYER or LAYER/DATATYPE, each 0..32767, got '" + s + "'");
+    };
+    o.gdsLayer = part(s.substr(0, slash));
+    o.gdsDatatype = slash == std::string::npos ? 0 : part(s.substr(slash + 1));
+}
 
 OptArgs parseArgs(const std::vector<std::string>& a) {
     OptArgs o;
@@ -103,6 +148,24 @@ OptArgs parseArgs(const std::vector<std::string>& a) {
             o.resume = value();
         else if (k == "--design-out")
             o.designOut = value();
+        else if (k == "--export")
+            o.exportFrom = value();
+        else if (k == "--evaluation")
+            o.evaluation = value();
+        else if (k == "--export-prefix")
+            o.exportOptions.prefix = value();
+        else if (k == "--level") {
+            const std::string t = value();
+            o.exportOptions.level = parseNumber(k, t);
+            if (!(o.exportOptions.level > 0 && o.exportOptions.level < 1))
+                throw InputError("--level: the traced density level must lie in (0, 1), got " + t);
+        } else if (k == "--trace") {
+            const std::string m = value();
+            if (m != "smooth" && m != "staircase")
+                throw InputError("--trace: expected smooth or staircase, got '" + m + "'");
+            o.exportOptions.mode = m == "smooth" ? scene::TraceMode::Smooth : scene::TraceMode::Staircase;
+        } else if (k == "--gds-layer")
+            parseGdsLayer(value(), o.exportOptions);
         else if (k == "--tiles")
             o.run.tiles = cli::parseTiles(value());
         else if (k == "--devices")
@@ -119,8 +182,19 @@ OptArgs parseArgs(const std::vector<std::string>& a) {
         else
             throw InputError(k + ": a second scene file; yee-opt optimises one scene");
     }
+    if (!o.exportFrom.empty()) {
+        if (!o.run.scene.empty())
+            throw InputError("--export: takes a history, not a scene ('" + o.run.scene + "')");
+        if (o.exportOptions.prefix.empty())
+            o.exportOptions.prefix = stem(o.exportFrom);
+        if (o.designOut.empty())
+            o.designOut = o.exportOptions.prefix + ".optimized.json";
+        return o;
+    }
     if (!o.help && !o.version && o.run.scene.empty())
         throw InputError("SCENE.json: missing (see --help)");
+    if (o.exportOptions.prefix.empty() && !o.run.scene.empty())
+        o.exportOptions.prefix = stem(o.run.scene);
     if (o.history.empty() && !o.run.scene.empty())
         o.history = stem(o.run.scene) + ".history.h5";
     if (o.designOut.empty() && !o.run.scene.empty())
@@ -134,6 +208,20 @@ OptArgs parseArgs(const std::vector<std::string>& a) {
 
 void printError(const std::string& m) {
     std::fprintf(stderr, "yee-opt: error: %s\n", m.c_str());
+}
+
+/// Write the design files (opt/DesignExport.hpp); false when one failed (each failure printed).
+bool writeDesign(const scene::Scene& s, const std::vector<std::vector<double>>& latent,
+                 const std::vector<double>& beta, const OptArgs& args) {
+    const opt::DesignExportReport r = opt::exportDesign(s, latent, beta, args.exportOptions);
+    for (const auto& n : r.notes)
+        std::fprintf(stderr, "yee-opt: note: %s\n", n.c_str());
+    for (const auto& f : r.failed)
+        printError("design output failed: " + f);
+    if (!args.run.quiet)
+        for (const auto& w : r.written)
+            std::printf("yee-opt: wrote %s\n", w.c_str());
+    return r.failed.empty();
 }
 
 /// The whole optimisation on this process (rank `rank` of the job; 0 when local).
@@ -175,9 +263,12 @@ int optimise(const OptArgs& args, comm::Communicator* communicator) {
         out.designs[d].latent = r.latent[d];
         out.designs[d].params.clear();
         if (!r.history.empty())
-            out.designs[d].beta = r.history.back().beta[d];
+            out.designs[d].beta = r.history[std::size_t(r.best < 0 ? 0 : r.best)].beta[d];
     }
     scene::saveScene(out, args.designOut);
+    const bool exported =
+        r.history.empty() ||
+        writeDesign(s, r.latent, r.history[std::size_t(r.best < 0 ? 0 : r.best)].beta, args);
     if (!args.run.quiet) {
         if (!r.history.empty())
             std::printf("yee-opt: %s; merit %.6e -> %.6e (evaluation %d) in %zu evaluations (%d replayed)\n",
@@ -185,7 +276,43 @@ int optimise(const OptArgs& args, comm::Communicator* communicator) {
                         r.best, r.history.size(), r.replayed);
         std::printf("yee-opt: history %s, design %s\n", args.history.c_str(), args.designOut.c_str());
     }
+    if (!exported)
+        return cli::kExitFailure;
     return r.completed ? cli::kExitOk : cli::kExitCancelled;
+}
+
+/// The design of one evaluation of a history, written without optimising.
+int exportFromHistory(const OptArgs& args) {
+    opt::HistoryHeader h;
+    const std::vector<opt::Evaluation> ev = opt::readHistory(args.exportFrom, &h);
+    if (ev.empty())
+        throw InputError(args.exportFrom + ": the history holds no evaluation");
+    std::size_t k = ev.size() - 1;
+    if (args.evaluation != "last") {
+        try {
+            std::size_t used = 0;
+            const long v = std::stol(args.evaluation, &used);
+            if (used != args.evaluation.size() || v < 0 || std::size_t(v) >= ev.size())
+                throw std::out_of_range("");
+            k = std::size_t(v);
+        } catch (const std::exception&) {
+            throw InputError("--evaluation: expected 'last' or an index in 0.." +
+                             std::to_string(ev.size() - 1) + ", got '" + args.evaluation + "'");
+        }
+    }
+    const auto dir = std::filesystem::path(args.exportFrom).parent_path().string();
+    const scene::Scene s = scene::parseScene(h.sceneJson, dir.empty() ? "." : dir);
+    scene::Scene out = s;
+    for (std::size_t d = 0; d < out.designs.size() && d < ev[k].latent.size(); ++d) {
+        out.designs[d].latent = ev[k].latent[d];
+        out.designs[d].params.clear();
+        out.designs[d].beta = ev[k].beta[d];
+    }
+    scene::saveScene(out, args.designOut);
+    if (!args.run.quiet)
+        std::printf("yee-opt: evaluation %zu of %s: merit %.6e; design %s\n", k, args.exportFrom.c_str(),
+                    ev[k].merit, args.designOut.c_str());
+    return writeDesign(s, ev[k].latent, ev[k].beta, args) ? cli::kExitOk : cli::kExitFailure;
 }
 
 int guarded(const std::function<int()>& body) {
@@ -222,6 +349,8 @@ int main(int argc, char** argv) {
         std::printf("yee-opt %s\n", YEE_VERSION);
         return 0;
     }
+    if (!args.exportFrom.empty())
+        return guarded([&] { return exportFromHistory(args); });
     if (cli::launcherRanks() <= 1)
         return guarded([&] { return optimise(args, nullptr); });
 #ifdef YEE_HAVE_MPI

@@ -11,3 +11,7 @@ if(TARGET yee_opt AND YEE_ENABLE_MPI AND TARGET yee_mpi)
   yee_add_test(NAME opt_mpi SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_opt_mpi.cpp LIBS yee_mpi MPI::MPI_CXX
                LABELS "opt;mpi" MPI_RANKS 2 TIMEOUT 600)
 endif()
+if(TARGET yee_opt)
+  yee_add_test(NAME design_export SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_design_export.cpp LABELS "opt;io"
+               TIMEOUT 600)
+endif()

@@ -39,6 +39,7 @@ class tst_YeeOpt : public QObject {
 private slots:
     void optimiseResumeAndResimulate();
     void sigintStopsAfterEvaluation();
+    void exportDesignFiles();
     void badCommandLines_data();
     void badCommandLines();
 };
@@ -109,6 +110,38 @@ void tst_YeeOpt::sigintStopsAfterEvaluation() {
     QVERIFY2(QString::fromStdString(h.status).startsWith("cancelled"), h.status.c_str());
 }
 
+void tst_YeeOpt::exportDesignFiles() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    Result a = runIn(dir.path(), YEE_OPT_EXE, {kScene, "--iterations", "3", "--history", "h.h5", "-q"});
+    QVERIFY2(a.code == 0, qPrintable(a.err));
+    for (const char* f : {"ar_coating_opt.design.h5", "ar_coating_opt.coating.density.vtkhdf",
+                          "ar_coating_opt.geometry.json", "ar_coating_opt.gds"})
+        QVERIFY2(QFile::exists(dir.filePath(f)), f);
+    // The traced geometry is a plain scene that yee-run runs.
+    Result g = runIn(dir.path(), YEE_RUN_EXE, {"ar_coating_opt.geometry.json", "-q", "-o", "g.h5"});
+    QVERIFY2(g.code == 0, qPrintable(g.err));
+    // Any evaluation of a history, without optimising.
+    Result e = runIn(dir.path(), YEE_OPT_EXE,
+                     {"--export", "h.h5", "--evaluation", "1", "--export-prefix", "e1", "--trace",
+                      "staircase", "--gds-layer", "4/2"});
+    QVERIFY2(e.code == 0, qPrintable(e.err));
+    QVERIFY2(e.out.contains("evaluation 1 of h.h5"), qPrintable(e.out));
+    for (const char* f :
+         {"e1.design.h5", "e1.coating.density.vtkhdf", "e1.geometry.json", "e1.gds", "e1.optimized.json"})
+        QVERIFY2(QFile::exists(dir.filePath(f)), f);
+    Result bad = runIn(dir.path(), YEE_OPT_EXE, {"--export", "h.h5", "--evaluation", "7"});
+    QCOMPARE(bad.code, 2);
+    QVERIFY2(bad.err.contains("--evaluation"), qPrintable(bad.err));
+    // One output that cannot be written: the others are, and the exit code says it failed.
+    QVERIFY(QDir(dir.path()).mkpath("f.gds"));
+    Result f = runIn(dir.path(), YEE_OPT_EXE, {"--export", "h.h5", "--export-prefix", "f"});
+    QCOMPARE(f.code, 3);
+    QVERIFY2(f.err.contains("design output failed:") && f.err.contains("f.gds"), qPrintable(f.err));
+    QVERIFY(QFile::exists(dir.filePath("f.geometry.json")));
+    QVERIFY(QFile::exists(dir.filePath("f.design.h5")));
+}
+
 void tst_YeeOpt::badCommandLines_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
@@ -117,6 +150,11 @@ void tst_YeeOpt::badCommandLines_data() {
     QTest::newRow("unknown option") << QStringList{kScene, "--frobnicate"} << "--frobnicate";
     QTest::newRow("bad tiles") << QStringList{kScene, "--tiles", "2x1"} << "--tiles";
     QTest::newRow("missing history") << QStringList{kScene, "--resume", "nope.h5"} << "nope.h5";
+    QTest::newRow("bad level") << QStringList{kScene, "--level", "1.5"} << "--level";
+    QTest::newRow("bad trace") << QStringList{kScene, "--trace", "wiggly"} << "--trace";
+    QTest::newRow("bad gds layer") << QStringList{kScene, "--gds-layer", "1/99999"} << "--gds-layer";
+    QTest::newRow("export missing history") << QStringList{"--export", "nope.h5"} << "nope.h5";
+    QTest::newRow("export and scene") << QStringList{"--export", "h.h5", kScene} << "--export";
 }
 
 void tst_YeeOpt::badCommandLines() {
