@@ -15,3 +15,7 @@ if(TARGET yee_opt)
   yee_add_test(NAME design_export SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_design_export.cpp LABELS "opt;io"
                TIMEOUT 600)
 endif()
+if(TARGET yee_opt)
+  yee_add_test(NAME length_scale SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_length_scale.cpp LABELS "opt;gradient"
+               TIMEOUT 600)
+endif()

@@ -12,6 +12,7 @@
 
 #include "yee/comm/Communicator.hpp"
 #include "yee/core/Error.hpp"
+#include "yee/opt/LengthScale.hpp"
 #include "yee/run/Session.hpp"
 #include "yee/scene/DesignMap.hpp"
 #include "yee/scene/SceneJson.hpp"
@@ -29,14 +30,33 @@ using scene::OptimizerKind;
 struct Problem {
     scene::Scene scene;
     std::size_t T = 0, C = 0;    ///< objective terms, constraints
+    std::size_t L = 0;           ///< length-scale functions: solid and void per region (0: off)
+    int lengthFrom = 0;          ///< first stage whose beta is final: the length constraints apply from it
+    double lengthTol = 0;        ///< their bound
     std::vector<double> weights; ///< the scene's weights, zeros for the constrained terms
     std::vector<std::size_t> sizes;
     std::size_t n = 0; ///< latent values in all regions
     bool maximize = true;
     ObjectiveForm form = ObjectiveForm::Sum;
     /// Functions per evaluation: the merit's (1, or one per term for "worst"), then the constraints'.
-    std::size_t F() const { return (form == ObjectiveForm::Sum ? 1 : T) + C; }
+    std::size_t F() const { return (form == ObjectiveForm::Sum ? 1 : T) + C + L; }
+    /// Index of the first length-scale function in Evaluation::values.
+    std::size_t firstLength() const { return (form == ObjectiveForm::Sum ? 1 : T) + C; }
 };
+
+/// Beta of every region at stage k (regions without projection keep 0).
+std::vector<double> betaAt(const scene::Scene& s, int k) {
+    const auto& o = s.optimization;
+    std::vector<double> b;
+    for (const auto& d : s.designs) {
+        double v = d.beta;
+        if (v > 0)
+            for (int i = 0; i < k; ++i)
+                v = std::min(v * o.betaFactor, std::max(o.betaMax, d.beta));
+        b.push_back(v);
+    }
+    return b;
+}
 
 Problem makeProblem(const scene::Scene& s) {
     Problem p;
@@ -53,6 +73,12 @@ Problem makeProblem(const scene::Scene& s) {
     }
     p.maximize = s.objective.maximize;
     p.form = s.optimization.form;
+    if (s.optimization.lengthConstraints) {
+        p.L = 2 * s.designs.size();
+        p.lengthTol = s.optimization.lengthTolerance;
+        while (p.lengthFrom < 10000 && betaAt(s, p.lengthFrom) != betaAt(s, p.lengthFrom + 1))
+            ++p.lengthFrom;
+    }
     return p;
 }
 
@@ -186,6 +212,20 @@ private:
             w[pb_.T + c] = 1.0;
             one(w);
         }
+        // Length-scale functions: from the latent values alone (no simulation).
+        for (std::size_t d = 0; pb_.L && d < pb_.sizes.size(); ++d) {
+            const LengthScaleValues v = lengthScaleConstraints(pb_.scene, d, e.latent[d], beta[d]);
+            std::size_t off = 0;
+            for (std::size_t q = 0; q < d; ++q)
+                off += pb_.sizes[q];
+            for (const auto* part : {&v.dSolid, &v.dVoid}) {
+                std::vector<double> g(pb_.n, 0.0);
+                std::copy(part->begin(), part->end(), g.begin() + std::ptrdiff_t(off));
+                e.gradients.push_back(std::move(g));
+            }
+            e.values.push_back(v.solid);
+            e.values.push_back(v.voids);
+        }
         e.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
         e.objective = 0;
         for (std::size_t t = 0; t < pb_.T; ++t)
@@ -223,20 +263,6 @@ private:
     std::vector<Evaluation> history_;
 };
 
-/// Beta of every region at stage k (regions without projection keep 0).
-std::vector<double> betaAt(const scene::Scene& s, int k) {
-    const auto& o = s.optimization;
-    std::vector<double> b;
-    for (const auto& d : s.designs) {
-        double v = d.beta;
-        if (v > 0)
-            for (int i = 0; i < k; ++i)
-                v = std::min(v * o.betaFactor, std::max(o.betaMax, d.beta));
-        b.push_back(v);
-    }
-    return b;
-}
-
 /// The best evaluation of [from, history end): the best merit among those meeting every constraint
 /// (to 1e-6 of its limit's scale), else the last one.
 std::size_t bestOf(const std::vector<Evaluation>& h, std::size_t from, const Problem& pb) {
@@ -244,6 +270,10 @@ std::size_t bestOf(const std::vector<Evaluation>& h, std::size_t from, const Pro
     bool found = false;
     for (std::size_t i = from; i < h.size(); ++i) {
         bool feasible = true;
+        if (pb.L && h[i].stage >= pb.lengthFrom)
+            for (std::size_t k = 0; k < pb.L; ++k)
+                if (h[i].values[pb.firstLength() + k] > pb.lengthTol * (1 + 1e-6))
+                    feasible = false;
         for (std::size_t k = 0; k < pb.C; ++k) {
             const scene::OptConstraint& oc = pb.scene.optimization.constraints[k];
             const double tol = 1e-6 * std::max(std::fabs(oc.bound), 1e-300);
@@ -272,6 +302,7 @@ struct Carry {
     std::vector<double> beta;
     double scale = 1;           ///< merit scale: 1 / |merit at the stage's start|
     std::vector<double> cscale; ///< per constraint: 1 / |limit| (1 for a zero limit)
+    bool length = false;        ///< the length-scale constraints apply in this stage
     std::exception_ptr error;
     bool cancelled = false;
     bool budget = false;
@@ -359,6 +390,16 @@ void constraints(unsigned m, double* result, unsigned n, const double* x, double
         if (grad) {
             for (std::size_t j = 0; j < nx; ++j)
                 grad[row * n + j] = sign * c.cscale[k] * e->gradients[first + k][j];
+            if (worst)
+                grad[row * n + n - 1] = 0;
+        }
+    }
+    for (std::size_t k = 0; c.length && k < pb.L; ++k, ++row) {
+        const std::size_t f = pb.firstLength() + k;
+        result[row] = e->values[f] - pb.lengthTol;
+        if (grad) {
+            for (std::size_t j = 0; j < nx; ++j)
+                grad[row * n + j] = e->gradients[f][j];
             if (worst)
                 grad[row * n + n - 1] = 0;
         }
@@ -477,6 +518,7 @@ OptResult optimize(const scene::Scene& s, run::RunOptions o, const OptOptions& o
             c.pb = &pb;
             c.stage = stage;
             c.beta = beta;
+            c.length = pb.L > 0 && stage >= pb.lengthFrom;
             // Scale the merit to O(1) by its value at the stage's starting point (deterministic: the same
             // point is evaluated, or replayed, whatever happens later).
             const Evaluation* e0 = evalFor(c, x.data());
@@ -510,7 +552,7 @@ OptResult optimize(const scene::Scene& s, run::RunOptions o, const OptOptions& o
                     opt.set_max_objective(sumObjective, &c);
                 else
                     opt.set_min_objective(sumObjective, &c);
-                const unsigned m = unsigned((worst ? pb.T : 0) + pb.C);
+                const unsigned m = unsigned((worst ? pb.T : 0) + pb.C + (c.length ? pb.L : 0));
                 if (m > 0)
                     opt.add_inequality_mconstraint(constraints, &c, std::vector<double>(m, 1e-8));
                 // The stage's first point is already evaluated: NLopt's first call hits the cache.

@@ -58,7 +58,7 @@ DesignMap fromScene(const Scene& s, std::size_t d) {
     if (!m0 || !m1)
         throw std::invalid_argument("DesignMap: design " + g.name + " names an unknown material");
     const Vec3 vox{g.voxelCells[0] * s.cellUm, g.voxelCells[1] * s.cellUm, g.voxelCells[2] * s.cellUm};
-    return DesignMap(s.designVoxels(d), vox, g.filterRadius, g.beta, g.eta, m0->eps, m1->eps);
+    return DesignMap(s.designVoxels(d), vox, s.designFilterRadius(d), g.beta, g.eta, m0->eps, m1->eps);
 }
 
 } // namespace

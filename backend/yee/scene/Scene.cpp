@@ -142,6 +142,11 @@ Box Scene::designCells(std::size_t d) const {
     return b;
 }
 
+double Scene::designFilterRadius(std::size_t d) const {
+    const double own = d < designs.size() ? designs[d].filterRadius : 0.0;
+    return own > 0 ? own : optimization.minLengthUm;
+}
+
 std::array<int, 3> Scene::designVoxels(std::size_t d) const {
     std::array<int, 3> v{0, 0, 0};
     const Box b = designCells(d);
@@ -164,7 +169,9 @@ bool isDefault(const OptimizationConfig& o) {
     return o.optimizer == d.optimizer && o.iterations == d.iterations && o.step == d.step &&
            o.beta1 == d.beta1 && o.beta2 == d.beta2 && o.ftolRel == d.ftolRel && o.xtolRel == d.xtolRel &&
            o.form == d.form && o.betaFactor == d.betaFactor && o.betaEvery == d.betaEvery &&
-           o.betaMax == d.betaMax && o.constraints.empty();
+           o.betaMax == d.betaMax && o.minLengthUm == d.minLengthUm &&
+           o.lengthConstraints == d.lengthConstraints && o.lengthTolerance == d.lengthTolerance &&
+           o.constraints.empty();
 }
 
 } // namespace yee::scene

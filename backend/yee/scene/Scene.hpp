@@ -266,6 +266,13 @@ struct OptimizationConfig {
     double betaFactor = 1; ///< continuation: projected designs' beta times this every betaEvery (1: off)
     int betaEvery = 10;    ///< evaluations per beta stage
     double betaMax = 64;   ///< beta is never raised above this
+    /// Minimum length scale b, um (0: off). A design region without its own filter radius gets the
+    /// conic filter radius R = b (Qian & Sigmund's relation for the thresholds 0.25 / 0.75 below).
+    double minLengthUm = 0;
+    /// MMA/CCSA: add Zhou et al.'s geometric length-scale constraints (solid and void, per region) in
+    /// the final continuation stage, so the blueprint's features are at least minLengthUm wide.
+    bool lengthConstraints = false;
+    double lengthTolerance = 1e-6; ///< the constraints' bound epsilon (mean squared violation)
     std::vector<OptConstraint> constraints;
 };
 
@@ -315,6 +322,8 @@ struct Scene {
     /// cell face (round((x - lo) / cell), halves rounded away from zero). Empty when the box is
     /// thinner than half a cell.
     Box designCells(std::size_t d) const;
+    /// Filter radius of design `d`, um: its own filter_radius_um, else optimization.min_length_um.
+    double designFilterRadius(std::size_t d) const;
     /// Voxel counts of design `d` per axis: ceil(cells / voxelCells).
     std::array<int, 3> designVoxels(std::size_t d) const;
     /// Number of latent parameters of design `d` (product of designVoxels()).

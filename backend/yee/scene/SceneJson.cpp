@@ -1376,8 +1376,8 @@ private:
             const auto vox = s_.designVoxels(i);
             double taps = 1;
             for (std::size_t a = 0; a < 3; ++a) {
-                const double reach =
-                    std::min(double(vox[a] - 1), std::floor(g.filterRadius / (g.voxelCells[a] * s_.cellUm)));
+                const double reach = std::min(
+                    double(vox[a] - 1), std::floor(s_.designFilterRadius(i) / (g.voxelCells[a] * s_.cellUm)));
                 taps *= 2 * reach + 1;
             }
             if (taps > 1e5)
@@ -1423,6 +1423,24 @@ private:
         }
         if (o.betaEvery < 1)
             fail("optimization.beta_every", "must be >= 1");
+        if (o.lengthConstraints && !(o.minLengthUm > 0))
+            fail("optimization.length_constraints",
+                 "needs optimization.min_length_um > 0 (the length to enforce)");
+        for (std::size_t d = 0; d < s_.designs.size() && o.minLengthUm > 0; ++d) {
+            const double r = s_.designs[d].filterRadius;
+            if (r > 0 && r < o.minLengthUm)
+                fail(
+                    item("designs", d) + ".filter_radius_um",
+                    num(r) + " um is below optimization.min_length_um (" + num(o.minLengthUm) +
+                        " um): a conic filter of radius R gives features of at least R; leave the radius out "
+                        "(it then equals the minimum length) or make it >= the minimum length");
+            const double voxel = s_.cellUm * *std::min_element(s_.designs[d].voxelCells.begin(),
+                                                               s_.designs[d].voxelCells.end());
+            if (s_.designFilterRadius(d) < 2 * voxel)
+                fail("optimization.min_length_um",
+                     num(o.minLengthUm) + " um spans fewer than 2 voxels of " + item("designs", d) + " (" +
+                         num(voxel) + " um); a length scale needs a filter at least 2 voxels wide");
+        }
     }
 
     /// One term (of the objective, or constrained) at `p`: its detector, quantity and reduction.

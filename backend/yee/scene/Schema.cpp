@@ -987,6 +987,22 @@ std::vector<SectionSpec> buildSections() {
                 .gt(0)
                 .def(64.0)
                 .bind(field(optOf, &OptimizationConfig::betaMax)),
+            K("min_length_um", KT::Number, "Minimum length", "um",
+              "Smallest solid or void feature; sets the filter radius of designs without their own; 0 = off")
+                .ge(0)
+                .def(0.0)
+                .bind(field(optOf, &OptimizationConfig::minLengthUm)),
+            K("length_constraints", KT::Boolean, "Length-scale constraints", "",
+              "Geometric constraints enforcing min_length_um in the final beta stage (MMA/CCSA)")
+                .in(only({O::Mma, O::Ccsa}))
+                .def(false)
+                .bind(field(optOf, &OptimizationConfig::lengthConstraints)),
+            K("length_tolerance", KT::Number, "Length-scale tolerance", "",
+              "Bound of the length-scale constraints (mean squared violation per voxel)")
+                .in(only({O::Mma, O::Ccsa}))
+                .gt(0)
+                .def(1e-6)
+                .bind(field(optOf, &OptimizationConfig::lengthTolerance)),
             K("constraints", KT::SectionList, "Constraints", "", "Inequalities on other terms (MMA/CCSA)")
                 .in(only({O::Mma, O::Ccsa}))
                 .sub(SectionId::Constraint),
