@@ -9,6 +9,7 @@
 #include <numbers>
 
 #include "yee/core/Error.hpp"
+#include "yee/scene/MaterialModel.hpp"
 #include "yee/scene/Resolution.hpp"
 #include "yee/scene/SceneJson.hpp"
 #include "yee/tiling/TileGrid.hpp"
@@ -62,6 +63,40 @@ private slots:
         QVERIFY(std::isnan(scene::yeePhaseVelocityError(1.9, 0.5)));
     }
 
+    void resolutionOfDispersiveMaterials() {
+        // Library silicon is lossless Sellmeier poles on eps_inf = 1: judged by eps_inf it would look
+        // like vacuum. It must be judged by Re n(lambda) across the source's band.
+        scene::Scene s = base();
+        s.cellUm = 0.05;
+        for (auto& m : s.materials)
+            if (m.name == s.objects.front().material) {
+                m = scene::Material{};
+                m.name = s.objects.front().material;
+                m.library = "Si";
+            }
+        s.sources.front().profile.type = scene::ProfileType::Cw;
+        s.sources.front().profile.wavelength = 1.55;
+        const scene::Material& si = *s.findMaterial(s.objects.front().material);
+        const auto model = scene::materialModel(si);
+        QVERIFY(model.epsInf < 2);
+        const double n = std::sqrt(scene::permittivity(model, scene::omegaOfWavelength(1.55))).real();
+        QVERIFY(n > 3.4 && n < 3.55);
+        scene::Resolution r = scene::worstResolution(s);
+        QCOMPARE(r.material, si.name);
+        QVERIFY2(std::abs(r.index - n) < 1e-9, qPrintable(QString::number(r.index)));
+        QVERIFY(std::abs(r.cellsPerWavelength - 1.55 / n / 0.05) < 1e-9);
+        // A pulse: the worst lambda / n(lambda) of the band (normal dispersion: the short edge).
+        s.sources.front().profile.type = scene::ProfileType::GaussianPulse;
+        s.sources.front().profile.bandwidth = 0.4;
+        r = scene::worstResolution(s);
+        const double lo = scene::shortestWavelengthUm(s.sources.front().profile);
+        const double nLo = std::sqrt(scene::permittivity(model, scene::omegaOfWavelength(lo))).real();
+        QVERIFY(std::abs(r.cellsPerWavelength - lo / nLo / 0.05) < 1e-9);
+        // Refused below 2 cells per wavelength inside it, naming the cell size.
+        s.cellUm = lo / nLo / 1.5;
+        QVERIFY_THROWS_EXCEPTION(InputError, scene::checkResolution(s));
+    }
+
     void resolutionIsJudgedInTheHighestIndexMaterial() {
         scene::Scene s = base();
         s.cellUm = 0.05;
@@ -103,12 +138,14 @@ private slots:
     /// to change.
     void thinGridNamesTheDomainSize() {
         using tiling::AxisBoundary;
-        const std::array<AxisBoundary, 3> bc{AxisBoundary::Pml, AxisBoundary::Periodic, AxisBoundary::Periodic};
+        const std::array<AxisBoundary, 3> bc{AxisBoundary::Pml, AxisBoundary::Periodic,
+                                             AxisBoundary::Periodic};
         try {
             tiling::TileGrid g({40, 1, 40}, {1, 1, 1}, bc, {8, 0, 0});
             QFAIL("a one-cell axis was accepted");
         } catch (const InputError& e) {
-            QVERIFY2(QString(e.what()).startsWith("domain.size_um[1]: the grid has 1 cell along y"), e.what());
+            QVERIFY2(QString(e.what()).startsWith("domain.size_um[1]: the grid has 1 cell along y"),
+                     e.what());
         }
         // A grid thick enough but cut too thin is the tiling's.
         try {

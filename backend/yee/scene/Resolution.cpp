@@ -7,6 +7,7 @@
 #include <set>
 
 #include "yee/core/Error.hpp"
+#include "yee/scene/MaterialModel.hpp"
 
 namespace yee::scene {
 
@@ -36,8 +37,54 @@ double yeePhaseVelocityError(double cellsPerWavelength, double courant1d) {
     return kHalf / std::asin(s) - 1; // v_grid / v = k / k~
 }
 
+namespace {
+
+/// Longest wavelength a source emits, um: the lower half-maximum edge of its amplitude spectrum (ten
+/// times the centre wavelength when that edge reaches zero frequency), the centre wavelength for CW.
+double longestWavelengthUm(const Profile& p) {
+    if (p.type != ProfileType::GaussianPulse || !(p.bandwidth > 0))
+        return p.wavelength;
+    const double f = 1 / p.wavelength - 0.5 * p.bandwidth / (p.wavelength * p.wavelength);
+    return f > 0.1 / p.wavelength ? 1 / f : 10 * p.wavelength;
+}
+
+/// The index that gives a material's worst resolution over [lo, hi] um, expressed at lo: the material
+/// resolves lo / n cells where it resolves its smallest lambda / n(lambda). Constant materials:
+/// sqrt(eps mu). Dispersive, n/k and library materials: Re sqrt(eps(omega) mu), sampled over the band.
+double bandIndex(const Material& m, double lo, double hi) {
+    const bool plain = m.poles.empty() && !(m.n > 0) && m.library.empty();
+    if (plain || !(lo > 0) || !(hi >= lo))
+        return std::sqrt(std::max(m.eps * m.mu, 0.0));
+    MaterialModel model;
+    try {
+        model = materialModel(m);
+    } catch (const std::exception&) {
+        return std::sqrt(std::max(m.eps * m.mu, 0.0)); // reported by the validator
+    }
+    double worst = std::numeric_limits<double>::infinity(); // smallest lambda / n
+    constexpr int kSamples = 33;
+    for (int i = 0; i < kSamples; ++i) {
+        const double lam = lo * std::pow(hi / lo, double(i) / (kSamples - 1));
+        const double n = std::sqrt(permittivity(model, omegaOfWavelength(lam)) * model.mu).real();
+        if (n > 0)
+            worst = std::min(worst, lam / n);
+    }
+    return std::isfinite(worst) ? lo / worst : 1.0;
+}
+
+} // namespace
+
 Resolution worstResolution(const Scene& s) {
     Resolution r;
+    double longest = 0;
+    for (std::size_t i = 0; i < s.sources.size(); ++i) {
+        const double w = shortestWavelengthUm(s.sources[i].profile);
+        longest = std::max(longest, longestWavelengthUm(s.sources[i].profile));
+        if (r.source < 0 || w < r.shortestWavelengthUm) {
+            r.source = int(i);
+            r.shortestWavelengthUm = w;
+        }
+    }
     std::set<std::string> used{s.background};
     for (const auto& o : s.objects)
         used.insert(o.material);
@@ -45,7 +92,7 @@ Resolution worstResolution(const Scene& s) {
         used.insert(d.materials.begin(), d.materials.end());
     for (const auto& name : used)
         if (const Material* m = s.findMaterial(name)) {
-            const double n = std::sqrt(std::max(m->eps * m->mu, 0.0));
+            const double n = bandIndex(*m, r.shortestWavelengthUm, longest);
             if (r.material.empty() || n > r.index) {
                 r.material = name;
                 r.index = n;
@@ -53,13 +100,6 @@ Resolution worstResolution(const Scene& s) {
         }
     if (!(r.index > 0))
         r.index = 1;
-    for (std::size_t i = 0; i < s.sources.size(); ++i) {
-        const double w = shortestWavelengthUm(s.sources[i].profile);
-        if (r.source < 0 || w < r.shortestWavelengthUm) {
-            r.source = int(i);
-            r.shortestWavelengthUm = w;
-        }
-    }
     if (r.source < 0 || !(s.cellUm > 0))
         return r;
     r.cellsPerWavelength = r.shortestWavelengthUm / r.index / s.cellUm;

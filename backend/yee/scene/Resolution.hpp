@@ -22,8 +22,11 @@ struct Resolution {
     int source = -1;                 ///< index in Scene::sources (-1: no source)
     double shortestWavelengthUm = 0; ///< shortest free-space wavelength of that source's spectrum
     std::string material;            ///< the highest-index material the scene uses
-    double index = 1;                ///< its refractive index sqrt(eps * mu) (>= 1 is not assumed)
-    double cellsPerWavelength = 0;   ///< shortestWavelengthUm / index / cellUm
+    /// Its refractive index sqrt(eps * mu) (>= 1 is not assumed). For dispersive, n/k and library
+    /// materials Re sqrt(eps(omega) mu) where lambda / n is smallest across the sources' band, expressed
+    /// at shortestWavelengthUm (so cellsPerWavelength is that material's worst).
+    double index = 1;
+    double cellsPerWavelength = 0; ///< shortestWavelengthUm / index / cellUm
     /// Relative phase-velocity error of the Yee grid at that wavelength along a grid axis (the worst
     /// direction): v_grid / v - 1, negative (the grid is slow). NaN when the wave does not propagate.
     double phaseVelocityError = 0;
