@@ -66,6 +66,7 @@ struct OptionArgs {
     std::optional<std::string> capacity;
     std::optional<int> guardInterval;
     std::optional<int> threadsPerDevice;
+    std::optional<double> telemetryInterval;
     bool gradient = false;
 };
 

@@ -45,6 +45,8 @@ run::RunOptions makeOptions(const scene::Scene& s, const OptionArgs& a) {
         o.guardInterval = *a.guardInterval;
     if (a.threadsPerDevice)
         o.threadsPerDevice = *a.threadsPerDevice;
+    if (a.telemetryInterval)
+        o.telemetryInterval = *a.telemetryInterval;
     o.gradient = a.gradient;
     if (comm::Communicator* world = mpiWorld()) {
         // One tile per rank, as yee-run places them: the ranks of a host share its cores and memory,
@@ -72,9 +74,10 @@ OptionArgs optionArgs(const std::optional<std::array<int, 3>>& tiles,
                       const std::optional<std::string>& devices, const std::optional<std::string>& precision,
                       const std::optional<bool>& overlap, const std::optional<int>& maxSteps,
                       const std::optional<std::string>& capacity, const std::optional<int>& guardInterval,
-                      const std::optional<int>& threadsPerDevice, bool gradient) {
-    return OptionArgs{tiles,    devices,       precision,        overlap, maxSteps,
-                      capacity, guardInterval, threadsPerDevice, gradient};
+                      const std::optional<int>& threadsPerDevice,
+                      const std::optional<double>& telemetryInterval, bool gradient) {
+    return OptionArgs{tiles,    devices,       precision,        overlap,           maxSteps,
+                      capacity, guardInterval, threadsPerDevice, telemetryInterval, gradient};
 }
 
 /// A copy of `s` with the latent values of `latent` ({design: array}) set; `s` itself when none.
@@ -213,6 +216,7 @@ Keyword options (None: the scene's "run" section, as yee-run without the option)
   capacity             bytes per device ("80GiB", "H100", ...) for the memory check
   guard_interval       steps between cancel/NaN checks (default 64): Ctrl-C stops within this many
   threads_per_device   host threads per emulated device
+  telemetry_interval   seconds between progress reports (default 0.25; reports come at guard steps)
   progress             callable(yee.Report) on the calling thread; returning False cancels
 Under mpirun with more than one rank, each rank runs one tile (tiles must match the rank count) and
 only rank 0 gets the assembled result.
@@ -225,22 +229,23 @@ void bindRun(py::module_& m) {
     using OptS = std::optional<std::string>;
     using OptB = std::optional<bool>;
     using OptI = std::optional<int>;
+    using OptD = std::optional<double>;
 
     m.def(
         "run",
         [](const PyScene& s, OptA3 tiles, OptS devices, OptS precision, OptB overlap, OptI maxSteps,
-           OptS capacity, OptI guardInterval, OptI threadsPerDevice, py::object progress, bool gradient,
-           py::object latent) {
+           OptS capacity, OptI guardInterval, OptI threadsPerDevice, OptD telemetryInterval,
+           py::object progress, bool gradient, py::object latent) {
             return runScene(s, latent,
                             optionArgs(tiles, devices, precision, overlap, maxSteps, capacity, guardInterval,
-                                       threadsPerDevice, gradient),
+                                       threadsPerDevice, telemetryInterval, gradient),
                             progress);
         },
         py::arg("scene"), py::kw_only(), py::arg("tiles") = py::none(), py::arg("devices") = py::none(),
         py::arg("precision") = py::none(), py::arg("overlap") = py::none(), py::arg("max_steps") = py::none(),
         py::arg("capacity") = py::none(), py::arg("guard_interval") = py::none(),
-        py::arg("threads_per_device") = py::none(), py::arg("progress") = py::none(),
-        py::arg("gradient") = false, py::arg("latent") = py::none(),
+        py::arg("threads_per_device") = py::none(), py::arg("telemetry_interval") = py::none(),
+        py::arg("progress") = py::none(), py::arg("gradient") = false, py::arg("latent") = py::none(),
         (std::string("Run the scene forward (gradient=True: value-and-grad) and return a RunResult.\n"
                      "latent={design: array} runs with those latent values instead of the scene's.\n") +
          kOptionsDoc)
@@ -253,7 +258,7 @@ void bindRun(py::module_& m) {
             scene::validateScene(*s.scene);
             const run::RunOptions o =
                 makeOptions(*s.scene, optionArgs(tiles, devices, precision, std::nullopt, maxSteps, capacity,
-                                                 std::nullopt, std::nullopt, gradient));
+                                                 std::nullopt, std::nullopt, std::nullopt, gradient));
             py::gil_scoped_release release;
             return run::estimate(*s.scene, o);
         },
@@ -271,18 +276,19 @@ same bits as a fresh yee.run of the scene with those values.
                               .c_str())
         .def(py::init([](const PyScene& s, OptA3 tiles, OptS devices, OptS precision, OptB overlap,
                          OptI maxSteps, OptS capacity, OptI guardInterval, OptI threadsPerDevice,
-                         py::object progress, bool gradient) {
+                         OptD telemetryInterval, py::object progress, bool gradient) {
                  return std::make_unique<PySession>(s,
                                                     optionArgs(tiles, devices, precision, overlap, maxSteps,
                                                                capacity, guardInterval, threadsPerDevice,
-                                                               gradient),
+                                                               telemetryInterval, gradient),
                                                     std::move(progress));
              }),
              py::arg("scene"), py::kw_only(), py::arg("tiles") = py::none(), py::arg("devices") = py::none(),
              py::arg("precision") = py::none(), py::arg("overlap") = py::none(),
              py::arg("max_steps") = py::none(), py::arg("capacity") = py::none(),
              py::arg("guard_interval") = py::none(), py::arg("threads_per_device") = py::none(),
-             py::arg("progress") = py::none(), py::arg("gradient") = true)
+             py::arg("telemetry_interval") = py::none(), py::arg("progress") = py::none(),
+             py::arg("gradient") = true)
         .def("evaluate", &PySession::evaluate, py::arg("latent") = py::none(), py::arg("beta") = py::none(),
              py::arg("weights") = py::none(), R"doc(
 One evaluation. latent: {design: array} (or one array for a single design region; values in [0, 1],

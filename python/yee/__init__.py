@@ -190,7 +190,7 @@ def _add(self, section, item, name=None):
     parts = _split_path(section)
 
     def change(tree):
-        node = _walk(tree, parts + ["_"], section, create=True)
+        node = _walk(tree, parts, section, create=True)
         key = parts[-1]
         if section == "materials":
             if name is None:

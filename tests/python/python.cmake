@@ -1,0 +1,23 @@
+# pytest suites of the Python module (python/), one ctest test per file, label "python". They import
+# yee from the build tree (PYTHONPATH) and compare against yee-run (YEE_RUN).
+if(NOT TARGET yee_python)
+  return()
+endif()
+set(_py_env "PYTHONPATH=${CMAKE_BINARY_DIR}/python;YEE_SOURCE_DIR=${CMAKE_SOURCE_DIR}"
+            "OMPI_MCA_btl_vader_single_copy_mechanism=none;OMPI_MCA_rmaps_base_oversubscribe=1")
+if(TARGET yee-run)
+  list(APPEND _py_env "YEE_RUN=$<TARGET_FILE:yee-run>")
+endif()
+foreach(_suite scene run opt gds)
+  add_test(NAME python_${_suite}
+           COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_LIST_DIR}/test_${_suite}.py
+           WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(python_${_suite} PROPERTIES LABELS "python" TIMEOUT 300 ENVIRONMENT "${_py_env}")
+endforeach()
+# One rank per tile from Python: mpirun -np 2 python3 script.py equals the in-process run.
+if(TARGET yee_mpi AND MPIEXEC_EXECUTABLE)
+  add_test(NAME python_mpi_np2
+           COMMAND ${MPIEXEC_EXECUTABLE} --allow-run-as-root --oversubscribe -np 2 ${Python3_EXECUTABLE}
+                   ${CMAKE_CURRENT_LIST_DIR}/mpi_run.py ${CMAKE_SOURCE_DIR}/resources/scenes/ar_coating_opt.json)
+  set_tests_properties(python_mpi_np2 PROPERTIES LABELS "python;mpi" TIMEOUT 300 ENVIRONMENT "${_py_env}")
+endif()
