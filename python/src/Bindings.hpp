@@ -78,6 +78,8 @@ run::RunOptions makeOptions(const scene::Scene& s, const OptionArgs& a);
 /// The MPI world communicator when the process was started by mpirun/srun with more than one rank
 /// (MPI initialised at first use), else null.
 comm::Communicator* mpiWorld();
+/// Stops and frees every session over the MPI world (called before MPI is finalised).
+void releaseMpiSessions();
 /// This process's rank among the ranks sharing its host, and their number ({0, 1} without MPI).
 std::pair<int, int> mpiNodePlace();
 

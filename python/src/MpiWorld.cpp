@@ -117,6 +117,7 @@ void bindMpi(py::module_& m) {
         []() {
 #ifdef YEE_HAVE_MPI
             if (gWorld) {
+                releaseMpiSessions();
                 gWorld->comm.reset();
                 gWorld->session.reset();
                 delete gWorld;

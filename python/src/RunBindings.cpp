@@ -3,8 +3,10 @@
 /// the run options are made from the scene's "run" section and keyword overrides exactly as yee-run
 /// makes them from its command line, so the same scene and options give the same bits.
 #include <algorithm>
+#include <set>
 
 #include "Bindings.hpp"
+#include "yee/comm/Communicator.hpp"
 #include "yee/core/Error.hpp"
 #include "yee/device/Device.hpp"
 #include "yee/run/Devices.hpp"
@@ -111,6 +113,10 @@ std::shared_ptr<PyRunResult> runScene(const PyScene& ps, const py::object& laten
     return out;
 }
 
+class PySession;
+/// Sessions over the MPI world, released before MPI is finalised (releaseMpiSessions()).
+std::set<PySession*> gMpiSessions;
+
 /// A prepared scene for many evaluations (run::Session), with its own pump for progress and Ctrl-C.
 class PySession {
 public:
@@ -122,10 +128,22 @@ public:
         const bool mpi = options_.communicator != nullptr;
         session_ = pump_.run<std::shared_ptr<run::Session>>(
             [&] { return std::make_shared<run::Session>(*scene_, options_); }, mpi);
+        if (mpi)
+            gMpiSessions.insert(this);
+    }
+    ~PySession() { gMpiSessions.erase(this); }
+    PySession(const PySession&) = delete;
+    PySession& operator=(const PySession&) = delete;
+
+    /// Stops and frees the C++ session (before MPI is finalised); the object is unusable afterwards.
+    void release() {
+        close();
+        session_.reset();
     }
 
     std::shared_ptr<PyRunResult> evaluate(const py::object& latent, const py::object& beta,
                                           const py::object& weights) {
+        alive();
         run::DesignUpdate u;
         if (!latent.is_none()) {
             const auto& designs = scene_->designs;
@@ -165,6 +183,7 @@ public:
     }
 
     void serve() {
+        alive();
         pump_.run<int>(
             [&] {
                 session_->serve();
@@ -174,12 +193,13 @@ public:
     }
 
     void close() {
-        if (session_)
+        // Under MPI only rank 0 closes (the serving ranks return from serve()).
+        if (session_ && (!options_.communicator || options_.communicator->rank() == 0))
             session_->close();
     }
 
-    int evaluations() const { return session_->evaluations(); }
-    std::vector<std::size_t> designSizes() const { return session_->designSizes(); }
+    int evaluations() const { return alive().evaluations(); }
+    std::vector<std::size_t> designSizes() const { return alive().designSizes(); }
     std::vector<std::string> designNames() const {
         std::vector<std::string> n;
         for (const auto& d : scene_->designs)
@@ -188,7 +208,7 @@ public:
     }
     py::dict latent() const {
         py::dict d;
-        const auto values = session_->latent();
+        const auto values = alive().latent();
         for (std::size_t i = 0; i < values.size(); ++i) {
             const auto v = scene_->designVoxels(i);
             py::array_t<double> a({v[2], v[1], v[0]});
@@ -200,11 +220,27 @@ public:
     bool gradient() const { return options_.gradient; }
 
 private:
+    const run::Session& alive() const {
+        if (!session_)
+            throw RunError("Session: released (MPI was finalised)");
+        return *session_;
+    }
+
     std::shared_ptr<scene::Scene> scene_;
     Pump pump_;
     run::RunOptions options_;
     std::shared_ptr<run::Session> session_;
 };
+
+} // namespace
+
+void releaseMpiSessions() {
+    const std::set<PySession*> sessions = gMpiSessions;
+    for (PySession* s : sessions)
+        s->release();
+}
+
+namespace {
 
 constexpr const char* kOptionsDoc = R"doc(
 Keyword options (None: the scene's "run" section, as yee-run without the option):

@@ -14,10 +14,10 @@ foreach(_suite scene run opt gds)
            WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(python_${_suite} PROPERTIES LABELS "python" TIMEOUT 300 ENVIRONMENT "${_py_env}")
 endforeach()
-# One rank per tile from Python: mpirun -np 2 python3 script.py equals the in-process run.
-if(TARGET yee_mpi AND MPIEXEC_EXECUTABLE)
-  add_test(NAME python_mpi_np2
-           COMMAND ${MPIEXEC_EXECUTABLE} --allow-run-as-root --oversubscribe -np 2 ${Python3_EXECUTABLE}
-                   ${CMAKE_CURRENT_LIST_DIR}/mpi_run.py ${CMAKE_SOURCE_DIR}/resources/scenes/ar_coating_opt.json)
-  set_tests_properties(python_mpi_np2 PROPERTIES LABELS "python;mpi" TIMEOUT 300 ENVIRONMENT "${_py_env}")
+# One rank per tile from Python: mpirun -np 2 python3 mpi_run.py equals the in-process run.
+if(TARGET yee_mpi)
+  add_test(NAME python_mpi
+           COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_LIST_DIR}/test_mpi.py
+           WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(python_mpi PROPERTIES LABELS "python;mpi" TIMEOUT 300 ENVIRONMENT "${_py_env}")
 endif()
