@@ -4,6 +4,10 @@ import pathlib
 
 import pytest
 
+# Two cores shared by many processes: OpenMP's spinning waits make the tiny test scenes 100x slower
+# (the bits are the same either way). Read by libgomp when yee is first imported, after this file.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
 SOURCE = pathlib.Path(os.environ.get("YEE_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 SCENES = SOURCE / "resources" / "scenes"
 

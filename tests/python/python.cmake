@@ -4,7 +4,7 @@ if(NOT TARGET yee_python)
   return()
 endif()
 set(_py_env "PYTHONPATH=${CMAKE_BINARY_DIR}/python;YEE_SOURCE_DIR=${CMAKE_SOURCE_DIR}"
-            "OMPI_MCA_btl_vader_single_copy_mechanism=none;OMPI_MCA_rmaps_base_oversubscribe=1")
+            "OMPI_MCA_btl_vader_single_copy_mechanism=none;OMPI_MCA_rmaps_base_oversubscribe=1" "OMP_WAIT_POLICY=passive")
 if(TARGET yee-run)
   list(APPEND _py_env "YEE_RUN=$<TARGET_FILE:yee-run>")
 endif()

@@ -100,7 +100,10 @@ def test_estimate_and_telemetry(scenes):
 
 
 def slow_scene(scenes):
-    return yee.Scene.load(str(scenes / "quick_box.json"))
+    """quick_box for 2000 steps (seconds to run): cancelled runs stop long before the end."""
+    s = yee.Scene.load(str(scenes / "quick_box.json"))
+    s.set("time.duration_fs", 10 * s.get("time.duration_fs"))
+    return s
 
 
 def test_keyboard_interrupt_stops_within_one_guard_interval(scenes):
@@ -117,6 +120,7 @@ def test_keyboard_interrupt_stops_within_one_guard_interval(scenes):
     assert r.interrupted and not r.completed
     assert r.status.startswith("cancelled at step")
     assert r.steps % 8 == 0 and r.steps < r.total_steps
+    print(f"SIGINT sent at step {seen[0]}, the run stopped at step {r.steps} of {r.total_steps}")
     assert r.detectors  # what was recorded so far is assembled
 
 
