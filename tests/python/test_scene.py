@@ -112,3 +112,27 @@ def test_view_survives_an_edit(scenes):
     v[0, 0, 0] = 0.9
     assert s.latent("coating")[0, 0, 0] == 0.25
     assert s.name == "renamed"
+
+
+def test_type_stubs_match_the_module():
+    """Every name of the stubs exists in the module (and every public name of the module is stubbed)."""
+    import ast
+    import pathlib
+
+    stub = ast.parse((pathlib.Path(yee.__file__).parent / "__init__.pyi").read_text())
+    declared = {}
+    for node in stub.body:
+        if isinstance(node, ast.ClassDef):
+            members = set()
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AnnAssign)):
+                    members.add(item.name if isinstance(item, ast.FunctionDef) else item.target.id)
+            declared[node.name] = members
+        elif isinstance(node, ast.FunctionDef):
+            declared[node.name] = None
+    for name, members in declared.items():
+        obj = getattr(yee, name, None) or getattr(yee._yee, name)
+        for m in members or ():
+            if m != "__init__" and m not in ("field",):
+                assert hasattr(obj, m), f"{name}.{m} is in the stubs but not in the module"
+    assert set(yee.__all__) <= set(declared)
