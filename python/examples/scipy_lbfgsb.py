@@ -17,7 +17,10 @@ import scipy.optimize
 import yee
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_SCENE = os.path.join(HERE, "..", "..", "resources", "scenes", "ar_coating_opt.json")
+# Next to the sources (python/examples) or installed (share/yee-studio/python-examples).
+DEFAULT_SCENE = next((p for p in (os.path.join(HERE, "..", "..", "resources", "scenes", "ar_coating_opt.json"),
+                                  os.path.join(HERE, "..", "scenes", "ar_coating_opt.json")) if os.path.exists(p)),
+                     "ar_coating_opt.json")
 
 
 def optimise(scene, iterations=10, tiles=None, devices=None, report=print):
