@@ -127,12 +127,13 @@ private:
 template <class R> R Pump::run(const std::function<R()>& body, bool onCallingThread) {
     std::optional<R> out;
     if (onCallingThread) {
-        inlineMode_ = true;
-        {
-            py::gil_scoped_release release;
-            out = body();
-        }
-        inlineMode_ = false;
+        struct Inline {
+            bool& flag;
+            explicit Inline(bool& f) : flag(f) { flag = true; }
+            ~Inline() { flag = false; }
+        } inlineMode(inlineMode_);
+        py::gil_scoped_release release;
+        out = body();
     } else {
         runOnWorker([&] { out = body(); });
     }

@@ -8,9 +8,12 @@
 #include "Bindings.hpp"
 #include "yee/comm/Communicator.hpp"
 #include "yee/core/Error.hpp"
+#include "yee/cuda/Runtime.hpp"
 #include "yee/device/Device.hpp"
 #include "yee/run/Devices.hpp"
 #include "yee/run/Session.hpp"
+#include "yee/scene/MaterialCheck.hpp"
+#include "yee/scene/Resolution.hpp"
 #include "yee/scene/SceneJson.hpp"
 
 namespace yee::python {
@@ -99,11 +102,27 @@ std::shared_ptr<scene::Scene> withLatent(const PyScene& s, const py::object& lat
     return copy;
 }
 
+/// What yee-run prints as notes before a run, as Python warnings: a device request that fell back
+/// to CPU devices, library materials used outside their data, cells too coarse for the wavelengths.
+void warnBeforeRunning(const scene::Scene& s, const run::RunOptions& o) {
+    std::vector<std::string> notes;
+    if (!o.deviceNotice.empty())
+        notes.push_back(o.deviceNotice);
+    for (const std::string& w : scene::materialWarnings(s))
+        notes.push_back(w);
+    for (const std::string& w : scene::resolutionWarnings(s))
+        notes.push_back(w);
+    for (const std::string& n : notes)
+        if (PyErr_WarnEx(PyExc_RuntimeWarning, n.c_str(), 2) != 0)
+            throw py::error_already_set(); // warnings turned into errors
+}
+
 std::shared_ptr<PyRunResult> runScene(const PyScene& ps, const py::object& latent, const OptionArgs& a,
                                       const py::object& progress) {
     std::shared_ptr<scene::Scene> s = withLatent(ps, latent);
     scene::validateScene(*s);
     run::RunOptions o = makeOptions(*s, a);
+    warnBeforeRunning(*s, o);
     Pump pump(progress);
     pump.attach(o);
     auto out = std::make_shared<PyRunResult>();
@@ -124,6 +143,7 @@ public:
         : scene_(std::make_shared<scene::Scene>(*ps.scene)), pump_(std::move(progress)) {
         scene::validateScene(*scene_);
         options_ = makeOptions(*scene_, a);
+        warnBeforeRunning(*scene_, options_);
         pump_.attach(options_);
         const bool mpi = options_.communicator != nullptr;
         session_ = pump_.run<std::shared_ptr<run::Session>>(
@@ -286,6 +306,10 @@ void bindRun(py::module_& m) {
                      "latent={design: array} runs with those latent values instead of the scene's.\n") +
          kOptionsDoc)
             .c_str());
+
+    m.def(
+        "gpu_count", [] { return cuda::deviceCount(); },
+        "Usable CUDA GPUs (0 in a build without CUDA or on a machine without a GPU driver).");
 
     m.def(
         "estimate_memory",

@@ -151,3 +151,13 @@ def test_session_equals_fresh_runs(scenes):
     fresh = yee.run(s, gradient=True, latent={"coating": x})
     assert_same_results(a, fresh)
     assert_same_results(b, fresh)
+
+
+def test_gpu_request_without_gpu_warns_and_runs_on_cpu(scenes):
+    """As yee-run's note: a GPU list on a machine (or build) without a usable GPU runs on CPU devices."""
+    s = yee.Scene.load(str(scenes / "ar_coating_opt.json"))
+    if yee.gpu_count() > 0:
+        pytest.skip("a GPU is present")
+    with pytest.warns(RuntimeWarning, match=r"^devices asks for GPUs \(cuda:all\)"):
+        r = yee.run(s, tiles=(2, 1, 1), devices="cuda:all")
+    assert r.completed and [d.name for d in r.devices] == ["cpu:0", "cpu:1"]
