@@ -14,6 +14,11 @@ foreach(_suite scene run opt gds)
            WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(python_${_suite} PROPERTIES LABELS "python" TIMEOUT 300 ENVIRONMENT "${_py_env}")
 endforeach()
+# The documented examples, run as printed.
+add_test(NAME python_examples
+         COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_LIST_DIR}/test_examples.py
+         WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(python_examples PROPERTIES LABELS "python;slow" TIMEOUT 900 ENVIRONMENT "${_py_env}")
 # One rank per tile from Python: mpirun -np 2 python3 mpi_run.py equals the in-process run.
 if(TARGET yee_mpi)
   add_test(NAME python_mpi
