@@ -27,8 +27,9 @@ namespace yee::python {
 
 namespace py = pybind11;
 
-/// A scene as Python holds it: the C++ scene behind a shared pointer, replaced (never mutated in
-/// place) by an edit, so numpy views of an earlier version keep their storage alive.
+/// A scene as Python holds it: the C++ scene behind a shared pointer. Latent values are written in
+/// place (views, set_latent); an edit of the scene's keys replaces the whole C++ scene, and numpy views
+/// of the earlier version keep its storage alive.
 struct PyScene {
     std::shared_ptr<scene::Scene> scene = std::make_shared<scene::Scene>();
     std::string baseDir = "."; ///< directory sidecar arrays (`params`) are resolved against
