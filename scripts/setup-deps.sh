@@ -8,8 +8,19 @@ packages=(
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev libvtk9-dev libhdf5-dev
   libopenmpi-dev openmpi-bin nlohmann-json3-dev
   libeigen3-dev libspectra-dev libnlopt-cxx-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest
+  python3-dev python3-scipy python3-pip
   xvfb xauth mesa-utils libgl1-mesa-dri appstream desktop-file-utils
 )
+
+# Optional, from PyPI: gdstk for the Python module's GDS import/export (yee.gds). Allowed to fail (no
+# network, no pip): the tests that need it are skipped, and one checks the message users then get.
+install_gdstk() {
+  if [ -x /usr/bin/python3 ] && ! /usr/bin/python3 -c "import gdstk" 2>/dev/null; then
+    /usr/bin/python3 -m pip install --quiet --break-system-packages gdstk ||
+      echo "setup-deps: gdstk not installed (optional; the yee.gds tests will be skipped)" >&2
+  fi
+  return 0
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -20,6 +31,7 @@ done
 
 if [ "${#missing[@]}" -eq 0 ]; then
   echo "setup-deps: all ${#packages[@]} Debian packages are installed"
+  install_gdstk
   exit 0
 fi
 
@@ -38,3 +50,4 @@ export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]}" apt-get update
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
   -o DPkg::Lock::Timeout=600 "${missing[@]}"
+install_gdstk

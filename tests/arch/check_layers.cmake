@@ -3,7 +3,8 @@
 #  - a backend module includes a module that backend/layers.cmake does not allow it (a back-edge),
 #  - the layer table itself is not ordered (a module depends on one listed after it) or a backend
 #    folder is missing from it,
-#  - a backend file includes Qt or VTK, or ui/ includes app/.
+#  - a backend file includes Qt or VTK, or ui/ includes app/, or the Python module (python/) includes
+#    Qt, VTK, app/ or ui/.
 cmake_minimum_required(VERSION 3.25)
 if(NOT YEE_SOURCE_DIR)
   message(FATAL_ERROR "pass -DYEE_SOURCE_DIR=<repository root>")
@@ -69,6 +70,20 @@ foreach(f ${_ui})
     if(line MATCHES "\"(app/|RunCli|RunReport)")
       string(STRIP "${line}" line)
       list(APPEND _errors "${rel}: ui must not include app (${line})")
+    endif()
+  endforeach()
+endforeach()
+
+# The Python module binds libyee only: no Qt, no VTK, nothing of the programs or the studio.
+file(GLOB_RECURSE _py ${YEE_SOURCE_DIR}/python/*.cpp ${YEE_SOURCE_DIR}/python/*.hpp)
+foreach(f ${_py})
+  file(RELATIVE_PATH rel ${YEE_SOURCE_DIR} ${f})
+  math(EXPR _checked "${_checked} + 1")
+  yee_scan_includes(${f} _incs)
+  foreach(line ${_incs})
+    if(line MATCHES "<(Q[A-Za-z]+|vtk[A-Za-z]+)[.>]" OR line MATCHES "\"(app/|ui/|RunCli|RunReport)")
+      string(STRIP "${line}" line)
+      list(APPEND _errors "${rel}: the Python module binds libyee only (${line})")
     endif()
   endforeach()
 endforeach()

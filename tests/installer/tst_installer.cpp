@@ -130,6 +130,31 @@ private slots:
         QVERIFY(QFile::exists(work.filePath("r.h5")));
     }
 
+    /// The Python module lands in Debian's python3 dist-packages, with its stubs, and imports and runs
+    /// from the unpacked tree.
+    void installedPythonModuleWorks() {
+#ifndef YEE_PYTHON
+        QSKIP("built without the Python module");
+#else
+        const QString pkg = root_ + "/usr/lib/python3/dist-packages";
+        for (const QString& f : {"yee/__init__.py", "yee/__init__.pyi", "yee/py.typed", "yee/gds.py"})
+            QVERIFY2(QFile::exists(pkg + "/" + f), qPrintable(f));
+        const QString scene = root_ + "/usr/share/yee-studio/scenes/quick_box.json";
+        const QString script = "import sys; sys.path.insert(0, '" + pkg +
+                               "'); import yee; "
+                               "assert yee.__file__.startswith('" +
+                               pkg +
+                               "'); "
+                               "r = yee.run(yee.Scene.load('" +
+                               scene +
+                               "'), max_steps=5); "
+                               "print(r.status, r.steps)";
+        const Proc p = run(YEE_PYTHON, {"-c", script});
+        QVERIFY2(p.code == 0, qPrintable(explain("python3 -c 'import yee'", p)));
+        QCOMPARE(p.out.trimmed(), QString("completed 5"));
+#endif
+    }
+
     /// AppStream metadata (and the desktop entry, with the studio) pass the freedesktop validators.
     void desktopMetadataValid() {
         const QString metainfo = root_ + "/usr/share/metainfo/" + kAppId + ".metainfo.xml";
