@@ -13,6 +13,9 @@
 /// and exits 0, or 1 when YEE_GPU_REQUIRED=1 (the GPU bundle runner's mode on a machine that lists a
 /// GPU). --cuda-info prints the CUDA runtime and driver versions and the visible GPUs (exit 1 when there
 /// are none and YEE_GPU_REQUIRED=1).
+///
+/// With --shared-cores SCENE: the scene's forward run and value-and-grad, each alone and then next to a
+/// competing busy job (a child process with --busy-threads threads, default 2), and the slowdowns.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,7 +24,12 @@
 #include <string>
 #include <vector>
 
+#include <csignal>
+#include <thread>
+
 #include <omp.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "yee/core/Error.hpp"
 #include "yee/cuda/Runtime.hpp"
@@ -253,6 +261,78 @@ void gradientBenchmark(double lengthUm, double durationFs) {
     }
 }
 
+// ---- shared cores
+// ----------------------------------------------------------------------------------------------------
+
+/// A competing busy job: a child process whose `threads` threads spin until the object is destroyed.
+class BusyJob {
+public:
+    explicit BusyJob(int threads) {
+        pid_ = fork();
+        if (pid_ == 0) {
+            std::vector<std::thread> t;
+            for (int i = 1; i < threads; ++i)
+                t.emplace_back(spin);
+            spin();
+        }
+        if (pid_ < 0)
+            throw RunError("--shared-cores: cannot start the competing job (fork failed)");
+        std::this_thread::sleep_for(std::chrono::milliseconds(200)); // let it take its cores
+    }
+    ~BusyJob() {
+        kill(pid_, SIGKILL);
+        int status = 0;
+        waitpid(pid_, &status, 0);
+    }
+    BusyJob(const BusyJob&) = delete;
+    BusyJob& operator=(const BusyJob&) = delete;
+
+private:
+    [[noreturn]] static void spin() {
+        volatile unsigned long x = 0;
+        for (;;)
+            x = x + 1;
+    }
+    pid_t pid_ = -1;
+};
+
+/// Forward and value-and-grad wall time of `scenePath` (the scene's own gradient method) alone and next
+/// to a busy job of `busyThreads` threads, in one run; prints the slowdown ratios. With a 2-thread job
+/// on a 2-core host the fair share is half the cores, so about 2x is what sharing costs.
+void sharedCoresBenchmark(const std::string& scenePath, int busyThreads, int reps) {
+    const scene::Scene s = scene::loadScene(scenePath);
+    auto timeRun = [&](bool gradient) {
+        run::RunOptions o = run::RunOptions::fromScene(s);
+        o.gradient = gradient;
+        o.guardInterval = 1000000;
+        double best = 1e300;
+        for (int r = 0; r < reps; ++r) {
+            const auto t0 = std::chrono::steady_clock::now();
+            const run::RunResult res = run::run(s, o);
+            if (!res.completed)
+                throw RunError("--shared-cores: the run did not complete: " + res.status);
+            best =
+                std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+        return best;
+    };
+    const char* wait = std::getenv("OMP_WAIT_POLICY");
+    std::printf("shared-cores benchmark: %s, %d host threads, competing job of %d busy threads, best of %d, "
+                "OMP_WAIT_POLICY=%s\n",
+                scenePath.c_str(), device::hostThreads(), busyThreads, reps, wait ? wait : "(unset)");
+    const double fwdAlone = timeRun(false), gradAlone = timeRun(true);
+    double fwdLoaded = 0, gradLoaded = 0;
+    {
+        BusyJob job(busyThreads);
+        fwdLoaded = timeRun(false);
+        gradLoaded = timeRun(true);
+    }
+    std::printf("shared_cores forward alone_s %.3f loaded_s %.3f slowdown %.2f\n", fwdAlone, fwdLoaded,
+                fwdLoaded / fwdAlone);
+    std::printf("shared_cores value_and_grad alone_s %.3f loaded_s %.3f slowdown %.2f\n", gradAlone,
+                gradLoaded, gradLoaded / gradAlone);
+}
+
 // ---- GPUs
 // ---------------------------------------------------------------------------------------------------------
 
@@ -444,7 +524,8 @@ int main(int argc, char** argv) {
     bool decomposed = false, onlyF32 = false, gradient = false, forward = true;
     double wgLength = 6.0, wgDuration = 120.0;
     int gpuN = 384, gpuSteps = 200;
-    std::string writeScene, gpus;
+    std::string writeScene, gpus, sharedScene;
+    int busyThreads = 2;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
@@ -478,12 +559,17 @@ int main(int argc, char** argv) {
             gpuN = next();
         else if (a == "--gpu-steps")
             gpuSteps = next();
+        else if (a == "--shared-cores" && i + 1 < argc)
+            sharedScene = argv[++i];
+        else if (a == "--busy-threads")
+            busyThreads = next();
         else {
             std::fprintf(
                 stderr,
                 "usage: yee-bench [--n N] [--steps S] [--pml P] [--reps R] [--decomposed] "
                 "[--float32-only] [--gradient] [--no-forward] [--wg-length UM] [--wg-duration FS] "
-                "[--write-scene FILE] [--gpus all|ID[,ID...] [--gpu-n N] [--gpu-steps S]] [--cuda-info]\n");
+                "[--write-scene FILE] [--gpus all|ID[,ID...] [--gpu-n N] [--gpu-steps S]] [--cuda-info] "
+                "[--shared-cores SCENE [--busy-threads N]]\n");
             return 2;
         }
     }
@@ -518,6 +604,10 @@ int main(int argc, char** argv) {
                 gpuForwardBenchmark(sel.gpus, gpuN, gpuSteps, pml, reps, onlyF32);
             if (gradient)
                 gpuGradientBenchmark(sel.gpus, wgLength, wgDuration);
+            return 0;
+        }
+        if (!sharedScene.empty()) {
+            sharedCoresBenchmark(sharedScene, busyThreads, reps < 1 ? 1 : (reps > 2 ? 2 : reps));
             return 0;
         }
         if (gradient)
