@@ -16,6 +16,8 @@
 ///
 /// With --shared-cores SCENE: the scene's forward run and value-and-grad, each alone and then next to a
 /// competing busy job (a child process with --busy-threads threads, default 2), and the slowdowns.
+/// With --dispersive: the box half filled with a 2-pole Lorentz material against the same box without
+/// poles (issue 13's benchmark): time ratio, cost per dispersive cell and its bytes.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -258,6 +260,67 @@ void gradientBenchmark(double lengthUm, double durationFs) {
         std::printf("checkpointed num_checkpoints=%d: recompute_factor %.3f vjp/fwd %.3f peak %.2f MiB\n", c,
                     recompute, (g.forwardSeconds + g.backwardSeconds) / f.seconds,
                     double(g.devices[0].memory.peakTotal) / 1048576.0);
+    }
+}
+
+// ---- dispersion
+// ----------------------------------------------------------------------------------------------------
+
+/// Issue 13's benchmark: the bench box with its low-x half filled with a 2-pole Lorentz material against
+/// the same box without the poles (eps_inf alone), float32, best of `reps` alternating runs. Prints the
+/// time ratio, the cost of a dispersive cell update relative to a plain one (2 ratio - 1 for a half
+/// filled box), and the dispersive bytes per dispersive cell; once on the CPU path (contiguous SIMD
+/// stretches) and once on the GPU data paths emulated on the CPU (the per-entry functors GPUs launch).
+void dispersiveBenchmark(int n, int pml, int steps, int reps) {
+    scene::Scene s = benchScene(n, pml, steps);
+    scene::Material lor;
+    lor.name = "lorentz2";
+    lor.eps = 2.0;
+    scene::Pole p1, p2;
+    p1.type = p2.type = scene::PoleType::Lorentz;
+    p1.deltaEps = 1.0;
+    p1.omegaEv = 3.0;
+    p1.gammaEv = 0.1;
+    p2.deltaEps = 0.5;
+    p2.omegaEv = 5.0;
+    p2.gammaEv = 0.2;
+    lor.poles = {p1, p2};
+    s.materials.push_back(lor);
+    scene::Object half;
+    half.name = "half";
+    half.shape = scene::Shape::Box;
+    const double L = n * s.cellUm;
+    half.center = {-0.5 * L, 0, 0}; // x < 0 and beyond the domain: no partial cells on its low face
+    half.size = {L, 2 * L, 2 * L};
+    half.material = "lorentz2";
+    s.objects.push_back(half);
+    scene::Scene plain = s;
+    plain.materials.back().poles.clear();
+    std::printf(
+        "dispersive benchmark: %d^3 cells (PML %d), %d steps, low-x half 2-pole Lorentz, float32, best "
+        "of %d\n",
+        n, pml, steps, reps);
+    for (bool staged : {false, true}) {
+        double td = 1e300, tp = 1e300;
+        std::int64_t bytes = 0;
+        for (int r = 0; r < reps; ++r)
+            for (int q = 0; q < 2; ++q) {
+                const scene::Scene& sc = q == 0 ? s : plain;
+                run::RunOptions o = run::RunOptions::fromScene(sc);
+                o.precision = run::Precision::Float32;
+                o.maxSteps = steps;
+                o.guardInterval = 1000000;
+                o.gpuDataPaths = staged;
+                const run::RunResult res = run::run(sc, o);
+                (q == 0 ? td : tp) = std::min(q == 0 ? td : tp, res.seconds);
+                if (q == 0)
+                    bytes = res.devices[0].memory.peak[int(device::Category::Dispersive)];
+            }
+        const double cells = double(n / 2) * n * n, ratio = td / tp;
+        std::printf(
+            "dispersive %s time_ratio %.3f dispersive_cell_cost_vs_plain %.2f dispersive_bytes_per_cell "
+            "%.1f (%.3f s vs %.3f s)\n",
+            staged ? "gpu_data_paths" : "cpu", ratio, 2 * ratio - 1, double(bytes) / cells, td, tp);
     }
 }
 
@@ -526,6 +589,7 @@ int main(int argc, char** argv) {
     int gpuN = 384, gpuSteps = 200;
     std::string writeScene, gpus, sharedScene;
     int busyThreads = 2;
+    bool dispersive = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
@@ -561,6 +625,8 @@ int main(int argc, char** argv) {
             gpuSteps = next();
         else if (a == "--shared-cores" && i + 1 < argc)
             sharedScene = argv[++i];
+        else if (a == "--dispersive")
+            dispersive = true;
         else if (a == "--busy-threads")
             busyThreads = next();
         else {
@@ -569,7 +635,7 @@ int main(int argc, char** argv) {
                 "usage: yee-bench [--n N] [--steps S] [--pml P] [--reps R] [--decomposed] "
                 "[--float32-only] [--gradient] [--no-forward] [--wg-length UM] [--wg-duration FS] "
                 "[--write-scene FILE] [--gpus all|ID[,ID...] [--gpu-n N] [--gpu-steps S]] [--cuda-info] "
-                "[--shared-cores SCENE [--busy-threads N]]\n");
+                "[--shared-cores SCENE [--busy-threads N]] [--dispersive]\n");
             return 2;
         }
     }
@@ -608,6 +674,10 @@ int main(int argc, char** argv) {
         }
         if (!sharedScene.empty()) {
             sharedCoresBenchmark(sharedScene, busyThreads, reps < 1 ? 1 : (reps > 2 ? 2 : reps));
+            return 0;
+        }
+        if (dispersive) {
+            dispersiveBenchmark(n, pml, steps, reps);
             return 0;
         }
         if (gradient)
