@@ -180,7 +180,10 @@ scene::Scene waveguideScene(double lengthUm, double durationFs) {
     return s;
 }
 
-double runOnce(const scene::Scene& s, run::Precision p, std::array<int, 3> tiles, int steps, bool overlap) {
+/// Mcell-updates/s of one run; `threads` > 0 fixes the threads per device; `bytesPerCell` (if given)
+/// receives the ledger's peak bytes per cell of device 0.
+double runOnce(const scene::Scene& s, run::Precision p, std::array<int, 3> tiles, int steps, bool overlap,
+               int threads = 0, double* bytesPerCellOut = nullptr) {
     run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
     o.tiles = tiles;
@@ -188,7 +191,13 @@ double runOnce(const scene::Scene& s, run::Precision p, std::array<int, 3> tiles
     o.maxSteps = steps;
     o.overlap = overlap;
     o.guardInterval = 1000000;
+    if (threads > 0)
+        o.threadsPerDevice = threads;
     run::RunResult r = run::run(s, o);
+    if (bytesPerCellOut) {
+        const auto c = r.gridCells;
+        *bytesPerCellOut = double(r.devices.at(0).memory.peakTotal) / (double(c[0]) * c[1] * c[2]);
+    }
     return double(r.cellUpdates) / r.seconds / 1e6;
 }
 
@@ -199,6 +208,17 @@ run::RunResult runGradCase(const scene::Scene& s, int n, bool gradient) {
     o.gradient = gradient;
     o.guardInterval = 1000000;
     return run::run(s, o);
+}
+
+/// The reverse sweep's phases of value-and-grad run `g`: wall time of each and its cost per step relative
+/// to a forward step (`fwdStep` seconds, from a forward-only run of the same scene).
+void printPhaseCosts(const run::RunResult& g, double fwdStep, const char* method) {
+    for (const auto& ph : g.phases) {
+        if (ph.name == "forward" || ph.step <= 0)
+            continue;
+        std::printf("  %s %s_s %.3f steps %lld per_step_vs_forward_step %.3f\n", method, ph.name.c_str(),
+                    ph.seconds, (long long)ph.step, ph.seconds / double(ph.step) / fwdStep);
+    }
 }
 
 /// Value-and-grad on 1, 2, 4 emulated devices: per-device peak memory, VJP / forward time, and the
@@ -228,6 +248,8 @@ void gradientBenchmark(double lengthUm, double durationFs) {
                     vjp / f.seconds, double(peak) / 1048576.0, double(peak) / (single / n),
                     double(rec) / 1048576.0);
         printPeaks(g.devices);
+        if (n == 1)
+            printPhaseCosts(g, f.seconds / double(f.steps), "reversible");
     }
     // Storage tiers: backward time relative to the device tier and the recorder memory left on the device.
     {
@@ -260,6 +282,7 @@ void gradientBenchmark(double lengthUm, double durationFs) {
         std::printf("checkpointed num_checkpoints=%d: recompute_factor %.3f vjp/fwd %.3f peak %.2f MiB\n", c,
                     recompute, (g.forwardSeconds + g.backwardSeconds) / f.seconds,
                     double(g.devices[0].memory.peakTotal) / 1048576.0);
+        printPhaseCosts(g, f.seconds / double(f.steps), "checkpointed");
     }
 }
 
@@ -693,13 +716,29 @@ int main(int argc, char** argv) {
         for (int pi = 0; pi < (onlyF32 ? 1 : 2); ++pi) {
             const auto prec = pi == 0 ? run::Precision::Float32 : run::Precision::Float64;
             const double bytes = bytesPerCell(prec);
-            double best = 0;
+            double best = 0, ledger = 0;
             for (int r = 0; r < reps; ++r)
-                best = std::max(best, runOnce(s, prec, {1, 1, 1}, steps, true));
+                best = std::max(best, runOnce(s, prec, {1, 1, 1}, steps, true, 0, &ledger));
             const double roof = bw * 1e9 / bytes / 1e6;
+            // The ideal: each of the six components read and written once per step (48 B in float32).
+            const double ideal = 12.0 * (prec == run::Precision::Float32 ? 4 : 8);
+            const double roofIdeal = bw * 1e9 / ideal / 1e6;
             std::printf(
-                "%s Mcell_per_s %.1f bytes_per_cell %.0f roofline_Mcell_per_s %.1f roofline_fraction %.3f\n",
-                pi == 0 ? "float32" : "float64", best, bytes, roof, best / roof);
+                "%s Mcell_per_s %.1f bytes_per_cell %.0f roofline_Mcell_per_s %.1f roofline_fraction %.3f "
+                "ideal_bytes %.0f ideal_roofline_Mcell_per_s %.1f ideal_roofline_fraction %.3f "
+                "ledger_bytes_per_cell %.1f\n",
+                precisionName(prec), best, bytes, roof, best / roof, ideal, roofIdeal, best / roofIdeal,
+                ledger);
+        }
+        if (threads >= 2) {
+            // Thread scaling, alternating runs so that a change in the machine's load hits both.
+            double one = 0, two = 0;
+            for (int r = 0; r < reps; ++r) {
+                one = std::max(one, runOnce(s, run::Precision::Float32, {1, 1, 1}, steps, true, 1));
+                two = std::max(two, runOnce(s, run::Precision::Float32, {1, 1, 1}, steps, true, 2));
+            }
+            std::printf("threads_1 Mcell_per_s %.1f threads_2 Mcell_per_s %.1f ratio_2_to_1 %.3f\n", one, two,
+                        two / one);
         }
         if (decomposed) {
             double single = 0, two = 0, twoSerial = 0;
