@@ -36,7 +36,8 @@ echo "== openEMS ${n}^3, ${steps} steps (float, 2 threads)"
 oems=""
 if /usr/bin/python3 -c 'import openEMS' 2>/dev/null; then
   (cd "$tmp" && /usr/bin/python3 "$shared/openems_box.py" --n "$n" --steps "$steps" --threads 2) | tee "$tmp/oems.txt" || true
-  oems=$(grep -oE '[0-9]+(\.[0-9]+)? *MC/s' "$tmp/oems.txt" | grep -oE '^[0-9]+(\.[0-9]+)?' | tail -1)
+  # openEMS's closing line: "Speed: 121.3 MCells/s"
+  oems=$(grep -oE 'Speed: *[0-9]+(\.[0-9]+)? *MCells/s' "$tmp/oems.txt" | grep -oE '[0-9]+(\.[0-9]+)?' | tail -1)
 else
   echo "openEMS not importable (apt-get install openems python3-openems); skipping"
 fi
