@@ -13,6 +13,11 @@
 /// and exits 0, or 1 when YEE_GPU_REQUIRED=1 (the GPU bundle runner's mode on a machine that lists a
 /// GPU). --cuda-info prints the CUDA runtime and driver versions and the visible GPUs (exit 1 when there
 /// are none and YEE_GPU_REQUIRED=1).
+///
+/// With --shared-cores SCENE: the scene's forward run and value-and-grad, each alone and then next to a
+/// competing busy job (a child process with --busy-threads threads, default 2), and the slowdowns.
+/// With --dispersive: the box half filled with a 2-pole Lorentz material against the same box without
+/// poles (issue 13's benchmark): time ratio, cost per dispersive cell and its bytes.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,7 +26,12 @@
 #include <string>
 #include <vector>
 
+#include <csignal>
+#include <thread>
+
 #include <omp.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "yee/core/Error.hpp"
 #include "yee/cuda/Runtime.hpp"
@@ -170,7 +180,10 @@ scene::Scene waveguideScene(double lengthUm, double durationFs) {
     return s;
 }
 
-double runOnce(const scene::Scene& s, run::Precision p, std::array<int, 3> tiles, int steps, bool overlap) {
+/// Mcell-updates/s of one run; `threads` > 0 fixes the threads per device; `bytesPerCell` (if given)
+/// receives the ledger's peak bytes per cell of device 0.
+double runOnce(const scene::Scene& s, run::Precision p, std::array<int, 3> tiles, int steps, bool overlap,
+               int threads = 0, double* bytesPerCellOut = nullptr) {
     run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
     o.tiles = tiles;
@@ -178,7 +191,13 @@ double runOnce(const scene::Scene& s, run::Precision p, std::array<int, 3> tiles
     o.maxSteps = steps;
     o.overlap = overlap;
     o.guardInterval = 1000000;
+    if (threads > 0)
+        o.threadsPerDevice = threads;
     run::RunResult r = run::run(s, o);
+    if (bytesPerCellOut) {
+        const auto c = r.gridCells;
+        *bytesPerCellOut = double(r.devices.at(0).memory.peakTotal) / (double(c[0]) * c[1] * c[2]);
+    }
     return double(r.cellUpdates) / r.seconds / 1e6;
 }
 
@@ -189,6 +208,17 @@ run::RunResult runGradCase(const scene::Scene& s, int n, bool gradient) {
     o.gradient = gradient;
     o.guardInterval = 1000000;
     return run::run(s, o);
+}
+
+/// The reverse sweep's phases of value-and-grad run `g`: wall time of each and its cost per step relative
+/// to a forward step (`fwdStep` seconds, from a forward-only run of the same scene).
+void printPhaseCosts(const run::RunResult& g, double fwdStep, const char* method) {
+    for (const auto& ph : g.phases) {
+        if (ph.name == "forward" || ph.step <= 0)
+            continue;
+        std::printf("  %s %s_s %.3f steps %lld per_step_vs_forward_step %.3f\n", method, ph.name.c_str(),
+                    ph.seconds, (long long)ph.step, ph.seconds / double(ph.step) / fwdStep);
+    }
 }
 
 /// Value-and-grad on 1, 2, 4 emulated devices: per-device peak memory, VJP / forward time, and the
@@ -218,6 +248,8 @@ void gradientBenchmark(double lengthUm, double durationFs) {
                     vjp / f.seconds, double(peak) / 1048576.0, double(peak) / (single / n),
                     double(rec) / 1048576.0);
         printPeaks(g.devices);
+        if (n == 1)
+            printPhaseCosts(g, f.seconds / double(f.steps), "reversible");
     }
     // Storage tiers: backward time relative to the device tier and the recorder memory left on the device.
     {
@@ -250,7 +282,141 @@ void gradientBenchmark(double lengthUm, double durationFs) {
         std::printf("checkpointed num_checkpoints=%d: recompute_factor %.3f vjp/fwd %.3f peak %.2f MiB\n", c,
                     recompute, (g.forwardSeconds + g.backwardSeconds) / f.seconds,
                     double(g.devices[0].memory.peakTotal) / 1048576.0);
+        printPhaseCosts(g, f.seconds / double(f.steps), "checkpointed");
     }
+}
+
+// ---- dispersion
+// ----------------------------------------------------------------------------------------------------
+
+/// Issue 13's benchmark: the bench box with its low-x half filled with a 2-pole Lorentz material against
+/// the same box without the poles (eps_inf alone), float32, best of `reps` alternating runs. Prints the
+/// time ratio, the cost of a dispersive cell update relative to a plain one (2 ratio - 1 for a half
+/// filled box), and the dispersive bytes per dispersive cell; once on the CPU path (contiguous SIMD
+/// stretches) and once on the GPU data paths emulated on the CPU (the per-entry functors GPUs launch).
+void dispersiveBenchmark(int n, int pml, int steps, int reps) {
+    scene::Scene s = benchScene(n, pml, steps);
+    scene::Material lor;
+    lor.name = "lorentz2";
+    lor.eps = 2.0;
+    scene::Pole p1, p2;
+    p1.type = p2.type = scene::PoleType::Lorentz;
+    p1.deltaEps = 1.0;
+    p1.omegaEv = 3.0;
+    p1.gammaEv = 0.1;
+    p2.deltaEps = 0.5;
+    p2.omegaEv = 5.0;
+    p2.gammaEv = 0.2;
+    lor.poles = {p1, p2};
+    s.materials.push_back(lor);
+    scene::Object half;
+    half.name = "half";
+    half.shape = scene::Shape::Box;
+    const double L = n * s.cellUm;
+    half.center = {-0.5 * L, 0, 0}; // x < 0 and beyond the domain: no partial cells on its low face
+    half.size = {L, 2 * L, 2 * L};
+    half.material = "lorentz2";
+    s.objects.push_back(half);
+    scene::Scene plain = s;
+    plain.materials.back().poles.clear();
+    std::printf(
+        "dispersive benchmark: %d^3 cells (PML %d), %d steps, low-x half 2-pole Lorentz, float32, best "
+        "of %d\n",
+        n, pml, steps, reps);
+    for (bool staged : {false, true}) {
+        double td = 1e300, tp = 1e300;
+        std::int64_t bytes = 0;
+        for (int r = 0; r < reps; ++r)
+            for (int q = 0; q < 2; ++q) {
+                const scene::Scene& sc = q == 0 ? s : plain;
+                run::RunOptions o = run::RunOptions::fromScene(sc);
+                o.precision = run::Precision::Float32;
+                o.maxSteps = steps;
+                o.guardInterval = 1000000;
+                o.gpuDataPaths = staged;
+                const run::RunResult res = run::run(sc, o);
+                (q == 0 ? td : tp) = std::min(q == 0 ? td : tp, res.seconds);
+                if (q == 0)
+                    bytes = res.devices[0].memory.peak[int(device::Category::Dispersive)];
+            }
+        const double cells = double(n / 2) * n * n, ratio = td / tp;
+        std::printf(
+            "dispersive %s time_ratio %.3f dispersive_cell_cost_vs_plain %.2f dispersive_bytes_per_cell "
+            "%.1f (%.3f s vs %.3f s)\n",
+            staged ? "gpu_data_paths" : "cpu", ratio, 2 * ratio - 1, double(bytes) / cells, td, tp);
+    }
+}
+
+// ---- shared cores
+// ----------------------------------------------------------------------------------------------------
+
+/// A competing busy job: a child process whose `threads` threads spin until the object is destroyed.
+class BusyJob {
+public:
+    explicit BusyJob(int threads) {
+        pid_ = fork();
+        if (pid_ == 0) {
+            std::vector<std::thread> t;
+            for (int i = 1; i < threads; ++i)
+                t.emplace_back(spin);
+            spin();
+        }
+        if (pid_ < 0)
+            throw RunError("--shared-cores: cannot start the competing job (fork failed)");
+        std::this_thread::sleep_for(std::chrono::milliseconds(200)); // let it take its cores
+    }
+    ~BusyJob() {
+        kill(pid_, SIGKILL);
+        int status = 0;
+        waitpid(pid_, &status, 0);
+    }
+    BusyJob(const BusyJob&) = delete;
+    BusyJob& operator=(const BusyJob&) = delete;
+
+private:
+    [[noreturn]] static void spin() {
+        volatile unsigned long x = 0;
+        for (;;)
+            x = x + 1;
+    }
+    pid_t pid_ = -1;
+};
+
+/// Forward and value-and-grad wall time of `scenePath` (the scene's own gradient method) alone and next
+/// to a busy job of `busyThreads` threads, in one run; prints the slowdown ratios. With a 2-thread job
+/// on a 2-core host the fair share is half the cores, so about 2x is what sharing costs.
+void sharedCoresBenchmark(const std::string& scenePath, int busyThreads, int reps) {
+    const scene::Scene s = scene::loadScene(scenePath);
+    auto timeRun = [&](bool gradient) {
+        run::RunOptions o = run::RunOptions::fromScene(s);
+        o.gradient = gradient;
+        o.guardInterval = 1000000;
+        double best = 1e300;
+        for (int r = 0; r < reps; ++r) {
+            const auto t0 = std::chrono::steady_clock::now();
+            const run::RunResult res = run::run(s, o);
+            if (!res.completed)
+                throw RunError("--shared-cores: the run did not complete: " + res.status);
+            best =
+                std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+        return best;
+    };
+    const char* wait = std::getenv("OMP_WAIT_POLICY");
+    std::printf("shared-cores benchmark: %s, %d host threads, competing job of %d busy threads, best of %d, "
+                "OMP_WAIT_POLICY=%s\n",
+                scenePath.c_str(), device::hostThreads(), busyThreads, reps, wait ? wait : "(unset)");
+    const double fwdAlone = timeRun(false), gradAlone = timeRun(true);
+    double fwdLoaded = 0, gradLoaded = 0;
+    {
+        BusyJob job(busyThreads);
+        fwdLoaded = timeRun(false);
+        gradLoaded = timeRun(true);
+    }
+    std::printf("shared_cores forward alone_s %.3f loaded_s %.3f slowdown %.2f\n", fwdAlone, fwdLoaded,
+                fwdLoaded / fwdAlone);
+    std::printf("shared_cores value_and_grad alone_s %.3f loaded_s %.3f slowdown %.2f\n", gradAlone,
+                gradLoaded, gradLoaded / gradAlone);
 }
 
 // ---- GPUs
@@ -444,7 +610,9 @@ int main(int argc, char** argv) {
     bool decomposed = false, onlyF32 = false, gradient = false, forward = true;
     double wgLength = 6.0, wgDuration = 120.0;
     int gpuN = 384, gpuSteps = 200;
-    std::string writeScene, gpus;
+    std::string writeScene, gpus, sharedScene;
+    int busyThreads = 2;
+    bool dispersive = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
@@ -478,12 +646,19 @@ int main(int argc, char** argv) {
             gpuN = next();
         else if (a == "--gpu-steps")
             gpuSteps = next();
+        else if (a == "--shared-cores" && i + 1 < argc)
+            sharedScene = argv[++i];
+        else if (a == "--dispersive")
+            dispersive = true;
+        else if (a == "--busy-threads")
+            busyThreads = next();
         else {
             std::fprintf(
                 stderr,
                 "usage: yee-bench [--n N] [--steps S] [--pml P] [--reps R] [--decomposed] "
                 "[--float32-only] [--gradient] [--no-forward] [--wg-length UM] [--wg-duration FS] "
-                "[--write-scene FILE] [--gpus all|ID[,ID...] [--gpu-n N] [--gpu-steps S]] [--cuda-info]\n");
+                "[--write-scene FILE] [--gpus all|ID[,ID...] [--gpu-n N] [--gpu-steps S]] [--cuda-info] "
+                "[--shared-cores SCENE [--busy-threads N]] [--dispersive]\n");
             return 2;
         }
     }
@@ -520,6 +695,14 @@ int main(int argc, char** argv) {
                 gpuGradientBenchmark(sel.gpus, wgLength, wgDuration);
             return 0;
         }
+        if (!sharedScene.empty()) {
+            sharedCoresBenchmark(sharedScene, busyThreads, reps < 1 ? 1 : (reps > 2 ? 2 : reps));
+            return 0;
+        }
+        if (dispersive) {
+            dispersiveBenchmark(n, pml, steps, reps);
+            return 0;
+        }
         if (gradient)
             gradientBenchmark(wgLength, wgDuration);
         if (!forward)
@@ -533,13 +716,29 @@ int main(int argc, char** argv) {
         for (int pi = 0; pi < (onlyF32 ? 1 : 2); ++pi) {
             const auto prec = pi == 0 ? run::Precision::Float32 : run::Precision::Float64;
             const double bytes = bytesPerCell(prec);
-            double best = 0;
+            double best = 0, ledger = 0;
             for (int r = 0; r < reps; ++r)
-                best = std::max(best, runOnce(s, prec, {1, 1, 1}, steps, true));
+                best = std::max(best, runOnce(s, prec, {1, 1, 1}, steps, true, 0, &ledger));
             const double roof = bw * 1e9 / bytes / 1e6;
+            // The ideal: each of the six components read and written once per step (48 B in float32).
+            const double ideal = 12.0 * (prec == run::Precision::Float32 ? 4 : 8);
+            const double roofIdeal = bw * 1e9 / ideal / 1e6;
             std::printf(
-                "%s Mcell_per_s %.1f bytes_per_cell %.0f roofline_Mcell_per_s %.1f roofline_fraction %.3f\n",
-                pi == 0 ? "float32" : "float64", best, bytes, roof, best / roof);
+                "%s Mcell_per_s %.1f bytes_per_cell %.0f roofline_Mcell_per_s %.1f roofline_fraction %.3f "
+                "ideal_bytes %.0f ideal_roofline_Mcell_per_s %.1f ideal_roofline_fraction %.3f "
+                "ledger_bytes_per_cell %.1f\n",
+                precisionName(prec), best, bytes, roof, best / roof, ideal, roofIdeal, best / roofIdeal,
+                ledger);
+        }
+        if (threads >= 2) {
+            // Thread scaling, alternating runs so that a change in the machine's load hits both.
+            double one = 0, two = 0;
+            for (int r = 0; r < reps; ++r) {
+                one = std::max(one, runOnce(s, run::Precision::Float32, {1, 1, 1}, steps, true, 1));
+                two = std::max(two, runOnce(s, run::Precision::Float32, {1, 1, 1}, steps, true, 2));
+            }
+            std::printf("threads_1 Mcell_per_s %.1f threads_2 Mcell_per_s %.1f ratio_2_to_1 %.3f\n", one, two,
+                        two / one);
         }
         if (decomposed) {
             double single = 0, two = 0, twoSerial = 0;

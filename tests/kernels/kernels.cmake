@@ -5,3 +5,7 @@ yee_add_test(NAME kernels
              SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_kernels.cpp ${CMAKE_CURRENT_LIST_DIR}/KernelGrid.hpp
              LABELS kernels TIMEOUT 120)
 target_compile_options(tst_kernels PRIVATE ${YEE_FP_FLAGS})
+# The CPU block form of the forward pole update against the per-entry functors GPUs launch, bit for bit.
+yee_add_test(NAME pole_blocks SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_pole_blocks.cpp LABELS "kernels;dispersion"
+             TIMEOUT 120)
+target_compile_options(tst_pole_blocks PRIVATE ${YEE_FP_FLAGS})

@@ -5,6 +5,7 @@
 /// device into a staging buffer and copied in one transfer (staged devices: GPUs, and CPU devices
 /// emulating their data paths) is decided here. Both orders are the same (box after box, x fastest), so
 /// the host sees the same values either way.
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -114,15 +115,16 @@ public:
         bool ok = true;
         for (int c = 0; c < count && ok; ++c) {
             const View<T> f = fields[c];
-            int bad = 0;
-#pragma omp parallel for num_threads(threads) reduction(| : bad)
-            for (int k = 0; k < n[2]; ++k)
-                for (int j = 0; j < n[1]; ++j) {
-                    const T* row = f.row(j, k);
-                    for (int i = 0; i < n[0]; ++i)
-                        bad |= !std::isfinite(row[i]);
-                }
-            ok = bad == 0;
+            std::atomic<int> bad{0};
+            kernels::forEachRow(Box{{0, 0, 0}, n}, threads, [&](int j, int k, int i0, int i1) {
+                const T* row = f.row(j, k);
+                int b = 0;
+                for (int i = i0; i < i1; ++i)
+                    b |= !std::isfinite(row[i]);
+                if (b)
+                    bad.store(1, std::memory_order_relaxed);
+            });
+            ok = bad.load() == 0;
         }
         return ok;
     }

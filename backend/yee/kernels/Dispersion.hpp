@@ -24,6 +24,12 @@
 /// Adjoint (kernels/Adjoint.hpp variables, P_adj = Cb Ebar_adj at E locations): the transposes run
 /// in reverse order: PoleAdvanceT, PoleCurrentT right after the step's adjoint sources, PoleSaveET
 /// after the transposed E update (P_adj *= Ca).
+///
+/// CPU devices run the forward trio as PoleSaveEBlocks and PoleStepBlocks (end of this file): the same
+/// operations per cell in the same order, over blocks of a list whose cells are mostly consecutive in
+/// memory, so the loops are SIMD and the offsets are hardly read; PoleCurrent and PoleAdvance become one
+/// pass when no E location is in two lists. GPUs (and CPU devices on their data paths) launch the
+/// per-entry functors.
 #include <cstdint>
 
 #include "yee/core/Platform.hpp"
@@ -163,6 +169,142 @@ template <class T> struct PoleSaveET {
     YEE_HD YEE_FORCEINLINE void operator()(std::int64_t i) const {
         const std::int64_t o = off[i];
         padj[o] += cb[o] * sBar[i];
+    }
+};
+
+// ---- CPU forward: blocks of a list, contiguous stretches SIMD ----
+
+/// Entries per block of the CPU forward kernels below (their per-cell temporaries live on the stack).
+inline constexpr int kPoleBlock = 256;
+
+/// Split entries [i0, i0 + n) of a list into the longest stretches whose cells are consecutive in
+/// memory and call f(first entry, its field offset, length) for each. A list's offsets increase
+/// strictly (its cells are found in k, j, i order), so entries s..s+m-1 are consecutive exactly when
+/// off[s+m-1] - off[s] == m - 1, a condition that holds up to some m and fails beyond it: each stretch
+/// end is found by bisection with a few reads, and a bulk block is one stretch found with two.
+template <class F> void poleStretches(const std::int64_t* off, std::int64_t i0, std::int64_t n, const F& f) {
+    const std::int64_t end = i0 + n;
+    for (std::int64_t i = i0; i < end;) {
+        const std::int64_t o = off[i];
+        std::int64_t lo = 1, hi = end - i; // lo entries are consecutive; is hi?
+        if (off[i + hi - 1] - o != hi - 1) {
+            while (hi - lo > 1) {
+                const std::int64_t mid = lo + (hi - lo) / 2;
+                if (off[i + mid - 1] - o == mid - 1)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            hi = lo;
+        }
+        f(i, o, int(hi));
+        i += hi;
+    }
+}
+
+/// PoleSaveE on block b of a list (CPU devices): the same values, copied stretch by stretch.
+template <class T> struct PoleSaveEBlocks {
+    const T* e;
+    const std::int64_t* off;
+    T* s;
+    std::int64_t count;
+    void operator()(std::int64_t b) const {
+        const std::int64_t i0 = b * kPoleBlock;
+        const std::int64_t n = count - i0 < kPoleBlock ? count - i0 : kPoleBlock;
+        poleStretches(off, i0, n, [this](std::int64_t first, std::int64_t o, int len) {
+            const T* YEE_RESTRICT src = e + o;
+            T* YEE_RESTRICT dst = s + first;
+            for (int x = 0; x < len; ++x)
+                dst[x] = src[x];
+        });
+    }
+};
+
+/// PoleCurrent and/or PoleAdvance on block b of a list (CPU devices), per cell with exactly their
+/// operations in their order (so the same bits), vectorised over each contiguous stretch: the poles
+/// are the outer loop and the cells the inner one. With both halves in one pass (`current` and
+/// `advance`), which is exact when no E location is in two lists (the advance must read the E^{n+1}
+/// that every list's current has finished), each cell's E is read and written once.
+template <class T> struct PoleStepBlocks {
+    T* e;
+    const T* cb;
+    const std::int64_t* off;
+    const T* w;
+    const T* s;
+    T* state;
+    std::int64_t count;
+    T dt;
+    PoleCoefs<T> c;
+    bool current, advance;
+
+    void operator()(std::int64_t b) const {
+        const std::int64_t i0 = b * kPoleBlock;
+        const std::int64_t n = count - i0 < kPoleBlock ? count - i0 : kPoleBlock;
+        poleStretches(off, i0, n, [this](std::int64_t first, std::int64_t o, int len) {
+            if (current)
+                currentStretch(first, o, len);
+            if (advance)
+                advanceStretch(first, o, len);
+        });
+    }
+
+    void currentStretch(std::int64_t first, std::int64_t o, int len) const {
+        T m[kPoleBlock];
+        for (int x = 0; x < len; ++x)
+            m[x] = 0;
+        for (int p = 0; p < c.n; ++p) {
+            if (c.jSlot[p] >= 0) {
+                const T* YEE_RESTRICT J = state + c.jSlot[p] * count + first;
+                const T a = c.cJ[p];
+                for (int x = 0; x < len; ++x)
+                    m[x] += a * J[x];
+            }
+            if (c.pSlot[p] >= 0) {
+                const T* YEE_RESTRICT P = state + c.pSlot[p] * count + first;
+                const T a = c.cP[p];
+                for (int x = 0; x < len; ++x)
+                    m[x] += a * P[x];
+            }
+        }
+        T* YEE_RESTRICT E = e + o;
+        const T* YEE_RESTRICT CB = cb + o;
+        for (int x = 0; x < len; ++x)
+            E[x] -= CB[x] * m[x];
+    }
+
+    void advanceStretch(std::int64_t first, std::int64_t o, int len) const {
+        T drive[kPoleBlock];
+        const T* YEE_RESTRICT E = e + o;
+        const T* YEE_RESTRICT W = w + first;
+        const T* YEE_RESTRICT S = s + first;
+        for (int x = 0; x < len; ++x)
+            drive[x] = W[x] * (T(0.5) * (S[x] + E[x]));
+        for (int p = 0; p < c.n; ++p) {
+            const T d = c.d[p], cJ = c.cJ[p], cP = c.cP[p];
+            T* YEE_RESTRICT J = c.jSlot[p] >= 0 ? state + c.jSlot[p] * count + first : nullptr;
+            T* YEE_RESTRICT P = c.pSlot[p] >= 0 ? state + c.pSlot[p] * count + first : nullptr;
+            if (J && P) { // Lorentz
+                for (int x = 0; x < len; ++x) {
+                    T mm = d * drive[x];
+                    mm += cJ * J[x];
+                    mm += cP * P[x];
+                    P[x] += dt * mm;
+                    J[x] = T(2) * mm - J[x];
+                }
+            } else if (J) { // Drude
+                for (int x = 0; x < len; ++x) {
+                    T mm = d * drive[x];
+                    mm += cJ * J[x];
+                    J[x] = T(2) * mm - J[x];
+                }
+            } else if (P) { // Debye
+                for (int x = 0; x < len; ++x) {
+                    T mm = d * drive[x];
+                    mm += cP * P[x];
+                    P[x] += dt * mm;
+                }
+            }
+        }
     }
 };
 

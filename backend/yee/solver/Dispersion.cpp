@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "yee/core/WorkerPool.hpp"
 #include "yee/device/Exec.hpp"
 #include "yee/scene/MaterialCheck.hpp"
 #include "yee/scene/MaterialModel.hpp"
@@ -65,6 +66,20 @@ Coefs coefsOf(const scene::MaterialModel& m, double dt, double fsPerUnit) {
 
 const char* compName(int c) {
     return c == 0 ? "Ex" : (c == 1 ? "Ey" : "Ez");
+}
+
+/// f(b) for the blocks of a list of `count` entries on `threads` threads (lists of up to 4096 entries
+/// on the calling thread, as device::launchIndex does).
+template <class F> void forBlocks(std::int64_t count, int threads, const F& f) {
+    const std::int64_t blocks = (count + kernels::kPoleBlock - 1) / kernels::kPoleBlock;
+    WorkerPool::run(
+        count > 4096 ? threads : 1, blocks, WorkerPool::defaultGrain(blocks, threads),
+        [](const void* p, std::int64_t b0, std::int64_t b1) {
+            const F& g = *static_cast<const F*>(p);
+            for (std::int64_t b = b0; b < b1; ++b)
+                g(b);
+        },
+        &f);
 }
 
 } // namespace
@@ -171,6 +186,7 @@ void Dispersion<T>::fill(std::array<device::Buffer<T>, 3>& cb, std::array<device
     const double sigmaScale = scene::kEta0 * s.cellUm * 1e-6; // S/m -> normalised, as Tile::fill()
     // Per E location: the sum of w d over every list holding it (the implicit part of its currents).
     std::array<std::map<std::int64_t, std::pair<Index3, double>>, 3> extra;
+    std::array<std::int64_t, 3> entries{};
     for (List& l : lists_) {
         const Coefs c = coefsOf(scene::materialModel(s.materials[std::size_t(l.material)]), dt, fsPerUnit);
         double dsum = 0;
@@ -184,6 +200,7 @@ void Dispersion<T>::fill(std::array<device::Buffer<T>, 3>& cb, std::array<device
             x.first = l.hostCells[q];
             x.second += l.hostWeights[q] * dsum;
         }
+        entries[std::size_t(l.comp)] += l.count;
         l.hostOffsets.clear();
         l.hostWeights.clear();
         l.hostCells.clear();
@@ -192,6 +209,10 @@ void Dispersion<T>::fill(std::array<device::Buffer<T>, 3>& cb, std::array<device
             dev_.prefetch(l.weight.data(), l.weight.bytes());
         }
     }
+    // One pass for a list's currents and its advance is exact when no E location is in two lists.
+    fused_ = true;
+    for (int c = 0; c < 3; ++c)
+        fused_ = fused_ && std::int64_t(extra[std::size_t(c)].size()) == entries[std::size_t(c)];
     const scene::Rasterizer& r = *plan_.raster;
     for (int c = 0; c < 3; ++c)
         for (const auto& [off, x] : extra[std::size_t(c)]) {
@@ -204,15 +225,40 @@ void Dispersion<T>::fill(std::array<device::Buffer<T>, 3>& cb, std::array<device
 }
 
 template <class T> void Dispersion<T>::beforeE(const std::array<T*, 3>& e, int threads) {
-    for (List& l : lists_)
-        if (l.count > 0)
-            device::launchIndex(
-                dev_, l.count, threads,
-                kernels::PoleSaveE<T>{e[std::size_t(l.comp)], l.offset.data(), l.scratch.data()});
+    for (List& l : lists_) {
+        if (l.count == 0)
+            continue;
+        if (!dev_.staged()) {
+            forBlocks(l.count, threads,
+                      kernels::PoleSaveEBlocks<T>{e[std::size_t(l.comp)], l.offset.data(), l.scratch.data(),
+                                                  l.count});
+            continue;
+        }
+        device::launchIndex(dev_, l.count, threads,
+                            kernels::PoleSaveE<T>{e[std::size_t(l.comp)], l.offset.data(), l.scratch.data()});
+    }
 }
 
 template <class T>
 void Dispersion<T>::afterE(const std::array<T*, 3>& e, const std::array<const T*, 3>& cb, int threads) {
+    if (!dev_.staged()) {
+        // CPU devices: the same per-cell operations over contiguous stretches; one pass per list when
+        // no E location is in two lists, else every list's currents and then every list's advance.
+        auto blocks = [&](const List& l, bool current, bool advance) {
+            forBlocks(l.count, threads,
+                      kernels::PoleStepBlocks<T>{
+                          e[std::size_t(l.comp)], cb[std::size_t(l.comp)], l.offset.data(), l.weight.data(),
+                          l.scratch.data(), l.state.data(), l.count, T(plan_.dt), l.coef, current, advance});
+        };
+        for (List& l : lists_)
+            if (l.count > 0)
+                blocks(l, true, fused_);
+        if (!fused_)
+            for (List& l : lists_)
+                if (l.count > 0)
+                    blocks(l, false, true);
+        return;
+    }
     // Every list's explicit current first (a cell may be in several lists), then the states, which
     // read the complete E^{n+1}.
     for (List& l : lists_)

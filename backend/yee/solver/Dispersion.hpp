@@ -70,6 +70,7 @@ private:
     Box box_;
     ArrayShape shape_;
     std::vector<List> lists_;
+    bool fused_ = false; ///< no E location in two lists (fill()): currents and advance in one pass
 };
 
 extern template class Dispersion<float>;

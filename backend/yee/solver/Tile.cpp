@@ -242,37 +242,35 @@ template <class T> void Tile<T>::fillMaterials(const Box& gb) {
     // ---- materials: Cb, Ca at E locations, Db at H locations ----
     for (int c = 0; c < 3; ++c) {
         View<T> cb(cb_[c].data(), shape_), ca(ca_[c].data(), shape_), db(db_[c].data(), shape_);
-#pragma omp parallel num_threads(threads_)
-        {
-            std::vector<scene::CellMaterial> rowE(static_cast<std::size_t>(n[0])),
-                rowH(static_cast<std::size_t>(n[0]));
-#pragma omp for schedule(dynamic)
-            for (int kk = 0; kk < n[2]; ++kk)
-                for (int jj = 0; jj < n[1]; ++jj) {
-                    const int gj = gb.lo[1] + jj, gk = gb.lo[2] + kk;
-                    const int j = o[1] + jj, k = o[2] + kk;
-                    r.fillRow(0, c, gj, gk, gb.lo[0], gb.hi[0], rowE.data());
-                    if (p.magnetic)
-                        r.fillRow(1, c, gj, gk, gb.lo[0], gb.hi[0], rowH.data());
-                    for (int ii = 0; ii < n[0]; ++ii) {
-                        const int i = o[0] + ii;
-                        const Index3 g{gb.lo[0] + ii, gj, gk};
-                        const scene::CellMaterial& m = rowE[std::size_t(ii)];
-                        const double s = m.sigma * sigmaScale * dt / (2 * m.eps);
-                        double cbv = (dt / m.eps) / (1 + s);
-                        // PEC walls (behind CPML or explicit): tangential E on the low face stays zero;
-                        // the high face's tangential E is the never-written halo.
-                        for (int a = 0; a < 3; ++a)
-                            if (a != c && g[a] == 0 && p.bc[a] != tiling::AxisBoundary::Periodic)
-                                cbv = 0;
-                        cb(i, j, k) = T(cbv);
-                        if (p.lossy)
-                            ca(i, j, k) = T((1 - s) / (1 + s));
-                        if (p.magnetic)
-                            db(i, j, k) = T(dt / rowH[std::size_t(ii)].mu);
-                    }
-                }
-        }
+        // Rows of gb on the tile's worker pool (kernels/Launch.hpp), each rasterised into this thread's
+        // row buffers.
+        kernels::forEachRow(Box{{0, 0, 0}, {1, n[1], n[2]}}, threads_, [&](int jj, int kk, int, int) {
+            thread_local std::vector<scene::CellMaterial> rowE, rowH;
+            rowE.resize(static_cast<std::size_t>(n[0]));
+            rowH.resize(static_cast<std::size_t>(n[0]));
+            const int gj = gb.lo[1] + jj, gk = gb.lo[2] + kk;
+            const int j = o[1] + jj, k = o[2] + kk;
+            r.fillRow(0, c, gj, gk, gb.lo[0], gb.hi[0], rowE.data());
+            if (p.magnetic)
+                r.fillRow(1, c, gj, gk, gb.lo[0], gb.hi[0], rowH.data());
+            for (int ii = 0; ii < n[0]; ++ii) {
+                const int i = o[0] + ii;
+                const Index3 g{gb.lo[0] + ii, gj, gk};
+                const scene::CellMaterial& m = rowE[std::size_t(ii)];
+                const double s = m.sigma * sigmaScale * dt / (2 * m.eps);
+                double cbv = (dt / m.eps) / (1 + s);
+                // PEC walls (behind CPML or explicit): tangential E on the low face stays zero;
+                // the high face's tangential E is the never-written halo.
+                for (int a = 0; a < 3; ++a)
+                    if (a != c && g[a] == 0 && p.bc[a] != tiling::AxisBoundary::Periodic)
+                        cbv = 0;
+                cb(i, j, k) = T(cbv);
+                if (p.lossy)
+                    ca(i, j, k) = T((1 - s) / (1 + s));
+                if (p.magnetic)
+                    db(i, j, k) = T(dt / rowH[std::size_t(ii)].mu);
+            }
+        });
     }
 }
 
