@@ -34,6 +34,8 @@
 #include "ui/GradientPanel.hpp"
 #include "ui/HelpMenu.hpp"
 #include "ui/LogPanel.hpp"
+#include "ui/ObjectiveEditor.hpp"
+#include "ui/OptimizePanel.hpp"
 #include "ui/PropertyEditor.hpp"
 #include "ui/PropertyModel.hpp"
 #include "ui/Reactions.hpp"
@@ -194,9 +196,35 @@ void MainWindow::createDocks() {
         addDock(gradient_, QStringLiteral("gradientDock"), tr("Gradient"), Qt::RightDockWidgetArea, true);
     auto* runDock =
         addDock(monitor_, QStringLiteral("runMonitorDock"), tr("Run monitor"), Qt::RightDockWidgetArea);
+    objective_ = new ObjectiveEditor(doc_, this);
+    objective_->setObjectName(QStringLiteral("objectiveEditor"));
+    optimize_ = new OptimizePanel(doc_, this);
+    optimize_->setObjectName(QStringLiteral("optimizePanel"));
+    auto* objDock =
+        addDock(objective_, QStringLiteral("objectiveDock"), tr("Objective"), Qt::RightDockWidgetArea, true);
+    auto* optDock =
+        addDock(optimize_, QStringLiteral("optimizeDock"), tr("Optimise"), Qt::RightDockWidgetArea, true);
     tabifyDockWidget(devDock, gradDock);
-    tabifyDockWidget(gradDock, runDock);
+    tabifyDockWidget(gradDock, objDock);
+    tabifyDockWidget(objDock, optDock);
+    tabifyDockWidget(optDock, runDock);
     devDock->raise();
+    optimize_->setRunOptionsProvider(
+        [this](const scene::Scene& s) { return devices_->settings().optionsFor(s); });
+    optimize_->setHistoryPathProvider([this] {
+        const QDir dir(runFolder());
+        dir.mkpath(QStringLiteral("."));
+        for (int n = 1;; ++n) {
+            const QString p =
+                dir.filePath(QStringLiteral("opt-%1.history.h5").arg(n, 3, 10, QLatin1Char('0')));
+            if (!QFileInfo::exists(p))
+                return p;
+        }
+    });
+    optimize_->setBusyCheck([this] { return runner_->isRunning() ? tr("a run is in progress") : QString(); });
+    connect(optimize_, &OptimizePanel::message, this,
+            [this](const QString& m, bool warning) { warning ? log_->warning(m) : log_->info(m); });
+    connect(objective_, &ObjectiveEditor::problem, log_, &LogPanel::warning);
     auto* logDock = addDock(log_, QStringLiteral("logDock"), tr("Log"), Qt::BottomDockWidgetArea);
     auto* historyDock =
         addDock(history_, QStringLiteral("runHistoryDock"), tr("Run history"), Qt::BottomDockWidgetArea);
@@ -711,9 +739,9 @@ QString MainWindow::resultPathForRun() const {
 }
 
 bool MainWindow::startRun(bool gradient, QString* why) {
-    if (runner_->isRunning()) {
+    if (runner_->isRunning() || optimize_->runner()->isRunning()) {
         if (why)
-            *why = tr("a run is in progress");
+            *why = runner_->isRunning() ? tr("a run is in progress") : tr("an optimisation is in progress");
         return false;
     }
     RunSettings settings = devices_->settings();

@@ -175,4 +175,15 @@ void SceneDocument::setObjectiveTerms(const std::vector<scene::ObjectiveTerm>& t
     emit sceneChanged();
 }
 
+void SceneDocument::setObjective(const scene::Objective& objective) {
+    scene_.objective = objective;
+    emit itemChanged({ItemKind::Objective, -1}, QString());
+    emit sceneChanged();
+}
+
+void SceneDocument::setOptimization(const scene::OptimizationConfig& optimization) {
+    scene_.optimization = optimization;
+    emit sceneChanged();
+}
+
 } // namespace yee::ui

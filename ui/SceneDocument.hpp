@@ -59,6 +59,10 @@ public:
     void setRecorderChain(const std::vector<scene::RecorderModule>& chain);
     /// Replace the objective's terms. Emits itemChanged() for the Objective item.
     void setObjectiveTerms(const std::vector<scene::ObjectiveTerm>& terms);
+    /// Replace the whole objective (goal and terms). Emits itemChanged() for the Objective item.
+    void setObjective(const scene::Objective& objective);
+    /// Replace the "optimization" section. Emits sceneChanged().
+    void setOptimization(const scene::OptimizationConfig& optimization);
 
 signals:
     /// The whole scene was replaced (load, new).

@@ -1,0 +1,41 @@
+#pragma once
+/// \file OptimizationCommands.hpp
+/// Undo commands of the objective editor and the Optimise panel: each replaces the scene's objective or
+/// its "optimization" section as a whole (one edit of a term, a constraint or a setting is one step).
+#include <QUndoCommand>
+
+#include "yee/scene/Scene.hpp"
+
+namespace yee::ui {
+
+class SceneDocument;
+
+/// Replace the objective (goal and terms).
+class SetObjectiveCommand : public QUndoCommand {
+public:
+    /// `objective` must be what the scene should hold afterwards; `text` is the undo text.
+    SetObjectiveCommand(SceneDocument* doc, scene::Objective objective, const QString& text,
+                        QUndoCommand* parent = nullptr);
+    void redo() override;
+    void undo() override;
+
+private:
+    SceneDocument* doc_;
+    scene::Objective old_, new_;
+};
+
+/// Replace the "optimization" section (optimiser settings, continuation, constraints).
+class SetOptimizationCommand : public QUndoCommand {
+public:
+    /// `optimization` must be what the scene should hold afterwards; `text` is the undo text.
+    SetOptimizationCommand(SceneDocument* doc, scene::OptimizationConfig optimization, const QString& text,
+                           QUndoCommand* parent = nullptr);
+    void redo() override;
+    void undo() override;
+
+private:
+    SceneDocument* doc_;
+    scene::OptimizationConfig old_, new_;
+};
+
+} // namespace yee::ui
