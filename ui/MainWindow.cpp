@@ -10,6 +10,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFormLayout>
 #include <QHeaderView>
 #include <QKeySequence>
 #include <QMenuBar>
@@ -26,6 +27,7 @@
 #include <QTreeView>
 #include <QTreeWidget>
 
+#include <algorithm>
 #include <cctype>
 
 #include "ui/DevicesPanel.hpp"
@@ -135,6 +137,9 @@ QDockWidget* MainWindow::addDock(QWidget* w, const QString& objectName, const QS
     auto* dock = new QDockWidget(title, this);
     dock->setObjectName(objectName);
     if (scroll) {
+        // Narrow docks put a field under its label rather than widening the window (1024 px wide).
+        for (auto* form : w->findChildren<QFormLayout*>())
+            form->setRowWrapPolicy(QFormLayout::WrapLongRows);
         // Tall panels scroll instead of forcing the window taller than the screen.
         auto* area = new QScrollArea(dock);
         area->setWidget(w);
@@ -842,7 +847,10 @@ void MainWindow::resetLayout() {
 void MainWindow::applyDefaultSizes() {
     // The central 3-D view gets what the docks do not need.
     auto dock = [this](const char* name) { return findChild<QDockWidget*>(QLatin1String(name)); };
-    resizeDocks({dock("sceneTreeDock"), dock("devicesDock")}, {300, 380}, Qt::Horizontal);
+    // A narrow window (1024 px) gives the scene tree less, so the right-hand panels keep their width.
+    const int left = std::clamp(width() / 4, 220, 300);
+    const int right = std::clamp(width() / 3, 345, 380);
+    resizeDocks({dock("sceneTreeDock"), dock("devicesDock")}, {left, right}, Qt::Horizontal);
     resizeDocks({dock("sceneTreeDock"), dock("propertiesDock")}, {300, 320}, Qt::Vertical);
     resizeDocks({dock("logDock")}, {110}, Qt::Vertical);
 }

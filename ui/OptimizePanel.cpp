@@ -100,7 +100,7 @@ OptimizePanel::OptimizePanel(SceneDocument* doc, QWidget* parent)
     open_ = new QPushButton(tr("Open history\u2026"), this);
     open_->setObjectName(QStringLiteral("optOpenHistory"));
     auto* buttons = new QHBoxLayout;
-    for (QPushButton* b : {start_, pause_, stop_, open_})
+    for (QPushButton* b : {start_, pause_, stop_})
         buttons->addWidget(b);
     buttons->addStretch(1);
     status_ = new QLabel(tr("Not started."), this);
@@ -139,16 +139,20 @@ OptimizePanel::OptimizePanel(SceneDocument* doc, QWidget* parent)
     densityRow->addWidget(new QLabel(tr("Design:"), this));
     densityRow->addWidget(design_, 1);
 
+    // The controls first (reachable in a short dock), then what the loop shows, then the settings.
     auto* lay = new QVBoxLayout(this);
-    lay->addWidget(settingsBox);
-    lay->addWidget(constraintBox);
     lay->addLayout(buttons);
-    lay->addWidget(status_);
+    auto* statusRow = new QHBoxLayout;
+    statusRow->addWidget(status_, 1);
+    statusRow->addWidget(open_);
+    lay->addLayout(statusRow);
     lay->addWidget(chartView_, 2);
     lay->addWidget(slider_);
     lay->addWidget(summary_);
     lay->addLayout(densityRow);
     lay->addWidget(density_, 1);
+    lay->addWidget(settingsBox);
+    lay->addWidget(constraintBox);
 
     connect(start_, &QPushButton::clicked, this, [this] {
         QString why;

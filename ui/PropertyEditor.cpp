@@ -69,6 +69,7 @@ PropertyEditor::PropertyEditor(SceneDocument* doc, QWidget* parent)
     QFont bold = title_->font();
     bold.setBold(true);
     title_->setFont(bold);
+    title_->setWordWrap(true); // a long title must not widen the dock
     layout->addWidget(title_);
 
     view_->setModel(model_);
