@@ -36,6 +36,7 @@
 #include "ui/GradientPanel.hpp"
 #include "ui/HelpMenu.hpp"
 #include "ui/LogPanel.hpp"
+#include "ui/MaterialEditor.hpp"
 #include "ui/ObjectiveEditor.hpp"
 #include "ui/OptimizePanel.hpp"
 #include "ui/PropertyEditor.hpp"
@@ -211,7 +212,12 @@ void MainWindow::createDocks() {
         addDock(optimize_, QStringLiteral("optimizeDock"), tr("Optimise"), Qt::RightDockWidgetArea, true);
     tabifyDockWidget(devDock, gradDock);
     tabifyDockWidget(gradDock, objDock);
-    tabifyDockWidget(objDock, optDock);
+    materials_ = new MaterialEditor(doc_, this);
+    materials_->setObjectName(QStringLiteral("materialEditor"));
+    auto* matDock =
+        addDock(materials_, QStringLiteral("materialDock"), tr("Material"), Qt::RightDockWidgetArea, true);
+    tabifyDockWidget(objDock, matDock);
+    tabifyDockWidget(matDock, optDock);
     tabifyDockWidget(optDock, runDock);
     devDock->raise();
     optimize_->setRunOptionsProvider(
@@ -230,6 +236,7 @@ void MainWindow::createDocks() {
     connect(optimize_, &OptimizePanel::message, this,
             [this](const QString& m, bool warning) { warning ? log_->warning(m) : log_->info(m); });
     connect(objective_, &ObjectiveEditor::problem, log_, &LogPanel::warning);
+    connect(materials_, &MaterialEditor::problem, log_, &LogPanel::warning);
     auto* logDock = addDock(log_, QStringLiteral("logDock"), tr("Log"), Qt::BottomDockWidgetArea);
     auto* historyDock =
         addDock(history_, QStringLiteral("runHistoryDock"), tr("Run history"), Qt::BottomDockWidgetArea);

@@ -20,6 +20,7 @@ namespace yee::ui {
 class DevicesPanel;
 class GradientPanel;
 class LogPanel;
+class MaterialEditor;
 class ObjectiveEditor;
 class OptimizePanel;
 class PropertyEditor;
@@ -50,6 +51,7 @@ public:
     RunMonitor* runMonitor() const { return monitor_; }
     ObjectiveEditor* objectiveEditor() const { return objective_; }
     OptimizePanel* optimizePanel() const { return optimize_; }
+    MaterialEditor* materialEditor() const { return materials_; }
     RunHistory* runHistory() const { return history_; }
     LogPanel* log() const { return log_; }
     QTabWidget* centralTabs() const { return tabs_; }
@@ -150,6 +152,7 @@ private:
     RunMonitor* monitor_;
     ObjectiveEditor* objective_;
     OptimizePanel* optimize_;
+    MaterialEditor* materials_;
     LogPanel* log_;
     RunHistory* history_;
     SceneView* sceneView_;

@@ -28,4 +28,17 @@ void SetOptimizationCommand::undo() {
     doc_->setOptimization(old_);
 }
 
+SetMaterialCommand::SetMaterialCommand(SceneDocument* doc, int index, scene::Material material,
+                                       const QString& text, QUndoCommand* parent)
+    : QUndoCommand(text, parent), doc_(doc), index_(index), old_(doc->scene().materials[std::size_t(index)]),
+      new_(std::move(material)) {}
+
+void SetMaterialCommand::redo() {
+    doc_->replaceMaterial(index_, new_);
+}
+
+void SetMaterialCommand::undo() {
+    doc_->replaceMaterial(index_, old_);
+}
+
 } // namespace yee::ui

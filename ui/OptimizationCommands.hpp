@@ -1,7 +1,7 @@
 #pragma once
 /// \file OptimizationCommands.hpp
-/// Undo commands of the objective editor and the Optimise panel: each replaces the scene's objective or
-/// its "optimization" section as a whole (one edit of a term, a constraint or a setting is one step).
+/// Undo commands of the objective editor, the Optimise panel and the material editor: each replaces the
+/// scene's objective, its "optimization" section or one material as a whole (one edit is one step).
 #include <QUndoCommand>
 
 #include "yee/scene/Scene.hpp"
@@ -36,6 +36,21 @@ public:
 private:
     SceneDocument* doc_;
     scene::OptimizationConfig old_, new_;
+};
+
+/// Replace one material as a whole (the material editor: its form, constants, poles or library name).
+class SetMaterialCommand : public QUndoCommand {
+public:
+    /// `material` keeps the name of material `index`; `text` is the undo text.
+    SetMaterialCommand(SceneDocument* doc, int index, scene::Material material, const QString& text,
+                       QUndoCommand* parent = nullptr);
+    void redo() override;
+    void undo() override;
+
+private:
+    SceneDocument* doc_;
+    int index_;
+    scene::Material old_, new_;
 };
 
 } // namespace yee::ui

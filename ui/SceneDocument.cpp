@@ -181,6 +181,12 @@ void SceneDocument::setObjective(const scene::Objective& objective) {
     emit sceneChanged();
 }
 
+void SceneDocument::replaceMaterial(int index, const scene::Material& material) {
+    scene_.materials[std::size_t(index)] = material;
+    emit itemChanged({ItemKind::Material, index}, QString());
+    emit sceneChanged();
+}
+
 void SceneDocument::setOptimization(const scene::OptimizationConfig& optimization) {
     scene_.optimization = optimization;
     emit sceneChanged();

@@ -61,6 +61,8 @@ public:
     void setObjectiveTerms(const std::vector<scene::ObjectiveTerm>& terms);
     /// Replace the whole objective (goal and terms). Emits itemChanged() for the Objective item.
     void setObjective(const scene::Objective& objective);
+    /// Replace material `index` as a whole (its name unchanged). Emits itemChanged() for it.
+    void replaceMaterial(int index, const scene::Material& material);
     /// Replace the "optimization" section. Emits sceneChanged().
     void setOptimization(const scene::OptimizationConfig& optimization);
 

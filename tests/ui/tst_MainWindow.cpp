@@ -22,6 +22,7 @@
 #include "ui/HelpMenu.hpp"
 #include "ui/LogPanel.hpp"
 #include "ui/MainWindow.hpp"
+#include "ui/MaterialEditor.hpp"
 #include "ui/MemoryBars.hpp"
 #include "ui/ObjectiveEditor.hpp"
 #include "ui/OptimizePanel.hpp"
@@ -580,6 +581,7 @@ private slots:
             {"gradientDock", w.gradientPanel()->methodBox()},
             {"objectiveDock", w.objectiveEditor()->findChild<QPushButton*>("addRow")},
             {"optimizeDock", w.optimizePanel()->findChild<QPushButton*>("optStart")},
+            {"materialDock", w.materialEditor()->findChild<QPushButton*>("materialApply")},
             {"runMonitorDock", w.runMonitor()->cancelButton()}};
         for (const auto& [name, control] : panels) {
             auto* dock = w.findChild<QDockWidget*>(name);
