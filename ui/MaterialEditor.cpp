@@ -189,6 +189,11 @@ MaterialEditor::MaterialEditor(SceneDocument* doc, QWidget* parent) : QWidget(pa
     lay->addWidget(view, 1);
     lay->addWidget(info_);
 
+    // Long entries ("Si - crystalline silicon (Sellmeier, infrared)") must not widen the dock.
+    for (QComboBox* c : {material_, form_, library_}) {
+        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        c->setMinimumContentsLength(12);
+    }
     connect(form_, &QComboBox::currentIndexChanged, pages_, &QStackedWidget::setCurrentIndex);
     connect(material_, &QComboBox::currentIndexChanged, this, [this] {
         if (!syncing_)
