@@ -214,8 +214,8 @@ void MainWindow::createDocks() {
     tabifyDockWidget(gradDock, objDock);
     materials_ = new MaterialEditor(doc_, this);
     materials_->setObjectName(QStringLiteral("materialEditor"));
-    auto* matDock =
-        addDock(materials_, QStringLiteral("materialDock"), tr("Material"), Qt::RightDockWidgetArea, true);
+    auto* matDock = addDock(materials_, QStringLiteral("materialDock"), tr("Material editor"),
+                            Qt::RightDockWidgetArea, true);
     tabifyDockWidget(objDock, matDock);
     tabifyDockWidget(matDock, optDock);
     tabifyDockWidget(optDock, runDock);
