@@ -107,13 +107,20 @@ DetectorPlot::DetectorPlot(QWidget* parent) : QWidget(parent) {
     view_->addItem(tr("time series"), QString::fromLatin1(kTime));
     view_->addItem(tr("spectrum"), QString::fromLatin1(kWavelength));
     top->addWidget(view_);
+    // Two rows of controls: the plot keeps a narrow minimum width (a 1024 px wide window).
+    layout->addLayout(top);
+    top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Normalise by"), this));
     reference_ = new QComboBox(this);
     reference_->setObjectName(QStringLiteral("plotReference"));
     reference_->setToolTip(
         tr("Spectra: T(\u03bb) = P(\u03bb) / P_ref(\u03bb) against a reference detector (of these "
            "results or of a reference results file)"));
-    top->addWidget(reference_);
+    top->addWidget(reference_, 1);
+    for (QComboBox* c : {detector_, reference_}) {
+        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        c->setMinimumContentsLength(8);
+    }
     auto* refFile = new QPushButton(tr("Reference file\u2026"), this);
     refFile->setToolTip(
         tr("Normalise by a detector of another results file (e.g. a run without the device)"));

@@ -34,7 +34,7 @@ int tileCount(const scene::RunConfig& run) {
 
 DevicesPanel::DevicesPanel(SceneDocument* doc, QWidget* parent) : QWidget(parent), doc_(doc) {
     auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(6, 6, 6, 6);
+    layout->setContentsMargins(3, 3, 3, 3);
 
     auto* local = new QGroupBox(tr("Local devices"), this);
     auto* lf = new QFormLayout(local);

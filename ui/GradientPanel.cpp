@@ -65,7 +65,7 @@ QString moduleText(const scene::RecorderModule& m) {
 
 GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(parent), doc_(doc) {
     auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(6, 6, 6, 6);
+    layout->setContentsMargins(3, 3, 3, 3);
 
     auto* methodBox = new QGroupBox(tr("Forward state in the reverse sweep"), this);
     auto* mf = new QFormLayout(methodBox);
@@ -172,7 +172,7 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     sf->addRow(tr("Disk directory"), diskPath_);
     layout->addWidget(storage);
 
-    auto* est = new QGroupBox(tr("Value-and-grad estimate (per device memory, time)"), this);
+    auto* est = new QGroupBox(tr("Value-and-grad estimate (memory, time)"), this);
     est->setObjectName(QStringLiteral("gradientEstimateBox"));
     auto* el = new QVBoxLayout(est);
     summary_ = new QLabel(est);

@@ -10,6 +10,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFormLayout>
 #include <QHeaderView>
 #include <QKeySequence>
 #include <QMenuBar>
@@ -26,6 +27,7 @@
 #include <QTreeView>
 #include <QTreeWidget>
 
+#include <algorithm>
 #include <cctype>
 
 #include "ui/DevicesPanel.hpp"
@@ -34,6 +36,9 @@
 #include "ui/GradientPanel.hpp"
 #include "ui/HelpMenu.hpp"
 #include "ui/LogPanel.hpp"
+#include "ui/MaterialEditor.hpp"
+#include "ui/ObjectiveEditor.hpp"
+#include "ui/OptimizePanel.hpp"
 #include "ui/PropertyEditor.hpp"
 #include "ui/PropertyModel.hpp"
 #include "ui/Reactions.hpp"
@@ -133,6 +138,9 @@ QDockWidget* MainWindow::addDock(QWidget* w, const QString& objectName, const QS
     auto* dock = new QDockWidget(title, this);
     dock->setObjectName(objectName);
     if (scroll) {
+        // Narrow docks put a field under its label rather than widening the window (1024 px wide).
+        for (auto* form : w->findChildren<QFormLayout*>())
+            form->setRowWrapPolicy(QFormLayout::WrapLongRows);
         // Tall panels scroll instead of forcing the window taller than the screen.
         auto* area = new QScrollArea(dock);
         area->setWidget(w);
@@ -194,9 +202,41 @@ void MainWindow::createDocks() {
         addDock(gradient_, QStringLiteral("gradientDock"), tr("Gradient"), Qt::RightDockWidgetArea, true);
     auto* runDock =
         addDock(monitor_, QStringLiteral("runMonitorDock"), tr("Run monitor"), Qt::RightDockWidgetArea);
+    objective_ = new ObjectiveEditor(doc_, this);
+    objective_->setObjectName(QStringLiteral("objectiveEditor"));
+    optimize_ = new OptimizePanel(doc_, this);
+    optimize_->setObjectName(QStringLiteral("optimizePanel"));
+    auto* objDock =
+        addDock(objective_, QStringLiteral("objectiveDock"), tr("Objective"), Qt::RightDockWidgetArea, true);
+    auto* optDock =
+        addDock(optimize_, QStringLiteral("optimizeDock"), tr("Optimise"), Qt::RightDockWidgetArea, true);
     tabifyDockWidget(devDock, gradDock);
-    tabifyDockWidget(gradDock, runDock);
+    tabifyDockWidget(gradDock, objDock);
+    materials_ = new MaterialEditor(doc_, this);
+    materials_->setObjectName(QStringLiteral("materialEditor"));
+    auto* matDock = addDock(materials_, QStringLiteral("materialDock"), tr("Material editor"),
+                            Qt::RightDockWidgetArea, true);
+    tabifyDockWidget(objDock, matDock);
+    tabifyDockWidget(matDock, optDock);
+    tabifyDockWidget(optDock, runDock);
     devDock->raise();
+    optimize_->setRunOptionsProvider(
+        [this](const scene::Scene& s) { return devices_->settings().optionsFor(s); });
+    optimize_->setHistoryPathProvider([this] {
+        const QDir dir(runFolder());
+        dir.mkpath(QStringLiteral("."));
+        for (int n = 1;; ++n) {
+            const QString p =
+                dir.filePath(QStringLiteral("opt-%1.history.h5").arg(n, 3, 10, QLatin1Char('0')));
+            if (!QFileInfo::exists(p))
+                return p;
+        }
+    });
+    optimize_->setBusyCheck([this] { return runner_->isRunning() ? tr("a run is in progress") : QString(); });
+    connect(optimize_, &OptimizePanel::message, this,
+            [this](const QString& m, bool warning) { warning ? log_->warning(m) : log_->info(m); });
+    connect(objective_, &ObjectiveEditor::problem, log_, &LogPanel::warning);
+    connect(materials_, &MaterialEditor::problem, log_, &LogPanel::warning);
     auto* logDock = addDock(log_, QStringLiteral("logDock"), tr("Log"), Qt::BottomDockWidgetArea);
     auto* historyDock =
         addDock(history_, QStringLiteral("runHistoryDock"), tr("Run history"), Qt::BottomDockWidgetArea);
@@ -711,9 +751,9 @@ QString MainWindow::resultPathForRun() const {
 }
 
 bool MainWindow::startRun(bool gradient, QString* why) {
-    if (runner_->isRunning()) {
+    if (runner_->isRunning() || optimize_->runner()->isRunning()) {
         if (why)
-            *why = tr("a run is in progress");
+            *why = runner_->isRunning() ? tr("a run is in progress") : tr("an optimisation is in progress");
         return false;
     }
     RunSettings settings = devices_->settings();
@@ -814,7 +854,10 @@ void MainWindow::resetLayout() {
 void MainWindow::applyDefaultSizes() {
     // The central 3-D view gets what the docks do not need.
     auto dock = [this](const char* name) { return findChild<QDockWidget*>(QLatin1String(name)); };
-    resizeDocks({dock("sceneTreeDock"), dock("devicesDock")}, {300, 380}, Qt::Horizontal);
+    // A narrow window (1024 px) gives the scene tree less, so the right-hand panels keep their width.
+    const int left = std::clamp(width() / 4, 220, 300);
+    const int right = std::clamp(width() / 3, 345, 380);
+    resizeDocks({dock("sceneTreeDock"), dock("devicesDock")}, {left, right}, Qt::Horizontal);
     resizeDocks({dock("sceneTreeDock"), dock("propertiesDock")}, {300, 320}, Qt::Vertical);
     resizeDocks({dock("logDock")}, {110}, Qt::Vertical);
 }

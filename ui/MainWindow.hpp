@@ -20,6 +20,9 @@ namespace yee::ui {
 class DevicesPanel;
 class GradientPanel;
 class LogPanel;
+class MaterialEditor;
+class ObjectiveEditor;
+class OptimizePanel;
 class PropertyEditor;
 class ResultsView;
 class RunHistory;
@@ -46,6 +49,9 @@ public:
     DevicesPanel* devicesPanel() const { return devices_; }
     GradientPanel* gradientPanel() const { return gradient_; }
     RunMonitor* runMonitor() const { return monitor_; }
+    ObjectiveEditor* objectiveEditor() const { return objective_; }
+    OptimizePanel* optimizePanel() const { return optimize_; }
+    MaterialEditor* materialEditor() const { return materials_; }
     RunHistory* runHistory() const { return history_; }
     LogPanel* log() const { return log_; }
     QTabWidget* centralTabs() const { return tabs_; }
@@ -144,6 +150,9 @@ private:
     DevicesPanel* devices_;
     GradientPanel* gradient_;
     RunMonitor* monitor_;
+    ObjectiveEditor* objective_;
+    OptimizePanel* optimize_;
+    MaterialEditor* materials_;
     LogPanel* log_;
     RunHistory* history_;
     SceneView* sceneView_;

@@ -69,6 +69,7 @@ PropertyEditor::PropertyEditor(SceneDocument* doc, QWidget* parent)
     QFont bold = title_->font();
     bold.setBold(true);
     title_->setFont(bold);
+    title_->setWordWrap(true); // a long title must not widen the dock
     layout->addWidget(title_);
 
     view_->setModel(model_);
@@ -99,6 +100,10 @@ PropertyEditor::PropertyEditor(SceneDocument* doc, QWidget* parent)
         message_->hide();
     });
     connect(model_, &QAbstractItemModel::modelReset, this, [this] {
+        view_->clearSpans();
+        for (int r = 0; r < model_->rowCount(); ++r)
+            if (model_->isGroupRow(r))
+                view_->setSpan(r, 0, 1, 2);
         updateTitle();
         message_->clear();
         message_->hide();

@@ -2,10 +2,13 @@
 
 #include <QApplication>
 #include <QColor>
+#include <QFont>
 #include <QStyle>
 
+#include <algorithm>
 #include <cmath>
 
+#include "ui/PropertyGroups.hpp"
 #include "ui/SceneCommands.hpp"
 #include "ui/SceneDocument.hpp"
 
@@ -17,7 +20,7 @@ PropertyModel::PropertyModel(SceneDocument* doc, QObject* parent) : QAbstractTab
     // Any change may alter the visible rows (a shape change adds a radius) or values shown elsewhere
     // (a renamed material in a combo box): reload when the row set differs, else refresh values.
     connect(doc_, &SceneDocument::sceneChanged, this, [this] {
-        const auto now = itemProperties(doc_->scene(), item_);
+        const auto now = groupedProperties();
         bool same = now.size() == props_.size();
         for (int i = 0; same && i < now.size(); ++i)
             same = now[i].key == props_[i].key;
@@ -26,21 +29,53 @@ PropertyModel::PropertyModel(SceneDocument* doc, QObject* parent) : QAbstractTab
             return;
         }
         props_ = now;
-        if (!props_.isEmpty())
+        if (!rows_.isEmpty())
             emit dataChanged(index(0, 0), index(rowCount() - 1, 1));
     });
     reload();
 }
 
+QList<PropertyInfo> PropertyModel::groupedProperties() const {
+    QList<PropertyInfo> p = itemProperties(doc_->scene(), item_);
+    // Each group once, in group order; within a group the schema's order.
+    std::stable_sort(p.begin(), p.end(), [this](const PropertyInfo& a, const PropertyInfo& b) {
+        return propertyGroupOf(item_.kind, a.key) < propertyGroupOf(item_.kind, b.key);
+    });
+    return p;
+}
+
 void PropertyModel::reload() {
     beginResetModel();
     item_ = doc_->currentItem();
-    props_ = itemProperties(doc_->scene(), item_);
+    props_ = groupedProperties();
+    rows_.clear();
+    groupTitles_.clear();
+    int last = -2, groups = 0;
+    for (const PropertyInfo& p : props_)
+        if (const int g = propertyGroupOf(item_.kind, p.key); g != last) {
+            last = g;
+            groups += g >= 0;
+        }
+    last = -2;
+    const QStringList titles = propertyGroups();
+    for (int i = 0; i < props_.size(); ++i) {
+        const int g = propertyGroupOf(item_.kind, props_[i].key);
+        if (groups > 1 && g != last && g >= 0) {
+            rows_ << -1 - int(groupTitles_.size());
+            groupTitles_ << titles.value(g);
+        }
+        last = g;
+        rows_ << i;
+    }
     endResetModel();
 }
 
+bool PropertyModel::isGroupRow(int row) const {
+    return row >= 0 && row < rows_.size() && rows_[row] < 0;
+}
+
 int PropertyModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(props_.size());
+    return parent.isValid() ? 0 : int(rows_.size());
 }
 int PropertyModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : 2;
@@ -53,18 +88,31 @@ QVariant PropertyModel::headerData(int section, Qt::Orientation o, int role) con
 }
 
 Qt::ItemFlags PropertyModel::flags(const QModelIndex& index) const {
-    if (!index.isValid())
+    if (!index.isValid() || index.row() >= rows_.size())
         return Qt::NoItemFlags;
+    if (isGroupRow(index.row()))
+        return Qt::ItemIsEnabled;
     Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
-    if (index.column() == 1 && props_[index.row()].type != PropertyType::ReadOnly)
+    if (index.column() == 1 && props_[rows_[index.row()]].type != PropertyType::ReadOnly)
         f |= Qt::ItemIsEditable;
     return f;
 }
 
 QVariant PropertyModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= props_.size())
+    if (!index.isValid() || index.row() >= rows_.size())
         return {};
-    const PropertyInfo& p = props_[index.row()];
+    if (const int r = rows_[index.row()]; r < 0) {
+        // A group header: its title in bold over both columns.
+        if (role == Qt::DisplayRole && index.column() == 0)
+            return groupTitles_.value(-1 - r);
+        if (role == Qt::FontRole) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    }
+    const PropertyInfo& p = props_[rows_[index.row()]];
     switch (role) {
     case Qt::DisplayRole:
         if (index.column() == 0)
@@ -130,16 +178,24 @@ QString PropertyModel::staircaseNote(const QString& key) const {
 }
 
 bool PropertyModel::setData(const QModelIndex& index, const QVariant& value, int role) {
-    if (role != Qt::EditRole || !index.isValid() || index.column() != 1)
+    if (role != Qt::EditRole || !index.isValid() || index.column() != 1 || index.row() >= rows_.size() ||
+        isGroupRow(index.row()))
         return false;
-    return setValue(props_[index.row()].key, value);
+    return setValue(props_[rows_[index.row()]].key, value);
 }
 
 int PropertyModel::rowOf(const QString& key) const {
-    for (int i = 0; i < props_.size(); ++i)
-        if (props_[i].key == key)
+    for (int i = 0; i < rows_.size(); ++i)
+        if (rows_[i] >= 0 && props_[rows_[i]].key == key)
             return i;
     return -1;
+}
+
+QString PropertyModel::groupOfRow(int row) const {
+    for (int i = std::min(row, int(rows_.size()) - 1); i >= 0; --i)
+        if (rows_[i] < 0)
+            return groupTitles_.value(-1 - rows_[i]);
+    return {};
 }
 
 bool PropertyModel::setValue(const QString& key, const QVariant& value) {

@@ -10,7 +10,8 @@ namespace yee::ui {
 
 class SceneDocument;
 
-/// Rows: visible properties of the document's current item. Column 0: label (+ unit), column 1: value.
+/// Rows: visible properties of the document's current item, under group headers (propertyGroups(), for
+/// elements with properties in more than one group). Column 0: label (+ unit), column 1: value.
 class PropertyModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -39,6 +40,10 @@ public:
     QString staircaseNote(const QString& key) const;
     /// Row of property `key`, or -1.
     int rowOf(const QString& key) const;
+    /// True when `row` is a group header (General, Geometry, Material, Time profile, ...): not editable.
+    bool isGroupRow(int row) const;
+    /// The title of the group row `row` belongs to ("" when the item's properties are not grouped).
+    QString groupOfRow(int row) const;
     /// Set property `key` of the shown item (as if typed into the editor). Returns false when rejected.
     bool setValue(const QString& key, const QVariant& value);
     /// The explanation of the last rejected value (empty after an accepted one).
@@ -52,10 +57,13 @@ signals:
 
 private:
     void reload();
+    QList<PropertyInfo> groupedProperties() const;
 
     SceneDocument* doc_;
     ItemRef item_;
     QList<PropertyInfo> props_;
+    QList<int> rows_; ///< per row: index into props_, or -1 - g for the header of group title g
+    QStringList groupTitles_;
     QString lastError_;
 };
 

@@ -56,6 +56,7 @@ QWidget* ResultsView::buildFieldTab() {
     auto* controls = new QWidget(w);
     controls->setMaximumWidth(220);
     auto* f = new QFormLayout(controls);
+    f->setRowWrapPolicy(QFormLayout::WrapLongRows);
     series_ = new QComboBox(controls);
     series_->setObjectName(QStringLiteral("snapshotDetector"));
     f->addRow(tr("Snapshot"), series_);
@@ -106,6 +107,7 @@ QWidget* ResultsView::buildGradientTab() {
     auto* controls = new QWidget(w);
     controls->setMaximumWidth(220);
     auto* f = new QFormLayout(controls);
+    f->setRowWrapPolicy(QFormLayout::WrapLongRows);
     design_ = new QComboBox(controls);
     design_->setObjectName(QStringLiteral("gradientDesign"));
     f->addRow(tr("Design region"), design_);

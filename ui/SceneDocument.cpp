@@ -175,4 +175,21 @@ void SceneDocument::setObjectiveTerms(const std::vector<scene::ObjectiveTerm>& t
     emit sceneChanged();
 }
 
+void SceneDocument::setObjective(const scene::Objective& objective) {
+    scene_.objective = objective;
+    emit itemChanged({ItemKind::Objective, -1}, QString());
+    emit sceneChanged();
+}
+
+void SceneDocument::replaceMaterial(int index, const scene::Material& material) {
+    scene_.materials[std::size_t(index)] = material;
+    emit itemChanged({ItemKind::Material, index}, QString());
+    emit sceneChanged();
+}
+
+void SceneDocument::setOptimization(const scene::OptimizationConfig& optimization) {
+    scene_.optimization = optimization;
+    emit sceneChanged();
+}
+
 } // namespace yee::ui

@@ -59,6 +59,12 @@ public:
     void setRecorderChain(const std::vector<scene::RecorderModule>& chain);
     /// Replace the objective's terms. Emits itemChanged() for the Objective item.
     void setObjectiveTerms(const std::vector<scene::ObjectiveTerm>& terms);
+    /// Replace the whole objective (goal and terms). Emits itemChanged() for the Objective item.
+    void setObjective(const scene::Objective& objective);
+    /// Replace material `index` as a whole (its name unchanged). Emits itemChanged() for it.
+    void replaceMaterial(int index, const scene::Material& material);
+    /// Replace the "optimization" section. Emits sceneChanged().
+    void setOptimization(const scene::OptimizationConfig& optimization);
 
 signals:
     /// The whole scene was replaced (load, new).

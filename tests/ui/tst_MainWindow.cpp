@@ -1,4 +1,5 @@
 #include <QAbstractButton>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QLabel>
 #include <QMenuBar>
@@ -21,7 +22,10 @@
 #include "ui/HelpMenu.hpp"
 #include "ui/LogPanel.hpp"
 #include "ui/MainWindow.hpp"
+#include "ui/MaterialEditor.hpp"
 #include "ui/MemoryBars.hpp"
+#include "ui/ObjectiveEditor.hpp"
+#include "ui/OptimizePanel.hpp"
 #include "ui/PropertyEditor.hpp"
 #include "ui/PropertyModel.hpp"
 #include "ui/ResultsView.hpp"
@@ -569,6 +573,30 @@ private slots:
         QVERIFY2(!w.devicesPanel()->bars()->visibleRegion().isEmpty(),
                  "the estimate is out of sight at 1024x700");
         w.grab().save(test::artifactDir() + "/layout_1024x700_devices.png");
+        // No dock's minimum width holds the window wider than asked, and every right-hand panel shows its
+        // main control without a horizontal scroll bar.
+        QCOMPARE(w.width(), 1024);
+        const std::vector<std::pair<const char*, QWidget*>> panels = {
+            {"devicesDock", w.devicesPanel()->bars()},
+            {"gradientDock", w.gradientPanel()->methodBox()},
+            {"objectiveDock", w.objectiveEditor()->findChild<QPushButton*>("addRow")},
+            {"optimizeDock", w.optimizePanel()->findChild<QPushButton*>("optStart")},
+            {"materialDock", w.materialEditor()->findChild<QPushButton*>("materialApply")},
+            {"runMonitorDock", w.runMonitor()->cancelButton()}};
+        for (const auto& [name, control] : panels) {
+            auto* dock = w.findChild<QDockWidget*>(name);
+            dock->raise();
+            QTest::qWait(100);
+            QVERIFY2(control && !control->visibleRegion().isEmpty(), name);
+            for (auto* area : dock->findChildren<QScrollArea*>())
+                if (area->parentWidget() == dock)
+                    QVERIFY2(!area->horizontalScrollBar()->isVisible(),
+                             qPrintable(QString("%1: the panel needs %2 px, the dock gives %3")
+                                            .arg(name)
+                                            .arg(area->widget()->minimumSizeHint().width())
+                                            .arg(area->viewport()->width())));
+            w.grab().save(test::artifactDir() + "/layout_1024x700_" + name + ".png");
+        }
         w.resize(1600, 1000);
         QTest::qWait(200);
         for (const char* dock : {"devicesDock", "gradientDock", "runMonitorDock"}) {

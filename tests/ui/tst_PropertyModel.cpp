@@ -155,6 +155,42 @@ private slots:
         QVERIFY(!(model.flags(model.index(row, 1)) & Qt::ItemIsEditable));
         QVERIFY(!model.setData(model.index(row, 1), "x"));
     }
+
+    /// An element's rows sit under group headers (General, Geometry, Material, Time profile, ...), each
+    /// group once; headers are not editable; sections such as the grid are not grouped.
+    void propertiesAreGrouped() {
+        SceneDocument doc;
+        doc.resetScene(test::smallScene(), {});
+        doc.setCurrentItem({ItemKind::Object, 0});
+        PropertyModel model(&doc);
+        QVERIFY(model.isGroupRow(0));
+        QCOMPARE(model.index(0, 0).data().toString(), QStringLiteral("General"));
+        QVERIFY(!(model.flags(model.index(0, 1)) & Qt::ItemIsEditable));
+        QVERIFY(!model.setData(model.index(0, 1), "x"));
+        QCOMPARE(model.groupOfRow(model.rowOf("name")), QStringLiteral("General"));
+        QCOMPARE(model.groupOfRow(model.rowOf("center_um")), QStringLiteral("Geometry"));
+        QCOMPARE(model.groupOfRow(model.rowOf("size_um")), QStringLiteral("Geometry"));
+        QCOMPARE(model.groupOfRow(model.rowOf("material")), QStringLiteral("Material"));
+        QVERIFY(model.rowOf("material") > model.rowOf("size_um"));
+        QStringList headers;
+        for (int r = 0; r < model.rowCount(); ++r)
+            if (model.isGroupRow(r))
+                headers << model.index(r, 0).data().toString();
+        QCOMPARE(headers, QStringList({"General", "Geometry", "Material"}));
+        // Edits through a grouped row still land on the property.
+        QVERIFY2(model.setData(model.index(model.rowOf("material"), 1), "air"),
+                 qPrintable(model.lastError()));
+        QCOMPARE(doc.scene().objects[0].material, std::string("air"));
+
+        doc.setCurrentItem({ItemKind::Source, 0});
+        QCOMPARE(model.groupOfRow(model.rowOf("profile.wavelength_um")), QStringLiteral("Time profile"));
+        QCOMPARE(model.groupOfRow(model.rowOf("center_um")), QStringLiteral("Geometry"));
+
+        doc.setCurrentItem({ItemKind::Grid, -1});
+        for (int r = 0; r < model.rowCount(); ++r)
+            QVERIFY(!model.isGroupRow(r));
+        QCOMPARE(model.groupOfRow(model.rowOf("cell_um")), QString());
+    }
 };
 
 QTEST_MAIN(tst_PropertyModel)

@@ -15,7 +15,10 @@ yee_add_test(NAME ui_panels SOURCES ${UI_TEST_DIR}/tst_Panels.cpp LIBS yee_ui LA
 yee_add_test(NAME ui_schema_rows SOURCES ${UI_TEST_DIR}/tst_SchemaRows.cpp LIBS yee_ui LABELS ui)
 yee_add_test(NAME ui_run_monitor SOURCES ${UI_TEST_DIR}/tst_RunMonitor.cpp LIBS yee_ui LABELS ui)
 yee_add_test(NAME ui_daily_work SOURCES ${UI_TEST_DIR}/tst_DailyWork.cpp LIBS yee_ui LABELS ui TIMEOUT 300)
-foreach(t ui_scene_tree ui_commands ui_properties ui_runner ui_panels ui_schema_rows ui_run_monitor ui_daily_work)
+yee_add_test(NAME ui_optimize SOURCES ${UI_TEST_DIR}/tst_Optimize.cpp LIBS yee_ui LABELS ui TIMEOUT 600)
+yee_add_test(NAME ui_material_editor SOURCES ${UI_TEST_DIR}/tst_MaterialEditor.cpp LIBS yee_ui LABELS ui)
+foreach(t ui_scene_tree ui_commands ui_properties ui_runner ui_panels ui_schema_rows ui_run_monitor ui_daily_work
+        ui_optimize ui_material_editor)
   set_target_properties(tst_${t} PROPERTIES AUTOMOC ON)
 endforeach()
 
