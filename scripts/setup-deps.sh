@@ -16,7 +16,7 @@ packages=(
 # network, no pip): the tests that need it are skipped, and one checks the message users then get.
 install_gdstk() {
   if [ -x /usr/bin/python3 ] && ! /usr/bin/python3 -c "import gdstk" 2>/dev/null; then
-    /usr/bin/python3 -m pip install --quiet --break-system-packages gdstk ||
+    timeout 300 /usr/bin/python3 -m pip install --quiet --timeout 60 --break-system-packages gdstk ||
       echo "setup-deps: gdstk not installed (optional; the yee.gds tests will be skipped)" >&2
   fi
   return 0
