@@ -201,6 +201,11 @@ void copy(void* dst, const void* src, std::int64_t bytes, void* stream) {
     check(cudaStreamSynchronize(S(stream)), "cudaMemcpy (wait)");
 }
 
+void upload(void* dst, const void* src, std::int64_t bytes, void* stream) {
+    check(cudaMemcpyAsync(dst, src, std::size_t(bytes), cudaMemcpyHostToDevice, S(stream)),
+          "cudaMemcpyAsync");
+}
+
 void zero(void* p, std::int64_t bytes, void* stream) {
     check(cudaMemsetAsync(p, 0, std::size_t(bytes), S(stream)), "cudaMemsetAsync");
 }
@@ -312,6 +317,9 @@ void* allocate(int, std::int64_t, void*) {
 void release(void*) noexcept {}
 void sync(void*) {}
 void copy(void*, const void*, std::int64_t, void*) {
+    none();
+}
+void upload(void*, const void*, std::int64_t, void*) {
     none();
 }
 void zero(void*, std::int64_t, void*) {

@@ -58,6 +58,9 @@ void release(void* p) noexcept;
 void sync(void* stream);
 /// Copy `bytes` (any combination of host and device addresses), ordered on `stream`, then waited.
 void copy(void* dst, const void* src, std::int64_t bytes, void* stream);
+/// Copy `bytes` of pageable host memory at `src` to device memory, ordered on `stream`, not waited for
+/// (the runtime stages a pageable source before returning, so it may be reused at once).
+void upload(void* dst, const void* src, std::int64_t bytes, void* stream);
 /// Zero `bytes` of device memory, ordered on `stream` (asynchronous).
 void zero(void* p, std::int64_t bytes, void* stream);
 /// Start moving `bytes` at `p` to GPU `id` (>= 0) or to the host (-1), ordered on `stream`.

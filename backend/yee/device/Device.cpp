@@ -61,6 +61,15 @@ void Device::copy(void* dst, const void* src, std::int64_t bytes) const {
         std::memcpy(dst, src, std::size_t(bytes));
 }
 
+void Device::upload(void* dst, const void* src, std::int64_t bytes) const {
+    if (bytes <= 0)
+        return;
+    if (stream_)
+        cuda::upload(dst, src, bytes, stream_);
+    else
+        std::memcpy(dst, src, std::size_t(bytes));
+}
+
 void Device::zero(void* p, std::int64_t bytes) const {
     if (bytes <= 0 || !p)
         return;

@@ -58,6 +58,10 @@ public:
     void sync() const;
     /// Copy bytes between host and/or this device's memory; waits for earlier work and for the copy.
     void copy(void* dst, const void* src, std::int64_t bytes) const;
+    /// Copy `bytes` of pageable host memory to this device's memory, ordered on the stream before later
+    /// launches, without waiting (CUDA stages a pageable source at once, so `src` may change as soon as
+    /// this returns). A plain copy on CPU devices.
+    void upload(void* dst, const void* src, std::int64_t bytes) const;
     /// CUDA: start moving bytes written on the host back to the GPU (a hint; ordered on the stream).
     void prefetch(void* p, std::int64_t bytes) const;
     /// Zero bytes of this device's memory (asynchronous on CUDA, like a launch).
