@@ -130,6 +130,8 @@ template <class T> struct TileRun {
     void prepare() {
         dev.activate();               // CUDA: this thread drives this GPU
         comm.setStream(dev.stream()); // NCCL transfers are ordered after this device's kernels
+        if (comm.deviceMessages())
+            dev.reserveForeignMemory(); // NCCL's own buffers (its communicator exists; one GPU per rank)
         tile = std::make_unique<Tile<T>>(plan, comm.rank(), dev);
         tileEntries = tile->state().entries().size();
         tile->fill();
