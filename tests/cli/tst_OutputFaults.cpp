@@ -1,6 +1,7 @@
 /// yee-run when outputs fail: a failing snapshot series or restart file never loses the results (they
 /// are written, marked incomplete, naming what failed), a failing results file or a full disk exits 3
-/// with the system's reason and no crash in HDF5's exit-time clean-up, and no temporary file is left.
+/// with the system's reason and no crash in HDF5's exit-time clean-up, and no temporary file is left. A
+/// gradient recorder that fails mid-run keeps the forward results (no gradient, marked incomplete).
 /// Failures are injected (YEE_FAIL_OUTPUT) or real (RLIMIT_FSIZE through the shell's ulimit, SIGXFSZ
 /// ignored, so writes fail with EFBIG as on a full disk).
 #include <QDir>
@@ -184,6 +185,63 @@ private slots:
             QVERIFY(f.snapshotSeries.empty());
         else
             QCOMPARE(f.snapshotSeries.size(), std::size_t(7));
+        QVERIFY2(temporaries(dir.path()).isEmpty(), qPrintable(temporaries(dir.path()).join(' ')));
+    }
+
+    void failingRecorderKeepsTheForwardResults_data() {
+        QTest::addColumn<QString>("tier");
+        QTest::newRow("host") << "host";
+        QTest::newRow("disk") << "disk";
+    }
+
+    /// A reversible value-and-grad run on two tiles whose recorder (host or disk tier) fails to write a
+    /// slot in the middle of the forward run: the run finishes, the results file holds every detector
+    /// and the objective, no gradient, marked incomplete naming the recorder; exit 3 with the same line.
+    void failingRecorderKeepsTheForwardResults() {
+        QFETCH(QString, tier);
+        QTemporaryDir dir;
+        QFile in(QStringLiteral(YEE_SOURCE_DIR "/resources/scenes/straight_waveguide.json"));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        nlohmann::json s = nlohmann::json::parse(in.readAll().toStdString());
+        nlohmann::json storage = {{"tier", tier.toStdString()}, {"transfer_interval", 8}};
+        if (tier == "disk")
+            storage["path"] = dir.path().toStdString();
+        s["gradient"]["storage"] = storage;
+        const QString scene = dir.filePath("rec.json");
+        QFile out(scene);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QByteArray::fromStdString(s.dump()));
+        out.close();
+        const Result ok = shell(yeeRun("--grad --max-steps 60 -o ok.h5 '" + scene + "'"), dir.path());
+        QVERIFY2(ok.code == 0 && !ok.crashed, qPrintable(ok.err));
+        const io::ResultsFile good = io::readResults(dir.filePath("ok.h5").toStdString());
+        QVERIFY(good.complete);
+        QVERIFY(!good.gradients.empty());
+
+        const Result r = shell(yeeRun("--grad --max-steps 60 -o out.h5 '" + scene + "'"), dir.path(),
+                               {"YEE_FAIL_OUTPUT=recorder"});
+        QCOMPARE(r.crashed, false);
+        QVERIFY2(r.code == 3, qPrintable(r.err));
+        QVERIFY2(r.err.contains("output failed: gradient recorder (" + tier + " tier"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("injected failure writing recorder"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("marked incomplete"), qPrintable(r.err));
+        const io::ResultsFile f = io::readResults(dir.filePath("out.h5").toStdString());
+        QVERIFY(!f.complete);
+        QCOMPARE(f.steps, 60);
+        QCOMPARE(f.failedOutputs.size(), std::size_t(1));
+        QVERIFY(
+            QString::fromStdString(f.failedOutputs[0]).startsWith("gradient recorder (" + tier + " tier"));
+        QVERIFY(QString::fromStdString(f.status).contains("output failed: gradient recorder"));
+        QVERIFY(f.gradients.empty());
+        // The forward results are those of the run whose recorder worked, bit for bit.
+        QVERIFY(f.objective.has_value() && good.objective.has_value());
+        QCOMPARE(*f.objective, *good.objective);
+        for (const char* d : {"in_flux", "out"}) {
+            QVERIFY2(f.detector(d) && good.detector(d), d);
+            QCOMPARE(f.detector(d)->arrays.size(), good.detector(d)->arrays.size());
+            for (std::size_t a = 0; a < f.detector(d)->arrays.size(); ++a)
+                QVERIFY2(f.detector(d)->arrays[a].data == good.detector(d)->arrays[a].data, d);
+        }
         QVERIFY2(temporaries(dir.path()).isEmpty(), qPrintable(temporaries(dir.path()).join(' ')));
     }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -13,6 +14,7 @@
 #include "yee/comm/RankThreads.hpp"
 #include "yee/comm/Reduce.hpp"
 #include "yee/core/Error.hpp"
+#include "yee/cuda/Runtime.hpp"
 
 namespace yee::comm {
 
@@ -62,6 +64,9 @@ struct LocalHub::Impl {
     /// Double-buffered staging: collective k of every rank uses slots[k & 1]. A rank can only reach
     /// collective k + 2 after everyone has entered k + 1, i.e. finished reading k.
     std::array<std::vector<Slot>, 2> slots;
+
+    /// Some rank's buffers are GPU memory (it set a stream): halo messages move by CUDA copies.
+    std::atomic<bool> deviceBuffers{false};
 
     bool aborted = false;
     std::string abortMsg;
@@ -282,8 +287,14 @@ void LocalComm::exchangeFinish(ExchangeGroup& g) {
         // Copy without holding the lock; the senders cannot free or reuse these buffers until Consumed.
         lk.unlock();
         for (const Match& m : matched)
-            if (m.msg->bytes > 0)
-                std::memcpy(recvOf(*m.slot).data, m.msg->data, std::size_t(m.msg->bytes));
+            if (m.msg->bytes > 0) {
+                // GPU ranks (tiles sharing a GPU): their halo buffers are device memory, which the host
+                // reaches only by a CUDA copy (the senders waited for their packing kernels).
+                if (I.deviceBuffers.load(std::memory_order_relaxed))
+                    cuda::copyBlocking(recvOf(*m.slot).data, m.msg->data, m.msg->bytes);
+                else
+                    std::memcpy(recvOf(*m.slot).data, m.msg->data, std::size_t(m.msg->bytes));
+            }
         lk.lock();
         for (const Match& m : matched) {
             m.msg->state = Posted::State::Consumed;
@@ -306,6 +317,11 @@ void LocalComm::exchangeFinish(ExchangeGroup& g) {
     std::erase_if(recvQueue_, [&mine](const RecvSlot& q) { return q.owner == &mine; });
     outstanding_.erase(std::find_if(outstanding_.begin(), outstanding_.end(),
                                     [&g](const auto& o) { return o->group == &g; }));
+}
+
+void LocalComm::setStream(void* computeStream) {
+    if (computeStream)
+        hub_->impl_->deviceBuffers.store(true, std::memory_order_relaxed);
 }
 
 int LocalComm::collective(Op op, int root, std::int64_t count, const void* src, std::int64_t bytes) {

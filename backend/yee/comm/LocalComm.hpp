@@ -96,6 +96,9 @@ public:
     void abort(const std::string& msg);
     /// Same as abort(): Communicator's failure hook.
     void fail(const std::string& msg) noexcept override;
+    /// A GPU rank's stream (non-null): from then on halo messages of the hub are copied with CUDA (the
+    /// buffers of ranks sharing a GPU are device memory); host collectives are unchanged.
+    void setStream(void* computeStream) override;
 
 private:
     friend class LocalHub;

@@ -8,6 +8,7 @@
 #include "yee/comm/Accounting.hpp"
 #include "yee/comm/Reduce.hpp"
 #include "yee/core/Error.hpp"
+#include "yee/cuda/Runtime.hpp"
 
 namespace yee::comm {
 
@@ -82,7 +83,13 @@ struct MpiComm::Outstanding {
     const ExchangeGroup* group = nullptr;
     /// recvs first (in group order), then sends.
     std::vector<MPI_Request> requests;
+    /// GPU ranks: host copies of the messages (recvs first, then sends), which MPI reads and writes.
+    std::vector<std::vector<char>> stage;
 };
+
+void MpiComm::setStream(void* computeStream) {
+    deviceBuffers_ = computeStream != nullptr;
+}
 
 MpiComm::MpiComm(MPI_Comm comm) : maxChunk_(INT_MAX) {
     if (!MpiSession::active())
@@ -158,6 +165,22 @@ void MpiComm::exchangeStart(ExchangeGroup& g, Phase phase) {
     auto out = std::make_unique<Outstanding>();
     out->group = &g;
     out->requests.assign(g.recvs.size() + g.sends.size(), MPI_REQUEST_NULL);
+    // GPU ranks: the halo buffers are device memory; MPI moves host copies of them (the caller waited
+    // for the packing kernels, Tile::hostStaged).
+    if (deviceBuffers_) {
+        out->stage.resize(g.recvs.size() + g.sends.size());
+        for (std::size_t r = 0; r < g.recvs.size(); ++r)
+            out->stage[r].resize(std::size_t(g.recvs[r].bytes));
+        for (std::size_t q = 0; q < g.sends.size(); ++q) {
+            auto& h = out->stage[g.recvs.size() + q];
+            h.resize(std::size_t(g.sends[q].bytes));
+            if (!h.empty())
+                cuda::copyBlocking(h.data(), g.sends[q].data, g.sends[q].bytes);
+        }
+    }
+    auto hostOf = [&](const Message& m, std::size_t slot) -> void* {
+        return deviceBuffers_ ? static_cast<void*>(out->stage[slot].data()) : m.data;
+    };
     std::size_t k = 0;
     auto cancelPosted = [&] {
         for (std::size_t j = 0; j < k; ++j) {
@@ -167,7 +190,8 @@ void MpiComm::exchangeStart(ExchangeGroup& g, Phase phase) {
         }
     };
     for (const Message& m : g.recvs) {
-        const int e = MPI_Irecv(m.data, int(m.bytes), MPI_BYTE, m.peer, m.tag, halo_, &out->requests[k]);
+        const int e =
+            MPI_Irecv(hostOf(m, k), int(m.bytes), MPI_BYTE, m.peer, m.tag, halo_, &out->requests[k]);
         if (e != MPI_SUCCESS) {
             cancelPosted();
             check(e, "exchangeStart: MPI_Irecv");
@@ -175,7 +199,8 @@ void MpiComm::exchangeStart(ExchangeGroup& g, Phase phase) {
         ++k;
     }
     for (const Message& m : g.sends) {
-        const int e = MPI_Isend(m.data, int(m.bytes), MPI_BYTE, m.peer, m.tag, halo_, &out->requests[k]);
+        const int e =
+            MPI_Isend(hostOf(m, k), int(m.bytes), MPI_BYTE, m.peer, m.tag, halo_, &out->requests[k]);
         if (e != MPI_SUCCESS) {
             cancelPosted();
             check(e, "exchangeStart: MPI_Isend");
@@ -217,6 +242,10 @@ void MpiComm::exchangeFinish(ExchangeGroup& g) {
                            std::to_string(g.recvs[i].peer) + " (tag " + std::to_string(g.recvs[i].tag) +
                            ") but the send has " + std::to_string(got));
     }
+    if (deviceBuffers_)
+        for (std::size_t r = 0; r < g.recvs.size(); ++r)
+            if (g.recvs[r].bytes > 0)
+                cuda::copyBlocking(g.recvs[r].data, out->stage[r].data(), g.recvs[r].bytes);
 }
 
 void MpiComm::allReduceSum(std::span<double> inout, Phase phase) {

@@ -122,6 +122,9 @@ public:
     [[noreturn]] void abort(const std::string& msg, int errorCode = 1);
     /// Communicator's failure hook: MPI_Abort, since the other ranks cannot be unblocked otherwise.
     void fail(const std::string& msg) noexcept override;
+    /// A GPU rank's stream (non-null): its halo buffers are device memory, so exchanges move host copies
+    /// of them (one copy each way per message); null: MPI reads and writes the buffers in place.
+    void setStream(void* computeStream) override;
 
     /// The duplicated communicator used for halo traffic (for diagnostics; do not send on it).
     MPI_Comm haloComm() const { return halo_; }
@@ -139,6 +142,7 @@ private:
     struct Outstanding;
     void check(int err, const char* what) const;
 
+    bool deviceBuffers_ = false; ///< setStream(): halo buffers are GPU memory
     MPI_Comm halo_ = MPI_COMM_NULL;
     MPI_Comm coll_ = MPI_COMM_NULL;
     int rank_ = 0;

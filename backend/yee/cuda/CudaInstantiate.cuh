@@ -6,6 +6,7 @@
 /// Tile.cpp and the gradient sources (gradient/*.cpp) are compiled by the host compiler and link against
 /// exactly these instantiations: the GPU runs the functors the CPU runs.
 #include "yee/cuda/CudaLaunch.cuh"
+#include "yee/kernels/Accumulate.hpp"
 #include "yee/kernels/Adjoint.hpp"
 #include "yee/kernels/Cpml.hpp"
 #include "yee/kernels/Dispersion.hpp"
@@ -58,4 +59,9 @@
     YEE_INDEX(kernels::PoleAdvance<T>)                                                                       \
     YEE_INDEX(kernels::PoleAdvanceT<T>)                                                                      \
     YEE_INDEX(kernels::PoleCurrentT<T>)                                                                      \
-    YEE_INDEX(kernels::PoleSaveET<T>)
+    YEE_INDEX(kernels::PoleSaveET<T>)                                                                        \
+    YEE_INDEX(kernels::FluxPlaneStep<T>)                                                                     \
+    YEE_INDEX(kernels::PhasorStep<T>)                                                                        \
+    YEE_INDEX(kernels::EnergySaveE<T>)                                                                       \
+    YEE_INDEX(kernels::EnergySample<T>)                                                                      \
+    YEE_INDEX(kernels::ProbeSample<T>)

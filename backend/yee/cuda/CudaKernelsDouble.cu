@@ -5,5 +5,6 @@
 namespace yee::cuda {
 
 YEE_ALL_KERNELS(double)
+YEE_INDEX(kernels::NormalizeExact) // not a template: instantiated once, here
 
 } // namespace yee::cuda

@@ -162,21 +162,24 @@ void destroyStream(int id, void* stream) noexcept {
     cudaGetLastError();
 }
 
-void* allocate(int id, std::int64_t bytes, void* stream) {
+void* allocate(int id, std::int64_t bytes, void* stream, bool managed) {
     setDevice(id);
     void* p = nullptr;
-    const cudaError_t e = cudaMallocManaged(&p, std::size_t(bytes), cudaMemAttachGlobal);
+    const cudaError_t e = managed ? cudaMallocManaged(&p, std::size_t(bytes), cudaMemAttachGlobal)
+                                  : cudaMalloc(&p, std::size_t(bytes));
     if (e != cudaSuccess) {
         cudaGetLastError();
         throw MemoryError("cuda:" + std::to_string(id) + ": allocation of " + std::to_string(bytes) +
                           " bytes failed (" + cudaGetErrorString(e) + ")");
     }
-    // Prefer the GPU: pages live there, host reads after sync() are served coherently.
-    cudaMemLocation loc{};
-    loc.type = cudaMemLocationTypeDevice;
-    loc.id = id;
-    cudaMemAdvise(p, std::size_t(bytes), cudaMemAdviseSetPreferredLocation, loc);
-    cudaGetLastError(); // advice is optional (e.g. not supported on this platform)
+    if (managed) {
+        // Prefer the GPU: pages live there once the host has written them and they were prefetched.
+        cudaMemLocation loc{};
+        loc.type = cudaMemLocationTypeDevice;
+        loc.id = id;
+        cudaMemAdvise(p, std::size_t(bytes), cudaMemAdviseSetPreferredLocation, loc);
+        cudaGetLastError(); // advice is optional (e.g. not supported on this platform)
+    }
     try {
         check(cudaMemsetAsync(p, 0, std::size_t(bytes), S(stream)), "cudaMemset");
         check(cudaStreamSynchronize(S(stream)), "cudaStreamSynchronize");
@@ -201,7 +204,24 @@ void copy(void* dst, const void* src, std::int64_t bytes, void* stream) {
     check(cudaStreamSynchronize(S(stream)), "cudaMemcpy (wait)");
 }
 
+void upload(void* dst, const void* src, std::int64_t bytes, void* stream) {
+    check(cudaMemcpyAsync(dst, src, std::size_t(bytes), cudaMemcpyHostToDevice, S(stream)),
+          "cudaMemcpyAsync");
+}
+
+void copyBlocking(void* dst, const void* src, std::int64_t bytes) {
+    check(cudaMemcpy(dst, src, std::size_t(bytes), cudaMemcpyDefault), "cudaMemcpy");
+}
+
 void zero(void* p, std::int64_t bytes, void* stream) {
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, p) == cudaSuccess &&
+        (a.type == cudaMemoryTypeHost || a.type == cudaMemoryTypeUnregistered)) {
+        check(cudaStreamSynchronize(S(stream)), "cudaStreamSynchronize");
+        std::memset(p, 0, std::size_t(bytes));
+        return;
+    }
+    cudaGetLastError();
     check(cudaMemsetAsync(p, 0, std::size_t(bytes), S(stream)), "cudaMemsetAsync");
 }
 
@@ -306,12 +326,18 @@ void* createStream(int) {
     none();
 }
 void destroyStream(int, void*) noexcept {}
-void* allocate(int, std::int64_t, void*) {
+void* allocate(int, std::int64_t, void*, bool) {
+    none();
+}
+void copyBlocking(void*, const void*, std::int64_t) {
     none();
 }
 void release(void*) noexcept {}
 void sync(void*) {}
 void copy(void*, const void*, std::int64_t, void*) {
+    none();
+}
+void upload(void*, const void*, std::int64_t, void*) {
     none();
 }
 void zero(void*, std::int64_t, void*) {

@@ -4,10 +4,11 @@
 /// without CUDA or on a machine without a driver or GPU (deviceCount() is then 0 and unavailableReason()
 /// says why). device::Device and NcclComm are built on these calls; nothing else calls CUDA directly.
 ///
-/// Memory model: device allocations are CUDA managed memory with the GPU as preferred location, zeroed
-/// on the GPU. Kernels and NCCL use them in place; host code that must look at device state (detector
-/// assembly, restart files, the gradient driver's bookkeeping) reads them coherently after
-/// Device::sync(), without a second copy of the data. Hot per-step paths stay on the GPU.
+/// Memory model: device allocations are plain device memory (cudaMalloc), zeroed on the GPU; the host
+/// reaches them only through explicit copies (copy, upload), so asking for more than the card has free
+/// fails at once instead of oversubscribing, and no page ever migrates. The constants the host writes in
+/// place once at fill (device::Device decides by ledger category) are managed memory with the GPU as
+/// preferred location, prefetched there before the first kernel. Kernels and NCCL use both in place.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -50,15 +51,23 @@ std::vector<DeviceInfo> devices();
 void setDevice(int id);
 void* createStream(int id);
 void destroyStream(int id, void* stream) noexcept;
-/// `bytes` of managed memory preferring GPU `id`, zeroed on the GPU (stream-ordered on `stream`, then
-/// waited).
-void* allocate(int id, std::int64_t bytes, void* stream);
+/// `bytes` of device memory on GPU `id` (`managed`: managed memory preferring the GPU), zeroed on the GPU
+/// (stream-ordered on `stream`, then waited).
+void* allocate(int id, std::int64_t bytes, void* stream, bool managed);
 void release(void* p) noexcept;
 /// Wait for all work launched on `stream`.
 void sync(void* stream);
 /// Copy `bytes` (any combination of host and device addresses), ordered on `stream`, then waited.
 void copy(void* dst, const void* src, std::int64_t bytes, void* stream);
-/// Zero `bytes` of device memory, ordered on `stream` (asynchronous).
+/// Copy `bytes` of pageable host memory at `src` to device memory, ordered on `stream`, not waited for
+/// (the runtime stages a pageable source before returning, so it may be reused at once).
+void upload(void* dst, const void* src, std::int64_t bytes, void* stream);
+/// Copy `bytes` between any two addresses (host, device, managed; any GPU), waiting for the copy. For
+/// host-side exchanges between buffers of ranks that share a process (comm::LocalComm); the caller has
+/// waited for the work that wrote `src`.
+void copyBlocking(void* dst, const void* src, std::int64_t bytes);
+/// Zero `bytes` of device memory, ordered on `stream` (asynchronous); host memory is cleared on the host
+/// after the stream's work.
 void zero(void* p, std::int64_t bytes, void* stream);
 /// Start moving `bytes` at `p` to GPU `id` (>= 0) or to the host (-1), ordered on `stream`.
 void prefetch(void* p, std::int64_t bytes, int id, void* stream);

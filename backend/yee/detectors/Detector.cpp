@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <numbers>
 
 #include "yee/core/Error.hpp"
+#include "yee/kernels/Accumulate.hpp"
 
 namespace yee::detectors {
 
@@ -24,6 +26,32 @@ template <class T> void FieldAccess<T>::views(const std::vector<Region>& rs, Vie
         F[r.comp] = solver::Tile<T>::regionView(host_.data() + off, r.box);
         off += r.box.cells();
     }
+}
+
+static_assert(kernels::kExactWords == ExactSum::kWords && kernels::kExactOffset == ExactSum::kOffset,
+              "the device exact sums use ExactSum's digit layout");
+
+StepWeights::StepWeights(device::Device& dev, const std::vector<double>& omegas)
+    : dev_(dev), omegas_(omegas), host_(4 * omegas.size(), 0.0) {
+    if (dev.isCuda())
+        dev_buf_ = device::Buffer<double>(dev, std::int64_t(host_.size()), device::Category::Staging);
+}
+
+const double* StepWeights::at(int n, double dt) {
+    const std::size_t nl = omegas_.size();
+    const double tE = (n + 1) * dt, tH = (n + 0.5) * dt;
+    for (std::size_t w = 0; w < nl; ++w) {
+        const std::complex<double> e = std::polar(dt, omegas_[w] * tE), h = std::polar(dt, omegas_[w] * tH);
+        host_[2 * w] = e.real();
+        host_[2 * w + 1] = e.imag();
+        host_[2 * nl + 2 * w] = h.real();
+        host_[2 * nl + 2 * w + 1] = h.imag();
+    }
+    if (!dev_buf_.allocated())
+        return host_.data();
+    if (dev_buf_.data())
+        dev_.upload(dev_buf_.data(), host_.data(), dev_buf_.bytes());
+    return dev_buf_.data();
 }
 
 template <class T> Box TilePart<T>::toLocal(const Box& g) const {

@@ -57,6 +57,33 @@ private:
     std::vector<T> host_;     ///< their host copy
 };
 
+/// The host copy of a detector buffer (an explicit copy from device memory; waits for the device's work).
+template <class U> std::vector<U> toHost(device::Device& dev, const device::Buffer<U>& b) {
+    std::vector<U> out(std::size_t(b.size()));
+    if (b.allocated() && b.data())
+        dev.copy(out.data(), b.data(), b.bytes());
+    return out;
+}
+
+/// The DFT weights dt exp(i omega t) of one step at the E times ((n+1) dt) and H times ((n+1/2) dt), as
+/// the accumulation kernels (kernels/Accumulate.hpp) read them: [lambda][re, im], E then H. Computed on
+/// the host (the same values on every device); on GPUs copied to a small device buffer each step, ordered
+/// on the stream before the kernels that read them.
+class StepWeights {
+public:
+    /// For `omegas` (normalised) on `dev` (a device buffer only on GPUs, ledger category Staging).
+    StepWeights(device::Device& dev, const std::vector<double>& omegas);
+    /// The weights of step n (time step dt): E weights at the returned pointer, H weights 2 nl further,
+    /// addressable by kernels on the device.
+    const double* at(int n, double dt);
+
+private:
+    device::Device& dev_;
+    const std::vector<double>& omegas_;
+    std::vector<double> host_;
+    device::Buffer<double> dev_buf_;
+};
+
 /// Where a term's adjoint sources go during one reverse step (filled by the gradient driver). Index j is
 /// the term's own source number (the position in TermAdjoint::sources()).
 template <class T> struct AdjointSink {

@@ -5,6 +5,8 @@
 
 #include "yee/core/Error.hpp"
 #include "yee/detectors/Detector.hpp"
+#include "yee/device/Exec.hpp"
+#include "yee/kernels/Accumulate.hpp"
 #include "yee/scene/Rasterizer.hpp"
 
 namespace yee::detectors {
@@ -42,77 +44,65 @@ public:
         prevE_ = device::Buffer<double>(dev, 3 * n, device::Category::Detectors);
         if (dev.dryRun() || n == 0)
             return;
-        // The materials at the detector's E and H locations (constants of the run).
+        // The materials at the detector's E and H locations (constants of the run), copied to the device
+        // once; the host keeps them for the adjoint.
         const scene::Rasterizer& r = *tile.plan().raster;
+        hostEps_.resize(std::size_t(3 * n));
+        hostMu_.resize(std::size_t(3 * n));
         std::int64_t idx = 0;
         for (int k = own_.lo[2]; k < own_.hi[2]; ++k)
             for (int j = own_.lo[1]; j < own_.hi[1]; ++j)
                 for (int i = own_.lo[0]; i < own_.hi[0]; ++i, ++idx)
                     for (int c = 0; c < 3; ++c) {
-                        eps_[c * n + idx] = r.atE(c, i, j, k).eps;
-                        mu_[c * n + idx] = r.atH(c, i, j, k).mu;
+                        hostEps_[std::size_t(c * n + idx)] = r.atE(c, i, j, k).eps;
+                        hostMu_[std::size_t(c * n + idx)] = r.atH(c, i, j, k).mu;
                     }
+        dev.copy(eps_.data(), hostEps_.data(), eps_.bytes());
+        dev.copy(mu_.data(), hostMu_.data(), mu_.bytes());
     }
     std::int64_t cells() const { return own_.empty() ? 0 : own_.cells(); }
     const Box& own() const { return own_; }
-    double eps(int c, std::int64_t idx) const { return eps_[c * cells() + idx]; }
-    double mu(int c, std::int64_t idx) const { return mu_[c * cells() + idx]; }
+    double eps(int c, std::int64_t idx) const { return hostEps_[std::size_t(c * cells() + idx)]; }
+    double mu(int c, std::int64_t idx) const { return hostMu_[std::size_t(c * cells() + idx)]; }
     std::int64_t offsetOf(int i, int j, int k) const { return this->offset(i, j, k); }
 
-    std::int64_t stageCells() const override { return 6 * cells(); }
     void registerState(solver::TileState& st) override {
         const std::string pre = "detector." + this->plan_.name + ".";
         st.add(pre + "sums", solver::StateRole::Record, sums_);
         st.add(pre + "prevE", solver::StateRole::Record, prevE_);
     }
-    void beforeStep(int n, FieldAccess<T>& fa) override {
-        // E^n, read before the step replaces it.
+    void beforeStep(int n, FieldAccess<T>&) override {
+        // E^n, saved on the device before the step replaces it.
         if (cells() == 0)
             return;
-        View<T> F[6];
-        fa.views(regions(3), F);
-        const std::int64_t nc = cells();
-        const Box& tb = this->tile_.box();
-        for (int c = 0; c < 3; ++c) {
-            View<T> f = F[c];
-            std::int64_t idx = 0;
-            for (int k = own_.lo[2]; k < own_.hi[2]; ++k)
-                for (int j = own_.lo[1]; j < own_.hi[1]; ++j)
-                    for (int i = own_.lo[0]; i < own_.hi[0]; ++i, ++idx)
-                        prevE_[c * nc + idx] = double(f(i - tb.lo[0], j - tb.lo[1], k - tb.lo[2]));
-        }
+        kernels::EnergySaveE<T> k{
+            this->tile_.field(0), this->tile_.field(1), this->tile_.field(2), dense(), cells(),
+            prevE_.data()};
+        device::launchIndex(this->tile_.device(), cells(), this->tile_.threads(), k);
     }
-    void record(int n, FieldAccess<T>& fa) override {
+    void record(int n, FieldAccess<T>&) override {
         const DetectorPlan& dp = this->plan_;
         const int s = (n + 1) / dp.every - 1;
         if (cells() == 0 || (n + 1) % dp.every != 0 || s >= dp.samples)
             return;
-        View<T> F[6];
-        fa.views(regions(6), F);
-        const std::int64_t nc = cells();
-        const Box& tb = this->tile_.box();
-        ExactSum acc;
-        std::int64_t idx = 0;
-        for (int k = own_.lo[2]; k < own_.hi[2]; ++k)
-            for (int j = own_.lo[1]; j < own_.hi[1]; ++j)
-                for (int i = own_.lo[0]; i < own_.hi[0]; ++i, ++idx) {
-                    const Index3 l{i - tb.lo[0], j - tb.lo[1], k - tb.lo[2]};
-                    // Leapfrog-conserved energy centred at n+1/2: (eps E^n.E^{n+1} + mu |H^{n+1/2}|^2) / 2.
-                    double u = 0;
-                    for (int c = 0; c < 3; ++c) {
-                        const double e = F[c](l[0], l[1], l[2]);
-                        const double h = F[3 + c](l[0], l[1], l[2]);
-                        u +=
-                            0.5 * (eps_[c * nc + idx] * prevE_[c * nc + idx] * e + mu_[c * nc + idx] * h * h);
-                    }
-                    acc.add(u);
-                }
-        storeSum(acc, sums_.data() + std::int64_t(s) * kSumWords);
+        kernels::EnergySample<T> k;
+        for (int c = 0; c < 6; ++c)
+            k.f[c] = this->tile_.field(c);
+        k.cells = dense();
+        k.count = cells();
+        k.eps = eps_.data();
+        k.mu = mu_.data();
+        k.prevE = prevE_.data();
+        k.sum = sums_.data() + std::int64_t(s) * kSumWords;
+        device::Device& dev = this->tile_.device();
+        device::launchIndex(dev, cells(), this->tile_.threads(), k);
+        device::launchIndex(dev, 1, 1, kernels::NormalizeExact{k.sum});
     }
     void sums(std::vector<std::int64_t>& out) const override {
-        if (sums_.allocated())
-            out.insert(out.end(), sums_.data(), sums_.data() + sums_.size());
-        else
+        if (sums_.allocated()) {
+            const std::vector<std::int64_t> h = toHost(this->tile_.device(), sums_);
+            out.insert(out.end(), h.begin(), h.end());
+        } else
             out.resize(out.size() + std::size_t(this->plan_.samples) * kSumWords, 0);
     }
     void write(ByteWriter& w) const override {}
@@ -122,18 +112,18 @@ public:
     }
 
 private:
-    /// The first `comps` components over the owned cells.
-    std::vector<Region> regions(int comps) const {
-        std::vector<Region> rs;
-        for (int c = 0; c < comps; ++c)
-            rs.push_back({c, this->toLocal(own_)});
-        return rs;
+    /// The owned cells, tile-local, by dense index.
+    kernels::DenseCells dense() const {
+        const Box& tb = this->tile_.box();
+        return {own_.lo[0] - tb.lo[0], own_.lo[1] - tb.lo[1], own_.lo[2] - tb.lo[2], own_.extent(0),
+                std::int64_t(own_.extent(0)) * own_.extent(1)};
     }
 
     Box own_;
-    device::Buffer<std::int64_t> sums_; ///< exact sums per sample (kSumWords each)
-    device::Buffer<double> eps_, mu_;   ///< [3][cell] permittivity at E, permeability at H locations
-    device::Buffer<double> prevE_;      ///< [3][cell] E^n saved before the step
+    device::Buffer<std::int64_t> sums_;    ///< exact sums per sample (kSumWords each)
+    device::Buffer<double> eps_, mu_;      ///< [3][cell] permittivity at E, permeability at H locations
+    device::Buffer<double> prevE_;         ///< [3][cell] E^n saved before the step
+    std::vector<double> hostEps_, hostMu_; ///< eps_, mu_ on the host (the adjoint reads them)
 };
 
 template <class T> std::vector<FieldPoint> EnergyAdjoint<T>::capture() const {

@@ -7,6 +7,8 @@
 #include <cmath>
 
 #include "yee/core/Error.hpp"
+#include "yee/device/Exec.hpp"
+#include "yee/kernels/Accumulate.hpp"
 
 namespace yee::detectors {
 
@@ -30,7 +32,8 @@ DetectorPlan planFluxPlane(const scene::Detector& det, int index, const solver::
 
 template <class T>
 FluxPlane<T>::FluxPlane(const DetectorPlan& face, const std::vector<double>& omegas, solver::Tile<T>& tile)
-    : face_(face), omegas_(omegas), tile_(tile), own_(face.box.intersect(tile.box())) {
+    : face_(face), omegas_(omegas), tile_(tile), own_(face.box.intersect(tile.box())),
+      weights_(tile.device(), omegas) {
     phasor_ = device::Buffer<double>(tile.device(), cells() * std::int64_t(omegas.size()) * 8,
                                      device::Category::Detectors);
 }
@@ -54,55 +57,47 @@ template <class T> std::vector<typename FluxPlane<T>::Region> FluxPlane<T>::regi
     return {{pa, own}, {qa, own}, {3 + pa, below}, {3 + qa, below}};
 }
 
-template <class T> void FluxPlane<T>::record(int n, FieldAccess<T>& fa, ExactSum* acc) {
+template <class T> void FluxPlane<T>::record(int n, FieldAccess<T>&, std::int64_t* sum) {
     if (own_.empty())
         return;
-    const double dt = tile_.plan().dt;
-    const double tE = (n + 1) * dt, tH = (n + 0.5) * dt;
-    const Box& tb = tile_.box();
     // S_a = E_p Hbar_q - E_q Hbar_p on the E plane i0; Hbar averages H over the two half-cells around
-    // the plane (the low one may be the H halo, valid after the H exchange).
+    // the plane (the low one may be the H halo, valid after the H exchange). Read in place on the device.
     const int a = face_.normal, pa = (a + 1) % 3, qa = (a + 2) % 3;
-    View<T> F[6];
-    fa.views(regions(), F);
-    View<T> ep = F[pa], eq = F[qa], hp = F[3 + pa], hq = F[3 + qa];
-    Index3 da{0, 0, 0};
-    da[a] = 1;
-    const std::int64_t nl = std::int64_t(omegas_.size());
-    std::vector<std::complex<double>> wE(nl), wH(nl);
-    for (std::int64_t w = 0; w < nl; ++w) {
-        wE[w] = std::polar(dt, omegas_[w] * tE);
-        wH[w] = std::polar(dt, omegas_[w] * tH);
-    }
-    std::int64_t idx = 0;
-    for (int k = own_.lo[2]; k < own_.hi[2]; ++k)
-        for (int j = own_.lo[1]; j < own_.hi[1]; ++j)
-            for (int i = own_.lo[0]; i < own_.hi[0]; ++i, ++idx) {
-                const Index3 l{i - tb.lo[0], j - tb.lo[1], k - tb.lo[2]};
-                const double vp = ep(l[0], l[1], l[2]), vq = eq(l[0], l[1], l[2]);
-                const double hpb = 0.5 * (double(hp(l[0] - da[0], l[1] - da[1], l[2] - da[2])) +
-                                          double(hp(l[0], l[1], l[2])));
-                const double hqb = 0.5 * (double(hq(l[0] - da[0], l[1] - da[1], l[2] - da[2])) +
-                                          double(hq(l[0], l[1], l[2])));
-                if (acc)
-                    acc->add(face_.sign * (vp * hqb - vq * hpb));
-                double* ph = phasor_.data() + (idx * nl) * 8;
-                for (std::int64_t w = 0; w < nl; ++w, ph += 8) {
-                    ph[0] += vp * wE[w].real();
-                    ph[1] += vp * wE[w].imag();
-                    ph[2] += vq * wE[w].real();
-                    ph[3] += vq * wE[w].imag();
-                    ph[4] += hpb * wH[w].real();
-                    ph[5] += hpb * wH[w].imag();
-                    ph[6] += hqb * wH[w].real();
-                    ph[7] += hqb * wH[w].imag();
-                }
-            }
+    const Box& tb = tile_.box();
+    const ArrayShape& sh = tile_.shape();
+    kernels::FluxPlaneStep<T> k;
+    k.ep = tile_.field(pa);
+    k.eq = tile_.field(qa);
+    k.hp = tile_.field(3 + pa);
+    k.hq = tile_.field(3 + qa);
+    k.cells = {own_.lo[0] - tb.lo[0], own_.lo[1] - tb.lo[1], own_.lo[2] - tb.lo[2], own_.extent(0),
+               std::int64_t(own_.extent(0)) * own_.extent(1)};
+    k.below = a == 0 ? 1 : (a == 1 ? sh.sy : sh.sz);
+    k.nl = int(omegas_.size());
+    k.wE = weights_.at(n, tile_.plan().dt);
+    k.wH = k.wE + 2 * k.nl;
+    k.sign = face_.sign;
+    k.phasor = phasor_.data();
+    k.sum = sum;
+    device::launchIndex(tile_.device(), cells(), tile_.threads(), k);
 }
 
 template <class T> void FluxPlane<T>::write(ByteWriter& w) const {
     w.put(own_);
-    w.putArray(phasor_.data(), phasor_.size());
+    const std::vector<double> ph = toHost(tile_.device(), phasor_);
+    w.putArray(ph.data(), std::int64_t(ph.size()));
+}
+
+template <class T> const double* FluxPlane<T>::hostPhasor() const {
+    if (!hostPhasorValid_) {
+        hostPhasor_ = toHost(tile_.device(), phasor_);
+        hostPhasorValid_ = true;
+    }
+    return hostPhasor_.data();
+}
+
+void normalizeSum(device::Device& dev, std::int64_t* sum) {
+    device::launchIndex(dev, 1, 1, kernels::NormalizeExact{sum});
 }
 
 template <class T>
@@ -175,7 +170,7 @@ void FluxPlane<T>::addPhasor(int n, int wl, double weight, int j0, const Adjoint
     const double s = weight * face_.sign * 0.5;
     const std::int64_t cellsOwned = cells();
     for (std::int64_t idx = 0; idx < cellsOwned; ++idx) {
-        const double* ph = phasor_.data() + (idx * nl + wl) * 8;
+        const double* ph = hostPhasor() + (idx * nl + wl) * 8;
         const std::complex<double> Ep(ph[0], ph[1]), Eq(ph[2], ph[3]), Hp(ph[4], ph[5]), Hq(ph[6], ph[7]);
         const int loc = j0 + int(6 * idx); // E_p(l), E_q(l), H_q(m), H_q(l), H_p(m), H_p(l)
         sink.addE(loc, s * (wE * std::conj(Hq)).real());
@@ -294,7 +289,6 @@ public:
             sums_ = device::Buffer<std::int64_t>(tile.device(), std::int64_t(dp.samples) * kSumWords,
                                                  device::Category::Detectors);
     }
-    std::int64_t stageCells() const override { return solver::Tile<T>::regionCells(plane_.regions()); }
     void registerState(solver::TileState& st) override {
         const std::string pre = "detector." + this->plan_.name + ".";
         st.add(pre + "sums", solver::StateRole::Record, sums_);
@@ -305,15 +299,17 @@ public:
         if (plane_.cells() == 0)
             return;
         const bool sample = (n + 1) % dp.every == 0 && (n + 1) / dp.every - 1 < dp.samples;
-        ExactSum acc;
-        plane_.record(n, f, sample ? &acc : nullptr);
-        if (sample)
-            storeSum(acc, sums_.data() + std::int64_t((n + 1) / dp.every - 1) * kSumWords);
+        std::int64_t* sum =
+            sample ? sums_.data() + std::int64_t((n + 1) / dp.every - 1) * kSumWords : nullptr;
+        plane_.record(n, f, sum);
+        if (sum)
+            normalizeSum(this->tile_.device(), sum);
     }
     void sums(std::vector<std::int64_t>& out) const override {
-        if (sums_.allocated())
-            out.insert(out.end(), sums_.data(), sums_.data() + sums_.size());
-        else
+        if (sums_.allocated()) {
+            const std::vector<std::int64_t> h = toHost(this->tile_.device(), sums_);
+            out.insert(out.end(), h.begin(), h.end());
+        } else
             out.resize(out.size() + std::size_t(this->plan_.samples) * kSumWords, 0);
     }
     void write(ByteWriter& w) const override { plane_.write(w); }

@@ -27,10 +27,15 @@ public:
     std::int64_t cells() const { return own_.empty() ? 0 : own_.cells(); }
     /// The running phasors: [cell][lambda][Ep, Eq, Hpbar, Hqbar][re, im].
     device::Buffer<double>& phasor() { return phasor_; }
+    /// The phasors on the host, copied from the device once they are final (the first call after the
+    /// forward run; the adjoint reads them during the reverse sweep).
+    const double* hostPhasor() const;
     /// Field regions record() reads: E on the plane, H on it and one cell below.
     std::vector<Region> regions() const;
-    /// After step n: accumulate the phasors and, when `acc` is given, add every owned cell's S_a to it.
-    void record(int n, FieldAccess<T>& f, ExactSum* acc);
+    /// After step n, on the tile's device (kernels::FluxPlaneStep): accumulate the phasors and, when `sum`
+    /// is given (exact-sum digits in device memory, kSumWords of them), add every owned cell's S_a to it
+    /// (the caller normalises the digits once every plane of the sample has added its cells).
+    void record(int n, FieldAccess<T>& f, std::int64_t* sum);
     /// Own box and phasors, for gatherCells().
     void write(ByteWriter& w) const;
     /// Rank 0: power per wavelength, sign sum 0.5 Re(Ep conj(Hq) - Eq conj(Hp)), from every rank's part.
@@ -59,7 +64,14 @@ private:
     solver::Tile<T>& tile_;
     Box own_;
     device::Buffer<double> phasor_;
+    StepWeights weights_;
+    mutable std::vector<double> hostPhasor_; ///< hostPhasor()'s copy
+    mutable bool hostPhasorValid_ = false;
 };
+
+/// After the planes of one sample added their cells to the exact sum `sum` (device memory): bring its
+/// digits to ExactSum's canonical form on the device (kernels::NormalizeExact).
+void normalizeSum(device::Device& dev, std::int64_t* sum);
 
 /// The adjoint of a time-domain flux term (time_integral or final) over planes `planes`: on sampled
 /// steps, alpha * S with alpha = weight (final, last sample only) or weight * dt * every.

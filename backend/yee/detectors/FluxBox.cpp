@@ -24,12 +24,6 @@ public:
             sums_ = device::Buffer<std::int64_t>(tile.device(), std::int64_t(dp.samples) * kSumWords,
                                                  device::Category::Detectors);
     }
-    std::int64_t stageCells() const override {
-        std::int64_t n = 0;
-        for (const auto& f : faces_)
-            n = std::max(n, solver::Tile<T>::regionCells(f->regions()));
-        return n;
-    }
     void registerState(solver::TileState& st) override {
         const std::string pre = "detector." + this->plan_.name + ".";
         st.add(pre + "sums", solver::StateRole::Record, sums_);
@@ -41,16 +35,19 @@ public:
             return;
         const DetectorPlan& dp = this->plan_;
         const bool sample = (n + 1) % dp.every == 0 && (n + 1) / dp.every - 1 < dp.samples;
-        ExactSum acc; // the six faces' cells in one exact sum
+        // The six faces' cells in one exact sum.
+        std::int64_t* sum =
+            sample ? sums_.data() + std::int64_t((n + 1) / dp.every - 1) * kSumWords : nullptr;
         for (auto& f : faces_)
-            f->record(n, fa, sample ? &acc : nullptr);
-        if (sample)
-            storeSum(acc, sums_.data() + std::int64_t((n + 1) / dp.every - 1) * kSumWords);
+            f->record(n, fa, sum);
+        if (sum)
+            normalizeSum(this->tile_.device(), sum);
     }
     void sums(std::vector<std::int64_t>& out) const override {
-        if (sums_.allocated())
-            out.insert(out.end(), sums_.data(), sums_.data() + sums_.size());
-        else
+        if (sums_.allocated()) {
+            const std::vector<std::int64_t> h = toHost(this->tile_.device(), sums_);
+            out.insert(out.end(), h.begin(), h.end());
+        } else
             out.resize(out.size() + std::size_t(this->plan_.samples) * kSumWords, 0);
     }
     void write(ByteWriter& w) const override {

@@ -94,7 +94,7 @@ public:
         // The forward phasors are complete during the reverse sweep: a+ once, from this tile's plane (the
         // whole plane, checkGradient()).
         if (!aplus_) {
-            const auto [eh, he] = overlaps(m, dp_, plane_.own(), plane_.phasor().data(), nl, wl_);
+            const auto [eh, he] = overlaps(m, dp_, plane_.own(), plane_.hostPhasor(), nl, wl_);
             const double s = dp_.sign;
             aplus_ = 0.5 * (eh + s * he / c);
         }

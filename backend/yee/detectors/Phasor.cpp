@@ -1,11 +1,14 @@
 /// \file Phasor.cpp
 /// The phasor kind: running DFT phasors X(lambda) = sum_n v_n dt exp(i omega t_n) of field components over
 /// a box; its objective quantity phasor_power is sum over cells and components of |X(lambda)|^2.
+#include <algorithm>
 #include <complex>
 #include <memory>
 
 #include "yee/core/Error.hpp"
 #include "yee/detectors/Detector.hpp"
+#include "yee/device/Exec.hpp"
+#include "yee/kernels/Accumulate.hpp"
 
 namespace yee::detectors {
 
@@ -42,54 +45,54 @@ private:
 template <class T> class PhasorPart : public TilePart<T> {
 public:
     PhasorPart(const DetectorPlan& dp, solver::Tile<T>& tile)
-        : TilePart<T>(dp, tile), own_(dp.box.intersect(tile.box())) {
+        : TilePart<T>(dp, tile), own_(dp.box.intersect(tile.box())), weights_(tile.device(), dp.omegas) {
         phasor_ = device::Buffer<double>(
             tile.device(), cells() * std::int64_t(dp.comps.size()) * std::int64_t(dp.omegas.size()) * 2,
             device::Category::Detectors);
     }
     std::int64_t cells() const { return own_.empty() ? 0 : own_.cells(); }
     const Box& own() const { return own_; }
-    /// Running phasors: [cell][comp][lambda][re, im].
-    const double* phasor() const { return phasor_.data(); }
+    /// Running phasors on the host: [cell][comp][lambda][re, im], copied from the device once they are
+    /// final (the first call after the forward run; the adjoint reads them in the reverse sweep).
+    const double* phasor() const {
+        if (!hostValid_) {
+            host_ = toHost(this->tile_.device(), phasor_);
+            hostValid_ = true;
+        }
+        return host_.data();
+    }
     std::int64_t offsetOf(int i, int j, int k) const { return this->offset(i, j, k); }
 
-    std::int64_t stageCells() const override { return std::int64_t(this->plan_.comps.size()) * cells(); }
     void registerState(solver::TileState& st) override {
         st.add("detector." + this->plan_.name + ".phasor", solver::StateRole::Record, phasor_);
     }
-    void record(int n, FieldAccess<T>& fa) override {
+    void record(int n, FieldAccess<T>&) override {
         if (cells() == 0)
             return;
         const DetectorPlan& dp = this->plan_;
-        const std::int64_t nl = std::int64_t(dp.omegas.size()), nc = std::int64_t(dp.comps.size());
-        std::vector<typename TilePart<T>::Region> rs;
-        for (int c : dp.comps)
-            rs.push_back({c, this->toLocal(own_)});
-        View<T> F[6];
-        fa.views(rs, F);
-        std::vector<std::complex<double>> wE, wH;
-        weights(dp.omegas, this->tile_.plan().dt, n, wE, wH);
         const Box& tb = this->tile_.box();
-        std::int64_t idx = 0;
-        for (int k = own_.lo[2]; k < own_.hi[2]; ++k)
-            for (int j = own_.lo[1]; j < own_.hi[1]; ++j)
-                for (int i = own_.lo[0]; i < own_.hi[0]; ++i, ++idx) {
-                    const Index3 l{i - tb.lo[0], j - tb.lo[1], k - tb.lo[2]};
-                    for (std::int64_t c = 0; c < nc; ++c) {
-                        const int comp = dp.comps[std::size_t(c)];
-                        const double v = F[comp](l[0], l[1], l[2]);
-                        double* ph = phasor_.data() + ((idx * nc + c) * nl) * 2;
-                        for (std::int64_t w = 0; w < nl; ++w) {
-                            const auto& wt = comp < 3 ? wE[std::size_t(w)] : wH[std::size_t(w)];
-                            ph[2 * w] += v * wt.real();
-                            ph[2 * w + 1] += v * wt.imag();
-                        }
-                    }
-                }
+        kernels::PhasorStep<T> k;
+        for (int c = 0; c < 6; ++c)
+            k.f[c] = this->tile_.field(c);
+        k.ncTotal = int(dp.comps.size());
+        k.cells = {own_.lo[0] - tb.lo[0], own_.lo[1] - tb.lo[1], own_.lo[2] - tb.lo[2], own_.extent(0),
+                   std::int64_t(own_.extent(0)) * own_.extent(1)};
+        k.nl = int(dp.omegas.size());
+        k.wE = weights_.at(n, this->tile_.plan().dt);
+        k.wH = k.wE + 2 * k.nl;
+        k.phasor = phasor_.data();
+        // Six components a launch (a list may name one twice).
+        for (k.c0 = 0; k.c0 < k.ncTotal; k.c0 += 6) {
+            k.nc = std::min(6, k.ncTotal - k.c0);
+            for (int c = 0; c < k.nc; ++c)
+                k.comp[c] = dp.comps[std::size_t(k.c0 + c)];
+            device::launchIndex(this->tile_.device(), cells(), this->tile_.threads(), k);
+        }
     }
     void write(ByteWriter& w) const override {
         w.put(own_);
-        w.putArray(phasor_.data(), phasor_.size());
+        const std::vector<double> ph = toHost(this->tile_.device(), phasor_);
+        w.putArray(ph.data(), std::int64_t(ph.size()));
     }
     std::unique_ptr<TermAdjoint<T>> adjoint(const scene::ObjectiveTerm& t,
                                             const std::string& field) const override {
@@ -100,6 +103,9 @@ public:
 private:
     Box own_;
     device::Buffer<double> phasor_;
+    StepWeights weights_;
+    mutable std::vector<double> host_; ///< phasor()'s copy
+    mutable bool hostValid_ = false;
 };
 
 template <class T> std::vector<FieldPoint> PhasorAdjoint<T>::sources() const {

@@ -35,7 +35,7 @@ public:
         }
         snap_ = device::Buffer<float>(tile.device(),
                                       std::int64_t(dp.samples) * std::int64_t(dp.comps.size()) * pts,
-                                      device::Category::Detectors);
+                                      device::Category::Host); // written on the host from downloads
     }
     std::int64_t stageCells() const override {
         return own_.empty() ? 0 : std::int64_t(this->plan_.comps.size()) * own_.cells();

@@ -1,5 +1,6 @@
 #include "yee/device/Device.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <sched.h>
@@ -23,6 +24,7 @@ constexpr std::size_t kHugeThreshold = std::size_t(4) << 20;
 
 Device::Device(DeviceKind kind, int id, int threads, std::int64_t capacityBytes, bool dryRun)
     : kind_(kind), id_(id), threads_(threads < 1 ? 1 : threads), capacity_(capacityBytes), dryRun_(dryRun) {
+    ledger_.setHostSeparate(kind_ == DeviceKind::Cuda); // a GPU's host category is not GPU memory
     if (kind_ != DeviceKind::Cuda || dryRun_)
         return;
     const int n = cuda::deviceCount();
@@ -61,6 +63,15 @@ void Device::copy(void* dst, const void* src, std::int64_t bytes) const {
         std::memcpy(dst, src, std::size_t(bytes));
 }
 
+void Device::upload(void* dst, const void* src, std::int64_t bytes) const {
+    if (bytes <= 0)
+        return;
+    if (stream_)
+        cuda::upload(dst, src, bytes, stream_);
+    else
+        std::memcpy(dst, src, std::size_t(bytes));
+}
+
 void Device::zero(void* p, std::int64_t bytes) const {
     if (bytes <= 0 || !p)
         return;
@@ -83,13 +94,51 @@ std::int64_t Device::driverUsedBytes() const {
     return totalB - freeB - driverBaseline_;
 }
 
+std::int64_t Device::reserveForeignMemory() {
+    if (!stream_ || dryRun_)
+        return 0;
+    const std::int64_t other = driverUsedBytes() - ledger_.currentTotal() - foreign_;
+    if (other <= 0)
+        return 0;
+    foreign_ += other;
+    capacity_ = std::max<std::int64_t>(0, capacity_ - other);
+    return other;
+}
+
 std::string Device::name() const {
     return (kind_ == DeviceKind::Cpu ? "cpu:" : "cuda:") + std::to_string(id_);
 }
 
+namespace {
+/// Whether a GPU allocation of category `cat` is CUDA managed memory (else plain device memory).
+bool managedCategory(Category cat) {
+    // Constants the host computes once at fill (materials, source coefficients, CPML profiles and psi,
+    // dispersive cell lists and currents) stay in managed memory with the GPU preferred, so the fill may
+    // write them in place; YEE_CUDA_MANAGED=1 puts every category there (a debugging aid).
+    static const bool all = [] {
+        const char* v = std::getenv("YEE_CUDA_MANAGED");
+        return v && std::strcmp(v, "1") == 0;
+    }();
+    return all || cat == Category::Materials || cat == Category::Sources || cat == Category::Pml ||
+           cat == Category::Dispersive;
+}
+} // namespace
+
 void* Device::allocateBytes(std::int64_t bytes, Category cat) {
     if (bytes <= 0)
         return nullptr;
+    if (cat == Category::Host && ledger_.hostSeparate()) {
+        // Host memory of a GPU's run: in the ledger's own row, not against the GPU's capacity.
+        ledger_.add(cat, bytes);
+        if (dryRun_)
+            return nullptr;
+        try {
+            return hostAllocate(bytes);
+        } catch (...) {
+            ledger_.remove(cat, bytes);
+            throw;
+        }
+    }
     if (ledger_.currentTotal() + bytes > capacity_) {
         throw MemoryError(name() + ": out of memory: needs " + formatBytes(ledger_.currentTotal() + bytes) +
                           ", has " + formatBytes(capacity_));
@@ -108,12 +157,21 @@ void* Device::allocateBytes(std::int64_t bytes, Category cat) {
         return nullptr;
     if (kind_ == DeviceKind::Cuda) {
         try {
-            return cuda::allocate(id_, bytes, stream_);
+            return cuda::allocate(id_, bytes, stream_, managedCategory(cat));
         } catch (...) {
             ledger_.remove(cat, bytes);
             throw;
         }
     }
+    try {
+        return hostAllocate(bytes);
+    } catch (...) {
+        ledger_.remove(cat, bytes);
+        throw;
+    }
+}
+
+void* Device::hostAllocate(std::int64_t bytes) {
     // Stagger array starts by a few cache lines so streams of equal-sized arrays do not collide in
     // the same cache sets (all page-aligned starts alias modulo 4 KiB).
     std::size_t shift = kAlign * ((stagger_++ * 5u) % 32u);
@@ -121,7 +179,6 @@ void* Device::allocateBytes(std::int64_t bytes, Category cat) {
     void* base = nullptr;
     std::size_t pageAlign = total >= kHugeThreshold ? (std::size_t(2) << 20) : 4096;
     if (posix_memalign(&base, pageAlign, total) != 0 || !base) {
-        ledger_.remove(cat, bytes);
         throw MemoryError(name() + ": host allocation of " + formatBytes(bytes) + " failed");
     }
 #ifdef MADV_HUGEPAGE
@@ -140,7 +197,7 @@ void Device::freeBytes(void* p, std::int64_t bytes, Category cat) {
     ledger_.remove(cat, bytes);
     if (!p)
         return;
-    if (kind_ == DeviceKind::Cuda) {
+    if (kind_ == DeviceKind::Cuda && !(cat == Category::Host && ledger_.hostSeparate())) {
         cuda::release(p);
         return;
     }

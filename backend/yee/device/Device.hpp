@@ -58,6 +58,10 @@ public:
     void sync() const;
     /// Copy bytes between host and/or this device's memory; waits for earlier work and for the copy.
     void copy(void* dst, const void* src, std::int64_t bytes) const;
+    /// Copy `bytes` of pageable host memory to this device's memory, ordered on the stream before later
+    /// launches, without waiting (CUDA stages a pageable source at once, so `src` may change as soon as
+    /// this returns). A plain copy on CPU devices.
+    void upload(void* dst, const void* src, std::int64_t bytes) const;
     /// CUDA: start moving bytes written on the host back to the GPU (a hint; ordered on the stream).
     void prefetch(void* p, std::int64_t bytes) const;
     /// Zero bytes of this device's memory (asynchronous on CUDA, like a launch).
@@ -66,12 +70,25 @@ public:
     /// opened, i.e. what this process allocated since (any other process's use shows up too). -1 on CPU.
     std::int64_t driverUsedBytes() const;
 
+    /// CUDA: counts the GPU memory this process took outside the ledger since the device was opened (NCCL's
+    /// own buffers, measured once its communicator exists) and lowers the capacity by it, so the ledger's
+    /// capacity checks see what is really left. Returns those bytes (0 on CPU devices and in dry runs).
+    std::int64_t reserveForeignMemory();
+    /// Bytes reserveForeignMemory() took off the capacity.
+    std::int64_t foreignBytes() const { return foreign_; }
+
     /// Raw allocation of `bytes` in `cat`. Returns nullptr in dry-run mode. Throws MemoryError
-    /// when the ledger would exceed capacity.
+    /// when the ledger would exceed capacity. On GPUs the memory is plain device memory (cudaMalloc:
+    /// the host reaches it only through copy()), except the constants the fill writes in place
+    /// (materials, sources, pml, dispersive: managed memory preferring the GPU) and Category::Host
+    /// (host memory, outside the GPU's capacity; see MemoryLedger).
     void* allocateBytes(std::int64_t bytes, Category cat);
     void freeBytes(void* p, std::int64_t bytes, Category cat);
 
 private:
+    /// Zeroed, aligned host memory (CPU devices' buffers, GPUs' host category); throws MemoryError.
+    void* hostAllocate(std::int64_t bytes);
+
     DeviceKind kind_;
     int id_;
     int threads_;
@@ -81,6 +98,7 @@ private:
     unsigned stagger_ = 0;
     void* stream_ = nullptr;
     std::int64_t driverBaseline_ = 0;
+    std::int64_t foreign_ = 0;
     MemoryLedger ledger_;
 };
 

@@ -104,13 +104,14 @@ public:
     template <class T>
     bool allFinite(Device& dev, int threads, const View<T>* fields, int count, Index3 n) const {
         if (dev.staged()) {
-            dev.sync();
-            flag_[0] = 0;
+            // The flag is device memory: cleared and read back by explicit copies (one word each way).
+            dev.zero(flag_.data(), flag_.bytes());
             const Box all{{0, 0, 0}, n};
             for (int c = 0; c < count; ++c)
                 launch(dev, all, 1, kernels::FlagNonFinite<T>{fields[c], flag_.data()});
-            dev.sync();
-            return flag_[0] == 0;
+            int bad = 0;
+            dev.copy(&bad, flag_.data(), flag_.bytes());
+            return bad == 0;
         }
         bool ok = true;
         for (int c = 0; c < count && ok; ++c) {

@@ -28,6 +28,8 @@ const char* categoryName(Category c) {
         return "staging";
     case Category::Dispersive:
         return "dispersive";
+    case Category::Host:
+        return "host";
     default:
         return "?";
     }
@@ -39,6 +41,8 @@ void MemoryLedger::add(Category c, std::int64_t bytes) {
     s_.current[i] += bytes;
     if (s_.current[i] > s_.peak[i])
         s_.peak[i] = s_.current[i];
+    if (hostSeparate_ && c == Category::Host)
+        return;
     s_.currentTotal += bytes;
     if (s_.currentTotal > s_.peakTotal)
         s_.peakTotal = s_.currentTotal;
@@ -47,7 +51,8 @@ void MemoryLedger::add(Category c, std::int64_t bytes) {
 void MemoryLedger::remove(Category c, std::int64_t bytes) {
     std::lock_guard<std::mutex> lk(m_);
     s_.current[static_cast<int>(c)] -= bytes;
-    s_.currentTotal -= bytes;
+    if (!(hostSeparate_ && c == Category::Host))
+        s_.currentTotal -= bytes;
 }
 
 LedgerSnapshot MemoryLedger::snapshot() const {

@@ -22,6 +22,8 @@ enum class Category : int {
     Halo,        ///< halo send/receive buffers
     Staging,     ///< host staging, scratch
     Dispersive,  ///< dispersive pole currents, their cell lists and scratch (only where poles are)
+    Host,        ///< host-only state of the device's run (snapshot frames, the design-gradient
+                 ///< accumulator): host memory, not counted against a GPU's capacity
     Count
 };
 
@@ -39,8 +41,15 @@ struct LedgerSnapshot {
 };
 
 /// Thread-safe byte ledger of one device. Buffers report to it on allocate and free.
+///
+/// The totals (currentTotal, peakTotal) are the bytes held against the device's capacity. On GPUs the
+/// host category lives in host memory, so it is counted in its own row but not in the totals
+/// (setHostSeparate(true)); on CPU devices, where every category is host memory, it is in the totals.
 class MemoryLedger {
 public:
+    /// Whether Category::Host is left out of the totals (GPUs: true). Set before the first allocation.
+    void setHostSeparate(bool on) { hostSeparate_ = on; }
+    bool hostSeparate() const { return hostSeparate_; }
     void add(Category c, std::int64_t bytes);
     void remove(Category c, std::int64_t bytes);
     LedgerSnapshot snapshot() const;
@@ -52,6 +61,7 @@ public:
 private:
     mutable std::mutex m_;
     LedgerSnapshot s_;
+    bool hostSeparate_ = false;
 };
 
 /// Human-readable byte count ("12.3 MiB").

@@ -2,10 +2,10 @@
 /// \file FaultInjection.hpp
 /// Test hook: make a named kind of output fail, to prove that one failing output never loses the
 /// others. The kinds are the outputs a run writes: "results" (the HDF5 results file), "snapshots"
-/// (VTKHDF images and their series indexes) and "restart" (restart files). (The gradient's disk
-/// recorder is not covered yet: its location is checked before step 0, a write failure during the
-/// sweep still ends the run.) Set the environment variable `YEE_FAIL_OUTPUT` to a comma-separated list
-/// of kinds (e.g. `YEE_FAIL_OUTPUT=snapshots,restart yee-run scene.json`), or call
+/// (VTKHDF images and their series indexes), "restart" (restart files) and "recorder" (the reversible
+/// gradient's host or disk tier: each slot written off the device; the run keeps its forward results
+/// and drops the gradient, gradient/RecordStore.hpp). Set the environment variable `YEE_FAIL_OUTPUT` to a
+/// comma-separated list of kinds (e.g. `YEE_FAIL_OUTPUT=snapshots,restart yee-run scene.json`), or call
 /// setInjectedFailures() in-process. Unset (the default), nothing fails.
 #include <string>
 #include <string_view>

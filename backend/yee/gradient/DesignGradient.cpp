@@ -31,7 +31,9 @@ template <class T> DesignGradient<T>::DesignGradient(solver::Tile<T>& tile) : ti
                         points_.push_back({c, off(i, j, k)});
                 }
     }
-    grad_ = Buffer<double>(tile.device(), std::int64_t(cells_.size()) * 3, Category::Adjoint);
+    // Accumulated on the host from the captured values: host memory (its own ledger category, outside a
+    // GPU's capacity).
+    grad_ = Buffer<double>(tile.device(), std::int64_t(cells_.size()) * 3, Category::Host);
 }
 
 template <class T> void DesignGradient<T>::appendPoints(std::vector<FieldPoint>& points) const {

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "yee/comm/Communicator.hpp"
@@ -68,6 +69,10 @@ public:
     /// Largest relative difference between reconstructed and stored forward fields at the capture points
     /// (0 for exact strategies).
     virtual double drift() const { return 0; }
+    /// Why the forward state this tile kept is unusable, as one line naming the output that failed (a
+    /// recorder transfer that failed mid-run); empty when it is sound. The run still finishes (every
+    /// rank takes every step), and the gradient is discarded.
+    virtual std::string failure() const { return {}; }
 };
 
 /// The strategy for gp.method, allocating what it keeps on the sweep's tile device (dry-run aware).

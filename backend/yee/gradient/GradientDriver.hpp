@@ -84,6 +84,9 @@ public:
     /// Largest relative difference between the reconstructed and the forward design/objective fields seen
     /// at reversible checkpoints (0 without checkpoints or for exact methods).
     double drift() const { return forward_->drift(); }
+    /// Why this tile's gradient is unusable (ForwardState::failure(): e.g. a recorder write that failed
+    /// mid-run), as one line naming the output; empty when it is sound.
+    std::string failure() const { return forward_->failure(); }
 
 private:
     using Point = FieldPoint;

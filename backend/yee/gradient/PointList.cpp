@@ -1,6 +1,7 @@
 #include "yee/gradient/PointList.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "yee/device/Exec.hpp"
 #include "yee/kernels/Points.hpp"
@@ -19,10 +20,15 @@ template <class T> void PointList<T>::prepare(device::Device& dev) {
     val_ = Buffer<T>(dev, n, Category::Staging);
     if (dev.dryRun())
         return;
-    for (std::int64_t q = 0; q < n; ++q) {
-        comp_[q] = pts[std::size_t(q)].comp;
-        off_[q] = pts[std::size_t(q)].off;
+    // Written on the host, moved to the device in one copy each.
+    std::vector<int> comp(pts.size());
+    std::vector<std::int64_t> off(pts.size());
+    for (std::size_t q = 0; q < pts.size(); ++q) {
+        comp[q] = pts[q].comp;
+        off[q] = pts[q].off;
     }
+    dev.copy(comp_.data(), comp.data(), comp_.bytes());
+    dev.copy(off_.data(), off.data(), off_.bytes());
 }
 
 template <class T>

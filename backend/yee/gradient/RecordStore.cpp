@@ -1,12 +1,14 @@
 #include "yee/gradient/RecordStore.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <unistd.h>
 
 #include "yee/core/Error.hpp"
 #include "yee/cuda/Runtime.hpp"
+#include "yee/files/FaultInjection.hpp"
 
 namespace yee::gradient {
 
@@ -16,6 +18,10 @@ RecordStore::RecordStore(device::Device& dev, std::int64_t recordBytes, int reco
       dev_(&dev) {
     if (dev.staged())
         readBuf_.resize(std::size_t(std::max<std::int64_t>(recordBytes, 0)));
+    where_ =
+        tier == "disk"
+            ? "disk tier in " + (diskDir.empty() ? std::filesystem::temp_directory_path().string() : diskDir)
+            : tier + " tier";
     if (tier == "device" || records == 0 || recordBytes == 0) {
         all_ = device::Buffer<unsigned char>(dev, recordBytes * records, device::Category::Recorder);
         return;
@@ -134,15 +140,35 @@ void RecordStore::submit(const Job& job) {
     cv_.notify_all();
 }
 
-void RecordStore::waitIdle(Slot& s) {
-    std::unique_lock<std::mutex> lk(m_);
-    cv_.wait(lk, [&] { return !s.busy; });
-    if (!error_.empty())
-        throw RunError(error_);
+bool RecordStore::waitIdle(Slot& s) {
+    std::string err;
+    {
+        std::unique_lock<std::mutex> lk(m_);
+        cv_.wait(lk, [&] { return !s.busy; });
+        err = error_;
+    }
+    if (!err.empty())
+        fail(err);
+    return !failed_;
+}
+
+void RecordStore::fail(const std::string& what) {
+    if (failed_)
+        return;
+    failed_ = true;
+    error_ = what;
+    zeros_.assign(std::size_t(std::max<std::int64_t>(recordBytes_, 0)), 0);
+}
+
+std::string RecordStore::failure() const {
+    if (!failed_)
+        return {};
+    return "gradient recorder (" + where_ + "): " + error_ + " (no gradient)";
 }
 
 void RecordStore::startLoad(Slot& s, int group) {
-    waitIdle(s);
+    if (!waitIdle(s))
+        return;
     s.group = group;
     submit({&s, true, group});
 }
@@ -150,10 +176,11 @@ void RecordStore::startLoad(Slot& s, int group) {
 void RecordStore::store(int group, const unsigned char* src) {
     const std::int64_t first = std::int64_t(group) * interval_;
     const std::int64_t n = std::min<std::int64_t>(interval_, records_ - first) * recordBytes_;
+    files::failIfInjected("recorder", where_);
     if (disk_) {
         if (std::fseek(file_, long(first * recordBytes_), SEEK_SET) != 0 ||
             std::fwrite(src, 1, std::size_t(n), file_) != std::size_t(n))
-            throw RunError("gradient.storage: writing the recorder file failed");
+            throw RunError(std::string("writing the recorder file failed (") + std::strerror(errno) + ")");
     } else {
         moveBytes(host_.data() + first * recordBytes_, src, n);
     }
@@ -165,7 +192,7 @@ void RecordStore::load(int group, unsigned char* dst) {
     if (disk_) {
         if (std::fseek(file_, long(first * recordBytes_), SEEK_SET) != 0 ||
             std::fread(dst, 1, std::size_t(n), file_) != std::size_t(n))
-            throw RunError("gradient.storage: reading the recorder file failed");
+            throw RunError(std::string("reading the recorder file failed (") + std::strerror(errno) + ")");
     } else {
         moveBytes(dst, host_.data() + first * recordBytes_, n);
     }
@@ -189,21 +216,29 @@ int RecordStore::slotFor(int group, bool forLoad) {
     Slot& s = slots_[std::size_t(best)];
     if (forLoad) {
         startLoad(s, group);
-    } else {
-        waitIdle(s);
+    } else if (waitIdle(s)) {
         s.group = group;
     }
     return best;
 }
 
 void RecordStore::put(int r, const unsigned char* data, double scale) {
-    scales_[std::size_t(r)] = scale;
-    auto write = [&](unsigned char* dst) {
+    putTo(r, scale, [&](unsigned char* dst) {
         if (dev_->staged())
             dev_->copy(dst, data, recordBytes_);
         else
             std::memcpy(dst, data, std::size_t(recordBytes_));
-    };
+    });
+}
+
+void RecordStore::putDevice(int r, const unsigned char* deviceData, double scale) {
+    putTo(r, scale, [&](unsigned char* dst) { dev_->copy(dst, deviceData, recordBytes_); });
+}
+
+template <class Write> void RecordStore::putTo(int r, double scale, const Write& write) {
+    if (failed_)
+        return;
+    scales_[std::size_t(r)] = scale;
     if (!staged_) {
         write(all_.data() + std::int64_t(r) * recordBytes_);
         return;
@@ -212,14 +247,17 @@ void RecordStore::put(int r, const unsigned char* data, double scale) {
     if (writing_ < 0 || slots_[std::size_t(writing_)].group != g) {
         finishWrites();
         writing_ = -1;
-        writing_ = slotFor(g, false);
+        const int q = slotFor(g, false);
+        if (failed_)
+            return;
+        writing_ = q;
     }
     Slot& s = slots_[std::size_t(writing_)];
     write(s.data.data() + std::int64_t(r - g * interval_) * recordBytes_);
 }
 
 void RecordStore::finishWrites() {
-    if (!staged_ || writing_ < 0)
+    if (!staged_ || writing_ < 0 || failed_)
         return;
     Slot& s = slots_[std::size_t(writing_)];
     submit({&s, false, s.group});
@@ -228,6 +266,8 @@ void RecordStore::finishWrites() {
 
 const unsigned char* RecordStore::get(int r, double& scale) {
     scale = scales_[std::size_t(r)];
+    if (failed_)
+        return zeros_.data();
     auto read = [&](const unsigned char* src) -> const unsigned char* {
         if (!dev_->staged())
             return src;
@@ -262,7 +302,8 @@ const unsigned char* RecordStore::get(int r, double& scale) {
         }
     }
     Slot& s = slots_[std::size_t(q)];
-    waitIdle(s);
+    if (failed_ || !waitIdle(s) || s.group != g)
+        return zeros_.data();
     return read(s.data.data() + std::int64_t(r - g * interval_) * recordBytes_);
 }
 

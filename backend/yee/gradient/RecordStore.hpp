@@ -4,6 +4,11 @@
 /// slots to host memory or to a file, with asynchronous copies and read-ahead. The staging machinery
 /// (worker thread, ring slots, queue) lives for the whole run, so a prefetch issued now is still there
 /// when the step that needs it comes.
+///
+/// A transfer that fails during the run (a full disk, a failing copy, an injected "recorder" failure,
+/// files/FaultInjection.hpp) does not end the run: the store remembers the first failure (failure()),
+/// ignores later writes and answers reads with zeros, so the forward run and its detectors finish and
+/// every rank stays in step with its peers; the caller discards the gradient and names the failure.
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
@@ -29,13 +34,19 @@ public:
     RecordStore(const RecordStore&) = delete;
     RecordStore& operator=(const RecordStore&) = delete;
 
-    /// Write record r (records are written in increasing order).
+    /// Write record r (records are written in increasing order). Does nothing once failure() is set.
     void put(int r, const unsigned char* data, double scale);
+    /// Write record r from `bytes` of device memory (a record encoded on the device): one device copy on
+    /// GPUs, none of it passing through the host. Does nothing once failure() is set.
+    void putDevice(int r, const unsigned char* deviceData, double scale);
     /// After the last put: push the partially filled slot out.
     void finishWrites();
     /// Read record r (reads go in decreasing order, possibly re-reading r+1); the pointer stays valid until
-    /// a read of a record in another group. Prefetches the group below.
+    /// a read of a record in another group. Prefetches the group below. Zeros once failure() is set.
     const unsigned char* get(int r, double& scale);
+    /// The first transfer failure, as one line naming the recorder and its tier ("gradient recorder (disk
+    /// tier in /tmp): ..."); empty while every transfer succeeded. Never throws.
+    std::string failure() const;
     /// Bytes held off the device (host memory or file).
     std::int64_t offDeviceBytes() const { return backingBytes_; }
     /// Something the run should tell its user, empty when nothing: set when page-locking the host tier
@@ -57,7 +68,16 @@ private:
     int slotFor(int group, bool load);
     void startLoad(Slot& s, int group);
     void submit(const Job& job);
-    void waitIdle(Slot& s);
+    /// put()'s bookkeeping around `write(destination)`, which moves the record's bytes.
+    template <class Write> void putTo(int r, double scale, const Write& write);
+    /// Wait until slot s has no transfer in flight; false when a transfer has failed (failure() set).
+    bool waitIdle(Slot& s);
+    /// Remember the first failure (`what`) and stop moving records.
+    void fail(const std::string& what);
+    /// Where the records go, for messages ("host memory", "disk tier in <dir>").
+    std::string where_;
+    bool failed_ = false;
+    std::vector<unsigned char> zeros_; ///< what reads return after a failure
     void store(int group, const unsigned char* src);
     void load(int group, unsigned char* dst);
 

@@ -178,7 +178,7 @@ template <class T> void ReversibleState<T>::reconstructH(int n) {
 template <class T> void ReversibleState<T>::restoreCheckpoint(int j) {
     // Drift: reconstructed vs stored fields over the capture points (design and objective fields).
     sweep_.captureForward(after_);
-    tile_.device().sync(); // the checkpoint is read on the host
+    device::Device& dev = tile_.device();
     const unsigned char* field[6];
     for (int c = 0; c < 6; ++c) {
         field[c] = checkpoints_->find(j, tile_.forward().f[std::size_t(c)].data());
@@ -189,8 +189,8 @@ template <class T> void ReversibleState<T>::restoreCheckpoint(int j) {
     const std::vector<FieldPoint>& pts = sweep_.capturePoints();
     double num = 0, den = 0;
     for (std::size_t q = 0; q < pts.size(); ++q) {
-        T v;
-        std::memcpy(&v, field[pts[q].comp] + pts[q].off * std::int64_t(sizeof(T)), sizeof(T));
+        T v; // the checkpoint is device memory: one explicit copy per capture point
+        dev.copy(&v, field[pts[q].comp] + pts[q].off * std::int64_t(sizeof(T)), std::int64_t(sizeof(T)));
         const double ref = double(v);
         num = std::max(num, std::abs(double(after_[q]) - ref));
         den = std::max(den, std::abs(ref));

@@ -24,6 +24,7 @@ public:
     void afterForwardStep(int n, comm::Communicator& comm) override;
     void backward(comm::Communicator& comm) override;
     double drift() const override { return drift_; }
+    std::string failure() const override { return store_ ? store_->failure() : std::string(); }
 
 private:
     /// Record the interface layers after forward step n (kept steps only).

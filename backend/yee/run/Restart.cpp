@@ -8,6 +8,7 @@
 #include <memory>
 #include <span>
 #include <unistd.h>
+#include <vector>
 
 #include "yee/comm/Communicator.hpp"
 #include "yee/core/Bytes.hpp"
@@ -181,10 +182,17 @@ void checkHeader(const std::string& path, const RestartHeader& h, const RestartK
                          std::to_string(key.totalSteps) + ")");
 }
 
-/// Device memory is host-addressable on every backend (CUDA: managed memory); wait for the device so
-/// the bytes read or overwritten here are the current ones.
+/// Wait for the device so the state copied here is the current one.
 template <class T> void requireHostMemory(Tile<T>& tile) {
     tile.device().sync();
+}
+
+/// The bytes of one state block on the host: an explicit copy from the device's memory (GPUs: plain
+/// device memory), one block at a time so the host holds at most the largest block.
+std::vector<char>& hostCopy(device::Device& dev, const solver::StateEntry& b, std::vector<char>& buf) {
+    buf.resize(std::size_t(b.bytes));
+    dev.copy(buf.data(), b.data, b.bytes);
+    return buf;
 }
 
 } // namespace
@@ -266,11 +274,12 @@ void saveRestart(const std::string& base, Tile<T>& tile, comm::Communicator& com
     h.step = step;
     h.tile = tile.box();
     Checksum sum;
+    std::vector<char> buf;
     for (const auto& b : blocks) {
         h.blocks.emplace_back(b.name, b.bytes);
         h.payloadBytes += b.bytes;
         if (b.bytes > 0)
-            sum.add(b.data, b.bytes);
+            sum.add(hostCopy(tile.device(), b, buf).data(), b.bytes);
     }
     h.checksum = sum.h;
     const std::vector<char> header = encodeHeader(h);
@@ -291,7 +300,8 @@ void saveRestart(const std::string& base, Tile<T>& tile, comm::Communicator& com
                   std::fwrite(header.data(), 1, header.size(), f.get()) == header.size();
         for (const auto& b : blocks)
             if (ok && b.bytes > 0)
-                ok = std::fwrite(b.data, 1, std::size_t(b.bytes), f.get()) == std::size_t(b.bytes);
+                ok = std::fwrite(hostCopy(tile.device(), b, buf).data(), 1, std::size_t(b.bytes), f.get()) ==
+                     std::size_t(b.bytes);
         const int err = errno;
         if (std::fclose(f.release()) != 0 && ok)
             throw RunError("cannot write '" + temp + "': " + std::strerror(errno));
@@ -325,12 +335,15 @@ int loadRestart(const std::string& base, Tile<T>& tile, comm::Communicator& comm
         throw RunError(quoted(path) + ": its state layout differs from this run's (written by yee " +
                        h.yeeVersion + ", this is " + YEE_VERSION + ")");
     Checksum sum;
+    std::vector<char> buf;
     for (const auto& b : blocks) {
         if (b.bytes <= 0)
             continue;
-        if (std::fread(b.data, 1, std::size_t(b.bytes), f.get()) != std::size_t(b.bytes))
+        buf.resize(std::size_t(b.bytes));
+        if (std::fread(buf.data(), 1, std::size_t(b.bytes), f.get()) != std::size_t(b.bytes))
             throw RunError(quoted(path) + ": cannot read " + b.name);
-        sum.add(b.data, b.bytes);
+        sum.add(buf.data(), b.bytes);
+        tile.device().copy(b.data, buf.data(), b.bytes);
     }
     if (sum.h != h.checksum)
         throw RunError(quoted(path) + ": corrupt (payload checksum mismatch)");

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 #include "yee/comm/LocalComm.hpp"
@@ -98,12 +99,13 @@ template <class T> struct TileRun {
     device::Device& dev;
     Board* board; ///< LocalComm runs only
     int devicesTotal;
-    RunResult* out; ///< rank 0 result
+    RunResult* out;                                 ///< rank 0 result
     std::vector<telemetry::PhaseProgress> phases{}; ///< this run's phases (every rank keeps the same list)
     int current = 0;                                ///< index in phases of the phase running
     std::unique_ptr<Tile<T>> tile;
     std::unique_ptr<detectors::DetectorSet<T>> dets;
     std::size_t tileEntries = 0; ///< the tile's own state entries (the detectors' follow)
+    bool recorderStop = false;   ///< the reverse sweep stopped because some rank's recorder failed
 
     /// One run: prepare the tile, then evaluate once.
     void operator()() {
@@ -128,6 +130,8 @@ template <class T> struct TileRun {
     void prepare() {
         dev.activate();               // CUDA: this thread drives this GPU
         comm.setStream(dev.stream()); // NCCL transfers are ordered after this device's kernels
+        if (comm.deviceMessages())
+            dev.reserveForeignMemory(); // NCCL's own buffers (its communicator exists; one GPU per rank)
         tile = std::make_unique<Tile<T>>(plan, comm.rank(), dev);
         tileEntries = tile->state().entries().size();
         tile->fill();
@@ -230,7 +234,8 @@ template <class T> struct TileRun {
                 reverseSweep(*grad, totalCells, lastReport);
             } catch (const Cancelled&) {
                 // Every rank stops at the same check (the flag was all-reduced); the gradient is incomplete.
-                cancelled = true;
+                // A stop because some rank's recorder failed is no cancel: the forward results stand.
+                cancelled = !recorderStop;
             }
             dev.sync();
             backSeconds = std::chrono::duration<double>(Clock::now() - b0).count();
@@ -244,7 +249,10 @@ template <class T> struct TileRun {
             if (rank == 0 && opt.onTelemetry)
                 report(cancelled ? current : int(phases.size()) - 1, seconds + backSeconds, totalCells);
         }
-        assemble(tile, dets, grad.get(), done, seconds + backSeconds, status, completed, restartFailure);
+        std::string outputFailure = restartFailure;
+        if (grad && !grad->failure().empty())
+            outputFailure += (outputFailure.empty() ? "" : "\n") + grad->failure();
+        assemble(tile, dets, grad.get(), done, seconds + backSeconds, status, completed, outputFailure);
         out->forwardSeconds = seconds;
         out->backwardSeconds = backSeconds;
         out->phases = phases;
@@ -257,8 +265,12 @@ template <class T> struct TileRun {
         gradient::SweepMonitor m;
         m.interval = opt.guardInterval;
         m.check = [&](comm::Phase ph, std::int64_t, std::int64_t, double) {
+            // 1: cancel asked; 2: some rank's recorder failed (its gradient is lost, so is everyone's).
             double flag = (opt.cancel && opt.cancel->load()) ? 1.0 : 0.0;
+            if (!grad.failure().empty())
+                flag = std::max(flag, 2.0);
             comm.allReduceMax(std::span<double>(&flag, 1), ph);
+            recorderStop = flag >= 2;
             publish();
             syncPhases(grad);
             current = ph == comm::Phase::Reconstruct ? phaseIndex("reconstruct") : phaseIndex("adjoint");
@@ -356,6 +368,7 @@ template <class T> struct TileRun {
         ByteWriter w;
         putSummary(w, summarize(dev, tile.box(), comm));
         w.putString(outputFailure);
+        w.put(grad && !grad->failure().empty());
         dets.write(w);
         const bool withGrad = grad && completed;
         if (withGrad) {
@@ -385,12 +398,19 @@ template <class T> struct TileRun {
         r.cellUpdates = std::int64_t(done) * p.geom.cells[0] * p.geom.cells[1] * p.geom.cells[2];
         r.gridCells = p.geom.cells;
         const int N = int(blobs.size());
+        bool gradientLost = false; ///< some rank's recorder failed: no gradient
         std::vector<std::unique_ptr<ByteReader>> readers;
         for (int q = 0; q < N; ++q) {
             readers.push_back(std::make_unique<ByteReader>(blobs[std::size_t(q)]));
             DeviceSummary ds = getSummary(*readers.back());
-            if (std::string failure = readers.back()->getString(); !failure.empty())
-                r.failedOutputs.push_back(std::move(failure));
+            std::istringstream failures(readers.back()->getString());
+            // One line per output that failed (ranks failing alike, e.g. every recorder on a full disk,
+            // are named once).
+            for (std::string line; std::getline(failures, line);)
+                if (!line.empty() &&
+                    std::find(r.failedOutputs.begin(), r.failedOutputs.end(), line) == r.failedOutputs.end())
+                    r.failedOutputs.push_back(line);
+            gradientLost = readers.back()->get<bool>() || gradientLost;
             // The summaries were taken just before the gather; every rank made exactly that one call.
             ds.comm.count(comm::Phase::Output, comm::Kind::Gather,
                           q == 0 ? 0 : std::int64_t(blobs[std::size_t(q)].size()));
@@ -406,7 +426,7 @@ template <class T> struct TileRun {
         r.objective = detectors::evaluateObjective(p, r.detectors);
         if (r.objective)
             r.objectiveTerms = detectors::termValues(p, p.scene.objective.terms, r.detectors);
-        if (withGrad) {
+        if (withGrad && !gradientLost) {
             // Each blob continues with its gradient part, then its counters.
             std::vector<std::int64_t> recomputed(readers.size());
             std::vector<double> drift(readers.size());
