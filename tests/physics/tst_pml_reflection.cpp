@@ -1,13 +1,18 @@
 /// CPML reflection at normal incidence across cell sizes (label slow): a one-sided plane source sends a
-/// pulse (centre 1 um, bandwidth 0.3 um) into the +x PML; a flux plane upstream of the source sees only
-/// what the PML sends back. R(lambda) = upstream power / downstream power, printed per cell size. With
-/// the default CPML parameters (alpha_max in 1/um) it stays below -80 dB from 1 nm to 20 nm cells
-/// (>= 45 cells per wavelength); at 50 and 100 nm (18 and 9 cells per 0.9 um) the 10-cell grading's
-/// own discretisation limits it (about -70 and -51 dB), where the physical alpha must be no worse than
-/// the former per-cell alpha (0.05 in normalised units), whose reflection is printed for contrast.
+/// pulse (centre 1 um, bandwidth 0.3 um) into the +x PML. The echo is measured by reference subtraction:
+/// the Ey phasor on a plane upstream of the source, minus the same phasor in a run whose +x PML is far
+/// enough away that nothing it returns arrives within the run, divided by the incident phasor
+/// downstream. That removes the source's own backward leakage, which at coarse cells (about -51 dB at
+/// 100 nm, 9 cells per 0.9 um) is far above the PML's echo and used to be mistaken for it. With the
+/// default CPML parameters (alpha_max in 1/um) the echo stays below -80 dB from 1 nm to 100 nm cells;
+/// the former per-cell alpha (0.05 in normalised units) is printed for contrast: it loses 25 dB and more
+/// at 1-4 nm cells and is within 1 dB at 50-100 nm.
 #include <QtTest>
 
 #include <cmath>
+#include <complex>
+#include <stdexcept>
+#include <utility>
 
 #include "physics/SceneBuilder.hpp"
 #include "yee/run/Run.hpp"
@@ -17,34 +22,60 @@ using namespace yee::testing;
 
 namespace {
 
-/// Worst reflection over the detector wavelengths, and the incident power at the centre wavelength.
-double reflection(double cellUm, double alphaPerUm) {
+/// Ey phasors (one per wavelength) of detector `name` in `r`, at the plane's first cell.
+std::vector<std::complex<double>> phasors(const run::RunResult& r, const std::string& name) {
+    for (const auto& d : r.detectors)
+        if (d.name == name) {
+            const auto* re = d.find("Ey_re");
+            const auto* im = d.find("Ey_im");
+            const std::size_t per = re->data.size() / 3;
+            std::vector<std::complex<double>> out;
+            for (std::size_t w = 0; w < 3; ++w)
+                out.emplace_back(re->data[w * per], im->data[w * per]);
+            return out;
+        }
+    throw std::runtime_error("no detector " + name);
+}
+
+/// One run of the box with `extra` more cells before the +x PML (0: the measured layout).
+run::RunResult runBox(double cellUm, double alphaPerUm, int extra, double durationFs) {
     using scene::BoundaryType;
-    const int nx = 80, pml = 10;
+    const int nx = 80 + extra, pml = 10;
     scene::Scene s =
         boxScene(nx, 2, 2, cellUm, BoundaryType::Pml, BoundaryType::Periodic, BoundaryType::Periodic, pml);
     s.boundaries[0].alphaMax = alphaPerUm;
-    auto x = [&](int cell) { return (cell - nx / 2) * cellUm; };
+    auto x = [&](int cell) { return (cell - nx / 2) * cellUm; }; // cells counted from the -x face
     const scene::Vec3 plane{0, 2 * cellUm, 2 * cellUm};
     s.sources.push_back(planeSource("src", scene::SourceType::UniformPlane, {x(30), 0, 0}, plane, 0, +1,
                                     {0, 1, 0}, 1.0, 0.3));
     const std::vector<double> wls{0.9, 1.0, 1.1};
-    s.detectors.push_back(flux("back", {x(20), 0, 0}, plane, 0, -1, wls));
-    s.detectors.push_back(flux("fwd", {x(45), 0, 0}, plane, 0, +1, wls));
-    // The pulse (t0 = 5 tau, tau = 4.2 fs) has passed, been reflected and left again by 14 tau.
-    s.durationFs = 60 + 4 * nx * cellUm / scene::kC_um_per_fs;
+    for (const auto& [name, cell] : {std::pair<const char*, int>{"back", 20}, {"fwd", 45}}) {
+        scene::Detector d = detector(name, scene::DetectorType::Phasor, {x(cell), 0, 0}, plane);
+        d.components = {"Ey"};
+        d.wavelengths = wls;
+        s.detectors.push_back(d);
+    }
+    s.durationFs = durationFs;
     run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = run::Precision::Float64;
-    const run::RunResult r = run::run(s, o);
+    run::RunResult r = run::run(s, o);
     if (!r.completed)
         throw std::runtime_error(r.status);
-    const solver::NamedArray* back = nullptr;
-    const solver::NamedArray* fwd = nullptr;
-    for (const auto& d : r.detectors)
-        (d.name == "back" ? back : fwd) = d.find("power");
+    return r;
+}
+
+/// Worst echo power over the detector wavelengths, relative to the incident power.
+double reflection(double cellUm, double alphaPerUm) {
+    // The pulse (t0 = 5 tau, tau = 4.2 fs) has passed, been reflected and left again by 14 tau.
+    const double duration = 60 + 4 * 80 * cellUm / scene::kC_um_per_fs;
+    // The reference's PML lies so far downstream that its echo needs longer than the run to come back.
+    const int extra = int(std::ceil(0.6 * scene::kC_um_per_fs * duration / cellUm));
+    const run::RunResult pml = runBox(cellUm, alphaPerUm, 0, duration);
+    const run::RunResult ref = runBox(cellUm, alphaPerUm, extra, duration);
+    const auto b = phasors(pml, "back"), b0 = phasors(ref, "back"), inc = phasors(ref, "fwd");
     double worst = 0;
-    for (std::size_t w = 0; w < wls.size(); ++w)
-        worst = std::max(worst, std::abs(back->data[w]) / fwd->data[w]);
+    for (std::size_t w = 0; w < 3; ++w)
+        worst = std::max(worst, std::norm(b[w] - b0[w]) / std::norm(inc[w]));
     return worst;
 }
 
@@ -71,10 +102,9 @@ private slots:
         qInfo("cell %6.1f nm: reflection %.3g (%.1f dB); with a per-cell alpha of 0.05: %.3g (%.1f dB)",
               cellUm * 1000, r, dB(r), old, dB(old));
         QVERIFY(r > 0); // the measurement sees the PML at all
-        if (cellUm <= 0.02)
-            QVERIFY2(dB(r) < -80, qPrintable(QString("%1 dB").arg(dB(r))));
-        else
-            QVERIFY2(r <= old * 1.01,
+        QVERIFY2(dB(r) < -80, qPrintable(QString("%1 dB").arg(dB(r))));
+        if (cellUm >= 0.05) // where both are limited by the grading: the physical alpha within 1 dB
+            QVERIFY2(r <= old * 1.26,
                      qPrintable(QString("%1 dB, per-cell alpha %2 dB").arg(dB(r)).arg(dB(old))));
         if (cellUm <= 0.004) // where the per-cell alpha failed: now at least 25 dB better
             QVERIFY2(dB(r) < dB(old) - 25, qPrintable(QString("%1 dB vs %2 dB").arg(dB(r)).arg(dB(old))));
