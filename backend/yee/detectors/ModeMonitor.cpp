@@ -47,6 +47,7 @@ std::shared_ptr<const modes::ModeSet> monitorModes(const DetectorPlan& dp, const
     q.dt = p.dt;
     q.count = count;
     q.nGuess = scene::detectorParam<double>(d, "n_guess");
+    q.pml = scene::detectorParam<int>(d, "port_pml_cells");
     return p.modeCache->get(*p.raster, q, "detectors[" + std::to_string(dp.index) + "]");
 }
 
@@ -175,9 +176,14 @@ public:
             scene::detectorParamKey("n_guess", KeyType::Number, "n_eff guess", "",
                                     "0: the modes of largest n_eff; > 0: the modes nearest this n_eff", 0.0);
         guess.range.lo = 0;
+        scene::KeySpec pml = scene::detectorParamKey(
+            "port_pml_cells", KeyType::Integer, "Port PML", "cells",
+            "0: modes solved between PEC walls at the plane's edges; > 0: with a PML this thick outside them", 0);
+        pml.range.lo = 0;
+        pml.range.hi = 64;
         k.keys = {scene::detectorRegionKey(),
                   scene::detectorDirectionKey("Forward direction of the port (a+ travels this way)"),
-                  scene::detectorWavelengthsKey(true), modes, guess};
+                  scene::detectorWavelengthsKey(true), modes, guess, pml};
         k.insideDomain = false;
         k.check = [](const scene::DetectorCheck& c) {
             c.plane("mode monitor");
