@@ -178,12 +178,22 @@ public:
         guess.range.lo = 0;
         scene::KeySpec pml = scene::detectorParamKey(
             "port_pml_cells", KeyType::Integer, "Port PML", "cells",
-            "0: modes solved between PEC walls at the plane's edges; > 0: with a PML this thick outside them", 0);
+            "0: modes solved between PEC walls at the plane's edges; > 0: with a PML this thick outside them",
+            0);
         pml.range.lo = 0;
         pml.range.hi = 64;
+        scene::KeySpec port =
+            scene::detectorParamKey("port", KeyType::String, "Port", "",
+                                    "Name of the S-parameter port this plane is (empty: none); its direction "
+                                    "points into the device, and a mode source of the same name excites it",
+                                    std::string());
         k.keys = {scene::detectorRegionKey(),
                   scene::detectorDirectionKey("Forward direction of the port (a+ travels this way)"),
-                  scene::detectorWavelengthsKey(true), modes, guess, pml};
+                  scene::detectorWavelengthsKey(true),
+                  modes,
+                  guess,
+                  pml,
+                  port};
         k.insideDomain = false;
         k.check = [](const scene::DetectorCheck& c) {
             c.plane("mode monitor");
@@ -202,6 +212,21 @@ public:
                     c.fail("wavelengths_um[" + std::to_string(w) + "]",
                            "lies outside every source's spectrum (centre +- bandwidth_um)");
             }
+            // Ports: unique names, one wavelength list for all (the S-matrix is tabulated on it).
+            const std::string name = scene::detectorParam<std::string>(d, "port");
+            if (!name.empty())
+                for (const scene::Detector& o : c.scene().detectors) {
+                    if (&o == &d)
+                        break;
+                    if (o.type != d.type || scene::detectorParam<std::string>(o, "port").empty())
+                        continue;
+                    if (scene::detectorParam<std::string>(o, "port") == name)
+                        c.fail("port",
+                               "port \"" + name + "\" is named by detector \"" + o.name + "\" already");
+                    if (o.wavelengths != d.wavelengths)
+                        c.fail("wavelengths_um", "every port lists the same wavelengths (port detector \"" +
+                                                     o.name + "\" lists others)");
+                }
             for (const scene::Design& g : c.scene().designs) {
                 bool touch = true;
                 for (int a = 0; a < 3; ++a)
