@@ -15,6 +15,7 @@
 #include <cmath>
 #include <complex>
 #include <memory>
+#include <numbers>
 #include <optional>
 
 #include "yee/core/Error.hpp"
@@ -44,11 +45,20 @@ std::shared_ptr<const modes::ModeSet> monitorModes(const DetectorPlan& dp, const
     q.lo = {dp.box.lo[u], dp.box.lo[w]};
     q.hi = {dp.box.hi[u], dp.box.hi[w]};
     q.omega = dp.omegas[wl];
+    if (!scene::detectorParam<bool>(d, "solve_each_wavelength")) {
+        // One solve at the centre wavelength of the (first mode, else first) source, as a source launches.
+        const scene::Source* lit = nullptr;
+        for (const scene::Source& src : p.scene.sources)
+            if (!lit || (src.type == scene::SourceType::Mode && lit->type != scene::SourceType::Mode))
+                lit = &src;
+        q.omega = lit ? 2 * std::numbers::pi * p.scene.cellUm / lit->profile.wavelength
+                      : dp.omegas[dp.omegas.size() / 2];
+    }
     q.dt = p.dt;
     q.count = count;
     q.nGuess = scene::detectorParam<double>(d, "n_guess");
     q.pml = scene::detectorParam<int>(d, "port_pml_cells");
-    return p.modeCache->get(*p.raster, q, "detectors[" + std::to_string(dp.index) + "]");
+    return p.modeCache->get(*p.raster, q, "detectors[" + std::to_string(dp.index) + "].modes");
 }
 
 /// <E, h> and <e, Hbar> of mode `m` over phasor cells [cell][Ep, Eq, Hpbar, Hqbar][re, im] of `box`
@@ -182,6 +192,12 @@ public:
             0);
         pml.range.lo = 0;
         pml.range.hi = 64;
+        scene::KeySpec each = scene::detectorParamKey(
+            "solve_each_wavelength", KeyType::Boolean, "Solve each wavelength", "",
+            "true: the modes are re-solved at every monitor wavelength (n_eff and profile follow the guide's "
+            "dispersion); false: one solve at the source's centre wavelength, as a broadband mode source "
+            "launches",
+            true);
         scene::KeySpec port =
             scene::detectorParamKey("port", KeyType::String, "Port", "",
                                     "Name of the S-parameter port this plane is (empty: none); its direction "
@@ -193,6 +209,7 @@ public:
                   modes,
                   guess,
                   pml,
+                  each,
                   port};
         k.insideDomain = false;
         k.check = [](const scene::DetectorCheck& c) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <numeric>
+#include <sstream>
 
 #include "yee/files/AtomicFile.hpp"
 
@@ -15,15 +16,16 @@ constexpr double kSpeedOfLight = 299792458.0; // m/s
 
 std::string touchstoneText(const run::SParameters& sp, const std::string& sceneName) {
     const std::size_t N = sp.ports.size(), L = sp.wavelengthsUm.size();
-    std::string out = "! yee-run S-parameters of scene \"" + sceneName + "\"\n";
-    out += "! ports:";
+    std::ostringstream head;
+    head << "! yee-run S-parameters of scene \"" << sceneName << "\"\n! ports:";
     for (std::size_t i = 0; i < N; ++i)
-        out += " " + std::to_string(i + 1) + "=" + sp.ports[i];
-    out += "\n! excited port " + std::to_string(sp.excited + 1) + " (" + sp.ports[std::size_t(sp.excited)] +
-           "): only column S_i" + std::to_string(sp.excited + 1) +
-           " is measured by this run, the other entries are written as 0\n";
-    out += "! first mode of each port, power-wave amplitudes, phase at the monitor planes\n";
-    out += "# HZ S RI R 50\n";
+        head << ' ' << i + 1 << '=' << sp.ports[i];
+    head << "\n! excited port " << sp.excited + 1 << " (" << sp.ports[std::size_t(sp.excited)]
+         << "): only column S_i" << sp.excited + 1
+         << " is measured by this run, the other entries are written as 0\n"
+         << "! first mode of each port, power-wave amplitudes, phase at the monitor planes\n"
+         << "# HZ S RI R 50\n";
+    std::string out = head.str();
     std::vector<std::size_t> order(L);
     std::iota(order.begin(), order.end(), std::size_t(0));
     std::sort(order.begin(), order.end(),
