@@ -38,10 +38,10 @@ double peakMiB() {
 
 /// A silicon strip along x in silica; `ports`: a mode source and two mode monitors, else a uniform plane
 /// source and no detectors.
-std::string strip(int nx, int ny, int nz, bool ports) {
+std::string strip(int nx, int ny, int nz, bool ports, bool pmlBoundaries = true) {
     const double cell = 0.05, lx = nx * cell, ly = ny * cell, lz = nz * cell;
     char buf[4096];
-    const std::string src =
+    const std::string src0 =
         ports
             ? R"({"name": "port1", "type": "mode", "center_um": [XS, 0, 0], "size_um": [0, 2.0, 1.5],
                   "direction": "+x", "port_pml_cells": 8,
@@ -49,6 +49,7 @@ std::string strip(int nx, int ny, int nz, bool ports) {
             : R"({"name": "plane", "type": "uniform_plane", "center_um": [XS, 0, 0], "size_um": [0, 2.0, 1.5],
                   "direction": "+x", "polarization": "y",
                   "profile": {"type": "gaussian_pulse", "wavelength_um": 1.55, "bandwidth_um": 0.3}})";
+    const std::string src = pmlBoundaries ? src0 : std::string();
     const std::string dets =
         ports ? R"({"name": "in", "type": "mode_monitor", "center_um": [XI, 0, 0], "size_um": [0, 2.0, 1.5],
                   "direction": "+x", "wavelengths_um": [1.5, 1.55, 1.6], "port_pml_cells": 8},
@@ -58,7 +59,7 @@ std::string strip(int nx, int ny, int nz, bool ports) {
     std::snprintf(buf, sizeof buf, R"({"format": "yee-scene", "version": 1, "name": "mode bench",
       "grid": {"cell_um": %g, "courant": 0.99}, "domain": {"center_um": [0, 0, 0], "size_um": [%g, %g, %g]},
       "time": {"duration_fs": 1000},
-      "boundaries": {"x": {"type": "pml", "cells": 8}, "y": {"type": "pml", "cells": 8}, "z": {"type": "pml", "cells": 8}},
+      "boundaries": {"x": {BC}, "y": {BC}, "z": {BC}},
       "materials": {"si": {"eps": 12.11}, "sio2": {"eps": 2.085}}, "background": "sio2",
       "objects": [{"name": "strip", "shape": "box", "center_um": [0, 0, 0], "size_um": [%g, 0.5, 0.22], "material": "si"}],
       "sources": [%s], "detectors": [%s]})",
@@ -68,6 +69,8 @@ std::string strip(int nx, int ny, int nz, bool ports) {
         for (std::size_t p; (p = s.find(key)) != std::string::npos;)
             s.replace(p, 2, std::to_string(v));
     };
+    for (std::size_t p; (p = s.find("BC")) != std::string::npos;)
+        s.replace(p, 2, pmlBoundaries ? R"("type": "pml", "cells": 8)" : R"("type": "pec")");
     put("XS", -lx / 2 + 1.0);
     put("XI", -lx / 2 + 1.3);
     put("XO", lx / 2 - 1.0);
@@ -91,7 +94,7 @@ int main(int argc, char** argv) {
         std::printf("mode solver (silicon wire, 2 modes):\n%10s %6s %10s %10s %12s %10s\n", "cells", "edges",
                     "unknowns", "seconds", "peak MiB", "n_eff 0");
         for (const auto& [n, pml] : {std::pair{100, 0}, std::pair{100, 8}, std::pair{300, 0}}) {
-            const scene::Scene s = scene::parseScene(strip(4, n, n, false));
+            const scene::Scene s = scene::parseScene(strip(4, n, n, false, false));
             const scene::Rasterizer r(s);
             modes::ModeRequest q;
             q.normal = 0;
