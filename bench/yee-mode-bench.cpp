@@ -2,9 +2,9 @@
 ///
 ///   yee-mode-bench [--steps N] [--large]
 ///
-/// 1. Mode solver time and peak memory on 100 x 100 and 300 x 300 cell cross-sections (a 500 x 220 nm
-///    silicon wire in silica at 1.55 um, two modes; PEC edges, and 100 x 100 with an 8-cell PML too).
-///    Peak memory is the process's resident high-water mark after the solve (Linux VmHWM; the larger
+/// 1. Mode solver time and peak memory on 100 x 100 and 300 x 300 cell cross-sections of 2 x 2 um (a
+///    500 x 220 nm silicon wire in silica at 1.55 um, two modes; PEC edges, and 100 x 100 with an 8-cell PML
+///    too). Peak memory is the process's resident high-water mark after the solve (Linux VmHWM; the larger
 ///    section dominates it).
 /// 2. Throughput of a 200 x 100 x 100 cell silicon-strip scene with one mode source and two mode
 ///    monitors (three wavelengths each) against the same scene with a uniform plane source and no
@@ -38,8 +38,8 @@ double peakMiB() {
 
 /// A silicon strip along x in silica; `ports`: a mode source and two mode monitors, else a uniform plane
 /// source and no detectors.
-std::string strip(int nx, int ny, int nz, bool ports, bool pmlBoundaries = true) {
-    const double cell = 0.05, lx = nx * cell, ly = ny * cell, lz = nz * cell;
+std::string strip(int nx, int ny, int nz, bool ports, bool pmlBoundaries = true, double cell = 0.05) {
+    const double lx = nx * cell, ly = ny * cell, lz = nz * cell;
     char buf[4096];
     const std::string src0 =
         ports
@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
         std::printf("mode solver (silicon wire, 2 modes):\n%10s %6s %10s %10s %12s %10s\n", "cells", "edges",
                     "unknowns", "seconds", "peak MiB", "n_eff 0");
         for (const auto& [n, pml] : {std::pair{100, 0}, std::pair{100, 8}, std::pair{300, 0}}) {
-            const scene::Scene s = scene::parseScene(strip(4, n, n, false, false));
+            const scene::Scene s = scene::parseScene(strip(4, n, n, false, false, 2.0 / n));
             const scene::Rasterizer r(s);
             modes::ModeRequest q;
             q.normal = 0;
