@@ -419,7 +419,7 @@ ModeSet solveModes(const scene::Rasterizer& raster, const ModeRequest& req, cons
         // The real 2n equivalent holds every eigenvalue twice (A's and its conjugate's): twice the vectors.
         const int want = req.count + 1;
         const int nev = std::min(2 * want, 2 * n - 2);
-        const int ncv = std::min(2 * n, std::max(2 * nev + 1, 24));
+        const int ncv = std::min(2 * n, std::max(2 * nev + 1, 64));
         ComplexShiftInverse op(o.A, sigma);
         Spectra::GenEigsSolver<ComplexShiftInverse> eigs(op, nev, ncv);
         eigs.init();
