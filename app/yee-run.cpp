@@ -25,9 +25,11 @@
 #include "yee/files/OutputCheck.hpp"
 #include "yee/io/ResultsWriter.hpp"
 #include "yee/io/RunOutputs.hpp"
+#include "yee/io/Touchstone.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
 #include "yee/run/Devices.hpp"
 #include "yee/run/Run.hpp"
+#include "yee/run/SParameters.hpp"
 #include "yee/scene/MaterialCheck.hpp"
 #include "yee/scene/Resolution.hpp"
 #include "yee/scene/SceneJson.hpp"
@@ -246,6 +248,18 @@ int execute(const cli::RunArgs& args, const Launch& launch, Plan& p) {
 
     for (const auto& g : result.gradients)
         extras.gradients[g.name] = g;
+    // S-parameters of named ports: into the results, and (a complete run) a Touchstone file beside them.
+    extras.sParameters = run::sParameters(p.scene, result);
+    std::string touchstone;
+    if (extras.sParameters && result.completed) {
+        touchstone = io::touchstonePath(p.output, extras.sParameters->ports.size());
+        try {
+            io::writeTouchstone(touchstone, *extras.sParameters, p.scene.name);
+        } catch (const RunError& e) {
+            io::markOutputFailed(result, "S-parameters '" + touchstone + "': " + e.what());
+            touchstone.clear();
+        }
+    }
     // Snapshots first (the results file points at their series indexes); a failing series is named in
     // the results, which are written all the same.
     io::writeRunOutputs({p.output, p.snapshotsDir}, p.scene, scene::sceneToJson(p.scene), result, extras);
@@ -270,6 +284,8 @@ int execute(const cli::RunArgs& args, const Launch& launch, Plan& p) {
                     : "");
         if (result.phases.size() > 1)
             std::printf("%s", cli::formatPhases(result.phases).c_str());
+        if (!touchstone.empty())
+            std::printf("S-parameters: %s\n", touchstone.c_str());
         if (!result.snapshots.empty() && extras.snapshotSeries.size() > 0)
             std::printf("snapshots: %s\n", p.snapshotsDir.c_str());
         std::fflush(stdout);

@@ -131,6 +131,47 @@ private slots:
         QVERIFY2(e.startsWith("sources[0].mode_index: the cross-section guides"), qPrintable(e));
     }
 
+    /// Bad ports, refused before anything runs, naming the field.
+    void badPorts() {
+        auto runErr = [](const scene::Scene& s) {
+            try {
+                run::RunOptions o = run::RunOptions::fromScene(s);
+                o.maxSteps = 1;
+                run::run(s, o);
+            } catch (const InputError& e) {
+                return QString(e.what());
+            }
+            return QString();
+        };
+        // A mode source plane inside the x PML.
+        scene::Scene pml = waveguide();
+        pml.sources[0].center[0] = -1.85;
+        QVERIFY2(runErr(pml).startsWith("sources[0].center_um: the source plane"), qPrintable(runErr(pml)));
+        // A monitor asking for more modes than its plane guides.
+        scene::Scene many = waveguide();
+        many.detectors[1].params["modes"] = 32;
+        QVERIFY2(runErr(many).startsWith("detectors[1].modes: the cross-section guides"),
+                 qPrintable(runErr(many)));
+        // The same port named twice; ports on different wavelengths.
+        scene::Scene twice = waveguide();
+        twice.detectors[1].params["port"] = std::string("p1");
+        twice.detectors[2].params["port"] = std::string("p1");
+        QVERIFY2(
+            runErr(twice).startsWith("detectors[2].port: port \"p1\" is named by detector \"in\" already"),
+            qPrintable(runErr(twice)));
+        scene::Scene wls = waveguide();
+        wls.detectors[1].params["port"] = std::string("p1");
+        wls.detectors[2].params["port"] = std::string("p2");
+        wls.detectors[2].wavelengths = {1.0};
+        QVERIFY2(runErr(wls).startsWith("detectors[2].wavelengths_um: every port lists the same wavelengths"),
+                 qPrintable(runErr(wls)));
+        // A negative port PML.
+        scene::Scene neg = waveguide();
+        neg.detectors[1].params["port_pml_cells"] = -1;
+        QVERIFY2(runErr(neg).startsWith("detectors[1].port_pml_cells: must be in [0, 64]"),
+                 qPrintable(runErr(neg)));
+    }
+
     void straightWaveguide() {
         const scene::Scene s = waveguide();
         run::RunOptions o = run::RunOptions::fromScene(s);

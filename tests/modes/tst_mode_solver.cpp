@@ -188,6 +188,60 @@ private slots:
         }
     }
 
+    /// A strip whose tail reaches the port's edge: PEC edges pull n_eff well away from the open guide's
+    /// (a 4 x 4 um PEC window, the reference), a PML outside the port's edges recovers it, converging as
+    /// the layer thickens; the PML-edged mode is real to rounding (guided, no leakage).
+    void pmlEdges() {
+        const double cell = 0.04, wl = 1.0;
+        scene::Scene s = testing::boxScene(4, 100, 100, cell, scene::BoundaryType::Pec,
+                                           scene::BoundaryType::Pec, scene::BoundaryType::Pec);
+        s.materials.push_back(testing::material("core", 4.0));
+        s.materials.push_back(testing::material("clad", 2.1025));
+        s.background = "clad";
+        scene::Object strip;
+        strip.shape = scene::Shape::Box;
+        strip.size = {10, 0.6, 0.4};
+        strip.material = "core";
+        s.objects.push_back(strip);
+        const scene::Rasterizer r(s);
+        modes::ModeRequest q;
+        q.normal = 0;
+        q.plane = 2;
+        q.omega = 2 * M_PI * cell / wl;
+        q.dt = s.dt();
+        q.count = 1;
+        q.lo = {0, 0};
+        q.hi = {100, 100};
+        const double ref = modes::solveModes(r, q, "ref").modes[0].neff;
+        // The port: y in [-0.48, 0.8] um, z in [-0.6, 0.6] um; the strip's edge 0.18 um from the low y edge.
+        q.lo = {38, 35};
+        q.hi = {70, 65};
+        const modes::ModeSet pec = modes::solveModes(r, q, "pec");
+        const double ePec = std::fabs(pec.modes[0].neff - ref);
+        qInfo("open guide n_eff %.7f; PEC port edges %.7f (error %.2e)", ref, pec.modes[0].neff, ePec);
+        QVERIFY(ePec > 1e-3);
+        double prev = ePec;
+        for (int cells : {4, 8, 16}) {
+            q.pml = cells;
+            const modes::ModeSet ms = modes::solveModes(r, q, "pml");
+            const modes::Mode& m = ms.modes[0];
+            const double e = std::fabs(m.neff - ref);
+            qInfo(
+                "PML %2d cells: n_eff %.7f (error %.2e), Im n_eff %.1e, imaginary part %.1e; %lld unknowns, "
+                "%.2f s",
+                cells, m.neff, e, m.neffImag, m.imagFraction, (long long)ms.unknowns, ms.seconds);
+            QVERIFY(e < prev);
+            prev = e;
+            QVERIFY(std::fabs(m.neffImag) < 1e-3);
+            QVERIFY(m.imagFraction < 1e-3);
+            QCOMPARE(m.nu, 32);
+            QCOMPARE(m.nw, 30);
+            QVERIFY(std::fabs(modes::overlap(m, m, 0) - 1) < 1e-12); // unit power over the port
+        }
+        QVERIFY(prev < 1e-4);
+        QVERIFY(prev < ePec / 100);
+    }
+
     /// Solver time and memory on 100 x 100 cells (and 300 x 300 with YEE_MODE_BENCH=1): a silicon wire's
     /// two guided modes, n_eff between the cladding and the core.
     void crossSectionBenchmark() {

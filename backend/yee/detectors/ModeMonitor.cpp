@@ -15,6 +15,7 @@
 #include <cmath>
 #include <complex>
 #include <memory>
+#include <numbers>
 #include <optional>
 
 #include "yee/core/Error.hpp"
@@ -44,10 +45,20 @@ std::shared_ptr<const modes::ModeSet> monitorModes(const DetectorPlan& dp, const
     q.lo = {dp.box.lo[u], dp.box.lo[w]};
     q.hi = {dp.box.hi[u], dp.box.hi[w]};
     q.omega = dp.omegas[wl];
+    if (!scene::detectorParam<bool>(d, "solve_each_wavelength")) {
+        // One solve at the centre wavelength of the (first mode, else first) source, as a source launches.
+        const scene::Source* lit = nullptr;
+        for (const scene::Source& src : p.scene.sources)
+            if (!lit || (src.type == scene::SourceType::Mode && lit->type != scene::SourceType::Mode))
+                lit = &src;
+        q.omega = lit ? 2 * std::numbers::pi * p.scene.cellUm / lit->profile.wavelength
+                      : dp.omegas[dp.omegas.size() / 2];
+    }
     q.dt = p.dt;
     q.count = count;
     q.nGuess = scene::detectorParam<double>(d, "n_guess");
-    return p.modeCache->get(*p.raster, q, "detectors[" + std::to_string(dp.index) + "]");
+    q.pml = scene::detectorParam<int>(d, "port_pml_cells");
+    return p.modeCache->get(*p.raster, q, "detectors[" + std::to_string(dp.index) + "].modes");
 }
 
 /// <E, h> and <e, Hbar> of mode `m` over phasor cells [cell][Ep, Eq, Hpbar, Hqbar][re, im] of `box`
@@ -175,9 +186,31 @@ public:
             scene::detectorParamKey("n_guess", KeyType::Number, "n_eff guess", "",
                                     "0: the modes of largest n_eff; > 0: the modes nearest this n_eff", 0.0);
         guess.range.lo = 0;
+        scene::KeySpec pml = scene::detectorParamKey(
+            "port_pml_cells", KeyType::Integer, "Port PML", "cells",
+            "0: modes solved between PEC walls at the plane's edges; > 0: with a PML this thick outside them",
+            0);
+        pml.range.lo = 0;
+        pml.range.hi = 64;
+        scene::KeySpec each = scene::detectorParamKey(
+            "solve_each_wavelength", KeyType::Boolean, "Solve each wavelength", "",
+            "true: the modes are re-solved at every monitor wavelength (n_eff and profile follow the guide's "
+            "dispersion); false: one solve at the source's centre wavelength, as a broadband mode source "
+            "launches",
+            true);
+        scene::KeySpec port =
+            scene::detectorParamKey("port", KeyType::String, "Port", "",
+                                    "Name of the S-parameter port this plane is (empty: none); its direction "
+                                    "points into the device, and a mode source of the same name excites it",
+                                    std::string());
         k.keys = {scene::detectorRegionKey(),
                   scene::detectorDirectionKey("Forward direction of the port (a+ travels this way)"),
-                  scene::detectorWavelengthsKey(true), modes, guess};
+                  scene::detectorWavelengthsKey(true),
+                  modes,
+                  guess,
+                  pml,
+                  each,
+                  port};
         k.insideDomain = false;
         k.check = [](const scene::DetectorCheck& c) {
             c.plane("mode monitor");
@@ -196,6 +229,21 @@ public:
                     c.fail("wavelengths_um[" + std::to_string(w) + "]",
                            "lies outside every source's spectrum (centre +- bandwidth_um)");
             }
+            // Ports: unique names, one wavelength list for all (the S-matrix is tabulated on it).
+            const std::string name = scene::detectorParam<std::string>(d, "port");
+            if (!name.empty())
+                for (const scene::Detector& o : c.scene().detectors) {
+                    if (&o == &d)
+                        break;
+                    if (o.type != d.type || scene::detectorParam<std::string>(o, "port").empty())
+                        continue;
+                    if (scene::detectorParam<std::string>(o, "port") == name)
+                        c.fail("port",
+                               "port \"" + name + "\" is named by detector \"" + o.name + "\" already");
+                    if (o.wavelengths != d.wavelengths)
+                        c.fail("wavelengths_um", "every port lists the same wavelengths (port detector \"" +
+                                                     o.name + "\" lists others)");
+                }
             for (const scene::Design& g : c.scene().designs) {
                 bool touch = true;
                 for (int a = 0; a < 3; ++a)

@@ -57,6 +57,40 @@ void writeDetectors(hid_t file, const std::vector<solver::DetectorResult>& detec
     }
 }
 
+void writeSParameters(hid_t file, const run::SParameters& sp) {
+    h5::Handle g = h5::createGroup(file, "s_parameters");
+    h5::writeAttr(g, "ports", sp.ports);
+    h5::writeAttr(g, "detectors", sp.detectors);
+    h5::writeAttr(g, "excited_port", sp.ports[std::size_t(sp.excited)]);
+    const std::int64_t L = std::int64_t(sp.wavelengthsUm.size()), N = std::int64_t(sp.ports.size());
+    std::vector<double> re, im;
+    for (const auto& v : sp.s) {
+        re.push_back(v.real());
+        im.push_back(v.imag());
+    }
+    h5::writeDataset(g, "wavelengths_um", {L}, sp.wavelengthsUm);
+    h5::writeDataset(g, "s_re", {L, N}, re);
+    h5::writeDataset(g, "s_im", {L, N}, im);
+}
+
+run::SParameters readSParameters(hid_t file) {
+    h5::Handle g = h5::openGroup(file, "s_parameters");
+    run::SParameters sp;
+    sp.ports = h5::readStringArrayAttr(g, "ports");
+    sp.detectors = h5::readStringArrayAttr(g, "detectors");
+    const std::string excited = h5::readStringAttr(g, "excited_port");
+    sp.excited = int(std::find(sp.ports.begin(), sp.ports.end(), excited) - sp.ports.begin());
+    sp.wavelengthsUm = h5::readDoubles(h5::openDataset(g, "wavelengths_um"));
+    const std::vector<double> re = h5::readDoubles(h5::openDataset(g, "s_re")),
+                              im = h5::readDoubles(h5::openDataset(g, "s_im"));
+    if (re.size() != im.size() || re.size() != sp.wavelengthsUm.size() * sp.ports.size() ||
+        sp.excited >= int(sp.ports.size()))
+        throw RunError("s_parameters: inconsistent shapes or excited port");
+    for (std::size_t k = 0; k < re.size(); ++k)
+        sp.s.emplace_back(re[k], im[k]);
+    return sp;
+}
+
 void writeDeviceTables(hid_t telemetry, const std::vector<solver::DeviceSummary>& devices) {
     h5::Handle g = h5::createGroup(telemetry, "devices");
     const auto n = std::int64_t(devices.size());
@@ -171,6 +205,8 @@ void writeFile(const std::string& path, const scene::Scene& scene, const std::st
     h5::writeStringDataset(file, "scene", sceneJson);
     writeDetectors(file, result.detectors);
     files::failIfInjected("results", path);
+    if (extras.sParameters)
+        writeSParameters(file, *extras.sParameters);
     if (result.objective)
         h5::writeDataset(file, "objective", {}, std::vector<double>{*result.objective});
     if (!extras.gradients.empty()) {
@@ -347,6 +383,8 @@ ResultsFile readFile(hid_t file) {
             throw RunError("objective: expected one value");
         r.objective = v[0];
     }
+    if (h5::exists(file, "s_parameters"))
+        r.sParameters = readSParameters(file);
     if (h5::exists(file, "gradient")) {
         h5::Handle g = h5::openGroup(file, "gradient");
         for (const auto& name : h5::children(g))

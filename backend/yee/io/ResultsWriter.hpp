@@ -14,6 +14,9 @@
 /// /detectors/<name>/     group; attribute type ("flux", ...) and the detector's scalar attributes
 ///                        (a scalar attribute called "type" is not stored: the name is taken)
 ///            <array>     float64 dataset shaped as the result array (C order, last index fastest)
+/// /s_parameters          (when the scene names ports and one mode source excites one; run/SParameters.hpp)
+///                        attributes ports, detectors (string arrays), excited_port (string); datasets
+///                        wavelengths_um [L], s_re, s_im [L, ports]: S_ij of the excited port j
 /// /objective             float64 scalar (only when the scene defines an objective and it was evaluated)
 /// /gradient/<design>     float64 dataset per design region (when gradients were computed)
 /// /snapshots/<detector>  attribute series: path of the ParaView .vtkhdf.series index (relative to
@@ -44,6 +47,7 @@
 #include <vector>
 
 #include "yee/run/Run.hpp"
+#include "yee/run/SParameters.hpp"
 #include "yee/telemetry/Telemetry.hpp"
 
 namespace yee::io {
@@ -61,6 +65,8 @@ struct ResultsExtras {
     std::vector<telemetry::Report> timeline;
     /// Snapshot series index per detector, relative to the results file's directory.
     std::map<std::string, std::string> snapshotSeries;
+    /// The S-matrix column of the run (written to /s_parameters), when it gives one.
+    std::optional<run::SParameters> sParameters;
 };
 
 /// One row of /telemetry/timeline.
@@ -91,6 +97,7 @@ struct ResultsFile {
     std::optional<double> objective;
     std::map<std::string, solver::NamedArray> gradients;
     std::map<std::string, std::string> snapshotSeries;
+    std::optional<run::SParameters> sParameters; ///< /s_parameters, when the file has it
     double wallSeconds = 0;
     std::int64_t cellUpdates = 0;
     double cellUpdatesPerSecond = 0;

@@ -2,6 +2,7 @@
 
 #include <Eigen/Sparse>
 #include <Spectra/GenEigsRealShiftSolver.h>
+#include <Spectra/GenEigsSolver.h>
 #include <Spectra/MatOp/SparseGenRealShiftSolve.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <complex>
 #include <stdexcept>
+#include <type_traits>
 
 #include "yee/core/Error.hpp"
 
@@ -16,50 +18,67 @@ namespace yee::modes {
 
 namespace {
 
-using Sp = Eigen::SparseMatrix<double>;
+using cplx = std::complex<double>;
+template <class S> using SpT = Eigen::SparseMatrix<S>;
+template <class S> using VecT = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+using Sp = SpT<double>;
 using Vec = Eigen::VectorXd;
-using Trip = Eigen::Triplet<double>;
 
 /// Forward difference on one axis of n cells: from the n - 1 interior integer points (the walls hold 0)
-/// to the n half points: (F f)_i = f_{i+1} - f_i.
-Sp forward1(int n) {
-    std::vector<Trip> t;
+/// to the n half points: (F f)_i = (f_{i+1} - f_i) / s_i, s the stretch at half point i.
+template <class S> SpT<S> forward1(int n, const std::vector<S>& sHalf) {
+    std::vector<Eigen::Triplet<S>> t;
     for (int i = 0; i < n; ++i) {
+        const S g = S(1.0) / sHalf[std::size_t(i)];
         if (i + 1 <= n - 1)
-            t.emplace_back(i, i, 1.0); // f at integer point i + 1 is interior unknown i
+            t.emplace_back(i, i, g); // f at integer point i + 1 is interior unknown i
         if (i >= 1)
-            t.emplace_back(i, i - 1, -1.0);
+            t.emplace_back(i, i - 1, -g);
     }
-    Sp m(n, n - 1);
+    SpT<S> m(n, n - 1);
     m.setFromTriplets(t.begin(), t.end());
     return m;
 }
 
-Sp identity(int n) {
-    Sp m(n, n);
+/// Backward difference from the n half points to the n - 1 interior integer points, -F^T unstretched:
+/// (B f)_r = (f_{r+1} - f_r) / s_r, s the stretch at integer point r + 1.
+template <class S> SpT<S> backward1(int n, const std::vector<S>& sInt) {
+    std::vector<Eigen::Triplet<S>> t;
+    for (int r = 0; r < n - 1; ++r) {
+        const S g = S(1.0) / sInt[std::size_t(r)];
+        t.emplace_back(r, r, -g);
+        t.emplace_back(r, r + 1, g);
+    }
+    SpT<S> m(n - 1, n);
+    m.setFromTriplets(t.begin(), t.end());
+    return m;
+}
+
+template <class S> SpT<S> identity(int n) {
+    SpT<S> m(n, n);
     m.setIdentity();
     return m;
 }
 
-Sp kron(const Sp& a, const Sp& b) {
-    std::vector<Trip> t;
+template <class S> SpT<S> kron(const SpT<S>& a, const SpT<S>& b) {
+    std::vector<Eigen::Triplet<S>> t;
     t.reserve(std::size_t(a.nonZeros() * b.nonZeros()));
     for (int ka = 0; ka < a.outerSize(); ++ka)
-        for (Sp::InnerIterator ia(a, ka); ia; ++ia)
+        for (typename SpT<S>::InnerIterator ia(a, ka); ia; ++ia)
             for (int kb = 0; kb < b.outerSize(); ++kb)
-                for (Sp::InnerIterator ib(b, kb); ib; ++ib)
+                for (typename SpT<S>::InnerIterator ib(b, kb); ib; ++ib)
                     t.emplace_back(int(ia.row() * b.rows() + ib.row()), int(ia.col() * b.cols() + ib.col()),
                                    ia.value() * ib.value());
-    Sp m(a.rows() * b.rows(), a.cols() * b.cols());
+    SpT<S> m(a.rows() * b.rows(), a.cols() * b.cols());
     m.setFromTriplets(t.begin(), t.end());
     return m;
 }
 
-Sp diag(const Vec& v) {
-    Sp m(v.size(), v.size());
-    std::vector<Trip> t;
+template <class S> SpT<S> diag(const Vec& v) {
+    SpT<S> m(v.size(), v.size());
+    std::vector<Eigen::Triplet<S>> t;
     for (int i = 0; i < v.size(); ++i)
-        t.emplace_back(i, i, v[i]);
+        t.emplace_back(i, i, S(v[i]));
     m.setFromTriplets(t.begin(), t.end());
     return m;
 }
@@ -68,7 +87,6 @@ Sp diag(const Vec& v) {
 /// integer interior) holds H_w and E_u; Lz (both integer interior) holds E_a; Lh (both half) holds H_a.
 struct Lattice {
     int nu = 0, nw = 0;
-    // local (iu, iw) index of the component grid for lattice position p
     int size1() const { return (nu - 1) * nw; }
     int size2() const { return nu * (nw - 1); }
     int sizeZ() const { return (nu - 1) * (nw - 1); }
@@ -85,82 +103,259 @@ double material(const scene::Rasterizer& r, int normal, int plane, int comp, int
     return comp < 3 ? m.eps : m.mu;
 }
 
-} // namespace
+/// Materials of the window's lattices.
+struct Materials {
+    Vec epsU, muW, epsW, muU, epsA, muA;
+};
 
-ModeSet solveModes(const scene::Rasterizer& raster, const ModeRequest& req, const std::string& field) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const int a = req.normal, u = (a + 1) % 3, w = (a + 2) % 3;
-    const int nu = req.hi[0] - req.lo[0], nw = req.hi[1] - req.lo[1];
-    if (nu < 2 || nw < 2)
-        throw InputError(field +
-                         ": the port cross-section needs at least 2 cells along each transverse axis");
-    if (!(req.omega > 0) || !(req.dt > 0) || req.count < 1)
-        throw std::invalid_argument("solveModes: omega, dt and count must be positive");
-    const Lattice L{nu, nw};
-    const int u0 = req.lo[0], w0 = req.lo[1];
+/// The PML stretch at window position x (cells from the window's low wall) of a window of n cells whose
+/// outer `pml` cells on each side absorb; 1 everywhere when pml = 0.
+template <class S> S stretch(double x, int n, int pml, double W) {
+    if constexpr (std::is_same_v<S, double>) {
+        return 1.0;
+    } else {
+        const double d = std::max({double(pml) - x, x - double(n - pml), 0.0}) / double(pml);
+        const double g = d * d * d;
+        const double sigmaMax = 4 * std::log(1e6) / (2 * pml);
+        return cplx(1 + 2 * g, -sigmaMax * g / W);
+    }
+}
 
-    // Materials on the lattices (global indices of each component's own Yee position).
-    Vec epsU(L.size2()), muW(L.size2()), epsW(L.size1()), muU(L.size1()), epsA(L.sizeZ()), muA(L.sizeH());
-    for (int iu = 0; iu < nu - 1; ++iu)
-        for (int iw = 0; iw < nw; ++iw) {
-            const int p = iu * nw + iw; // L1: u integer iu + 1, w half iw
-            epsW[p] = material(raster, a, req.plane, w, u0 + iu + 1, w0 + iw);
-            muU[p] = material(raster, a, req.plane, 3 + u, u0 + iu + 1, w0 + iw);
-        }
-    for (int iu = 0; iu < nu; ++iu)
-        for (int iw = 0; iw < nw - 1; ++iw) {
-            const int p = iu * (nw - 1) + iw; // L2: u half iu, w integer iw + 1
-            epsU[p] = material(raster, a, req.plane, u, u0 + iu, w0 + iw + 1);
-            muW[p] = material(raster, a, req.plane, 3 + w, u0 + iu, w0 + iw + 1);
-        }
-    for (int iu = 0; iu < nu - 1; ++iu)
-        for (int iw = 0; iw < nw - 1; ++iw)
-            epsA[iu * (nw - 1) + iw] = material(raster, a, req.plane, a, u0 + iu + 1, w0 + iw + 1);
-    for (int iu = 0; iu < nu; ++iu)
-        for (int iw = 0; iw < nw; ++iw)
-            muA[iu * nw + iw] = material(raster, a, req.plane, 3 + a, u0 + iu, w0 + iw);
+/// The discrete operators of one window.
+template <class S> struct Operators { SpT<S> Dpu_2z, Dpw_1z, Dw_z1, Du_z2, Du_1h, Dw_2h, Dpu_h1, Dpw_h2, A; };
 
+template <class S> Operators<S> assemble(const Lattice& L, const Materials& mt, double W, int pml) {
+    const int nu = L.nu, nw = L.nw;
+    std::vector<S> uh(static_cast<std::size_t>(nu)), ui(static_cast<std::size_t>(nu - 1)),
+        wh(static_cast<std::size_t>(nw)), wi(static_cast<std::size_t>(nw - 1));
+    for (int i = 0; i < nu; ++i)
+        uh[std::size_t(i)] = stretch<S>(i + 0.5, nu, pml, W);
+    for (int i = 0; i + 1 < nu; ++i)
+        ui[std::size_t(i)] = stretch<S>(i + 1.0, nu, pml, W);
+    for (int i = 0; i < nw; ++i)
+        wh[std::size_t(i)] = stretch<S>(i + 0.5, nw, pml, W);
+    for (int i = 0; i + 1 < nw; ++i)
+        wi[std::size_t(i)] = stretch<S>(i + 1.0, nw, pml, W);
     // Transverse differences between the lattices (u slow, w fast: kron(op_u, op_w)).
-    const Sp Fu = forward1(nu), Fw = forward1(nw);
-    const Sp Bu = -Sp(Fu.transpose()), Bw = -Sp(Fw.transpose());
-    const Sp Dpu_2z = kron(Bu, identity(nw - 1)); // L2 -> Lz
-    const Sp Dpw_1z = kron(identity(nu - 1), Bw); // L1 -> Lz
-    const Sp Dw_z1 = kron(identity(nu - 1), Fw);  // Lz -> L1
-    const Sp Du_z2 = kron(Fu, identity(nw - 1));  // Lz -> L2
-    const Sp Du_1h = kron(Fu, identity(nw));      // L1 -> Lh
-    const Sp Dw_2h = kron(identity(nu), Fw);      // L2 -> Lh
-    const Sp Dpu_h1 = kron(Bu, identity(nw));     // Lh -> L1
-    const Sp Dpw_h2 = kron(identity(nu), Bw);     // Lh -> L2
+    const SpT<S> Fu = forward1<S>(nu, uh), Fw = forward1<S>(nw, wh);
+    const SpT<S> Bu = backward1<S>(nu, ui), Bw = backward1<S>(nw, wi);
+    Operators<S> o;
+    o.Dpu_2z = kron<S>(Bu, identity<S>(nw - 1)); // L2 -> Lz
+    o.Dpw_1z = kron<S>(identity<S>(nu - 1), Bw); // L1 -> Lz
+    o.Dw_z1 = kron<S>(identity<S>(nu - 1), Fw);  // Lz -> L1
+    o.Du_z2 = kron<S>(Fu, identity<S>(nw - 1));  // Lz -> L2
+    o.Du_1h = kron<S>(Fu, identity<S>(nw));      // L1 -> Lh
+    o.Dw_2h = kron<S>(identity<S>(nu), Fw);      // L2 -> Lh
+    o.Dpu_h1 = kron<S>(Bu, identity<S>(nw));     // Lh -> L1
+    o.Dpw_h2 = kron<S>(identity<S>(nu), Bw);     // Lh -> L2
 
-    const double W = 2 * std::sin(req.omega * req.dt / 2) / req.dt; // the grid's numerical frequency
-    const Sp iEpsA = diag(epsA.cwiseInverse()), iMuA = diag(muA.cwiseInverse());
-    const Sp A11 = Sp(diag(W * W * epsW.cwiseProduct(muU))) + diag(epsW) * Dw_z1 * iEpsA * Dpw_1z +
-                   Dpu_h1 * iMuA * Du_1h * diag(muU);
-    const Sp A12 = -Sp(diag(epsW) * Dw_z1 * iEpsA * Dpu_2z) + Dpu_h1 * iMuA * Dw_2h * diag(muW);
-    const Sp A21 = -Sp(diag(epsU) * Du_z2 * iEpsA * Dpw_1z) + Dpw_h2 * iMuA * Du_1h * diag(muU);
-    const Sp A22 = Sp(diag(W * W * epsU.cwiseProduct(muW))) + diag(epsU) * Du_z2 * iEpsA * Dpu_2z +
-                   Dpw_h2 * iMuA * Dw_2h * diag(muW);
+    const SpT<S> iEpsA = diag<S>(mt.epsA.cwiseInverse()), iMuA = diag<S>(mt.muA.cwiseInverse());
+    const SpT<S> A11 = SpT<S>(diag<S>(W * W * mt.epsW.cwiseProduct(mt.muU))) +
+                       diag<S>(mt.epsW) * o.Dw_z1 * iEpsA * o.Dpw_1z +
+                       o.Dpu_h1 * iMuA * o.Du_1h * diag<S>(mt.muU);
+    const SpT<S> A12 =
+        -SpT<S>(diag<S>(mt.epsW) * o.Dw_z1 * iEpsA * o.Dpu_2z) + o.Dpu_h1 * iMuA * o.Dw_2h * diag<S>(mt.muW);
+    const SpT<S> A21 =
+        -SpT<S>(diag<S>(mt.epsU) * o.Du_z2 * iEpsA * o.Dpw_1z) + o.Dpw_h2 * iMuA * o.Du_1h * diag<S>(mt.muU);
+    const SpT<S> A22 = SpT<S>(diag<S>(W * W * mt.epsU.cwiseProduct(mt.muW))) +
+                       diag<S>(mt.epsU) * o.Du_z2 * iEpsA * o.Dpu_2z +
+                       o.Dpw_h2 * iMuA * o.Dw_2h * diag<S>(mt.muW);
     const int n1 = L.size1(), n2 = L.size2(), n = n1 + n2;
-    std::vector<Trip> t;
-    auto put = [&t](const Sp& m, int r0, int c0) {
+    std::vector<Eigen::Triplet<S>> t;
+    auto put = [&t](const SpT<S>& m, int r0, int c0) {
         for (int k = 0; k < m.outerSize(); ++k)
-            for (Sp::InnerIterator it(m, k); it; ++it)
+            for (typename SpT<S>::InnerIterator it(m, k); it; ++it)
                 t.emplace_back(int(it.row()) + r0, int(it.col()) + c0, it.value());
     };
     put(A11, 0, 0);
     put(A12, 0, n1);
     put(A21, n1, 0);
     put(A22, n1, n1);
-    Sp A(n, n);
-    A.setFromTriplets(t.begin(), t.end());
-    A.makeCompressed();
+    o.A = SpT<S>(n, n);
+    o.A.setFromTriplets(t.begin(), t.end());
+    o.A.makeCompressed();
+    return o;
+}
+
+/// (A - sigma)^-1 of a complex sparse A as a real operator on [Re x; Im x] (Spectra's matrix-operation
+/// interface); its eigenvalues are those of A's and of conj(A)'s shift-inverse.
+class ComplexShiftInverse {
+public:
+    using Scalar = double;
+    ComplexShiftInverse(const SpT<cplx>& a, double sigma) : n_(a.rows()) {
+        SpT<cplx> m = a;
+        for (Eigen::Index i = 0; i < n_; ++i)
+            m.coeffRef(i, i) -= sigma;
+        m.makeCompressed();
+        lu_.compute(m);
+        if (lu_.info() != Eigen::Success)
+            throw std::runtime_error("the mode solver's PML operator is singular at the shift");
+    }
+    Eigen::Index rows() const { return 2 * n_; }
+    Eigen::Index cols() const { return 2 * n_; }
+    void perform_op(const double* x, double* y) const {
+        VecT<cplx> b(n_);
+        for (Eigen::Index i = 0; i < n_; ++i)
+            b[i] = cplx(x[i], x[n_ + i]);
+        const VecT<cplx> z = lu_.solve(b);
+        for (Eigen::Index i = 0; i < n_; ++i) {
+            y[i] = z[i].real();
+            y[n_ + i] = z[i].imag();
+        }
+    }
+
+private:
+    Eigen::Index n_;
+    mutable Eigen::SparseLU<SpT<cplx>> lu_;
+};
+
+/// One eigenpair of the window's operator.
+template <class S> struct Pair {
+    S k2;      ///< K^2
+    VecT<S> h; ///< [H_u on L1; H_w on L2]
+};
+
+/// The profile of eigenpair `e` cut to the port (window cells [pml, n - pml) on each axis), in Mode's
+/// layout, phase-rotated to be as real as possible and normalised to unit power over the port.
+template <class S>
+Mode extract(const Pair<S>& e, const Operators<S>& o, const Materials& mt, const Lattice& L, int pml, int a,
+             double omega, double W) {
+    const int u = (a + 1) % 3, w = (a + 2) % 3;
+    const int nu = L.nu, nw = L.nw, n1 = L.size1();
+    const int pu = nu - 2 * pml, pw = nw - 2 * pml; // the port's cells
+    const VecT<S> h1 = e.h.head(n1), h2 = e.h.tail(L.size2());
+    const S kappa = std::sqrt(e.k2), beta = S(2.0) * std::asin(kappa / S(2.0));
+    const VecT<S> curl = o.Dpu_2z * h2 - o.Dpw_1z * h1;                       // on Lz
+    const VecT<S> ea = curl.cwiseQuotient(mt.epsA.template cast<S>()) / S(W); // E_a = -i ea
+    const VecT<S> eu = (S(W) * mt.muW.template cast<S>().cwiseProduct(h2) + o.Du_z2 * ea) / kappa;  // on L2
+    const VecT<S> ew = (S(-W) * mt.muU.template cast<S>().cwiseProduct(h1) + o.Dw_z1 * ea) / kappa; // on L1
+    const VecT<S> ha = (o.Du_1h * mt.muU.template cast<S>().cwiseProduct(h1) +
+                        o.Dw_2h * mt.muW.template cast<S>().cwiseProduct(h2))
+                           .cwiseQuotient(mt.muA.template cast<S>()) /
+                       kappa; // H_a = -i ha
+
+    Mode md;
+    md.nu = pu;
+    md.nw = pw;
+    md.kappa = std::real(kappa);
+    md.beta = std::real(beta);
+    md.neff = md.beta / omega;
+    md.neffImag = -std::imag(beta) / omega;
+    const std::size_t cells = std::size_t(pu + 1) * std::size_t(pw + 1);
+    std::array<std::vector<S>, 6> f;
+    for (auto& c : f)
+        c.assign(cells, S(0));
+    // Window lattice position (integer or half index along u and w, in window cells) -> port index; with
+    // PEC edges (pml = 0) every interior point maps, with a PML only those of the port's cells.
+    auto set = [&](int comp, int iu, int iw, S val) {
+        const int pu0 = iu - pml, pw0 = iw - pml;
+        if (pml > 0 && (pu0 < 0 || pw0 < 0 || pu0 >= pu || pw0 >= pw))
+            return;
+        f[std::size_t(comp)][std::size_t(pu0) * std::size_t(pw + 1) + std::size_t(pw0)] = val;
+    };
+    for (int iu = 0; iu < nu - 1; ++iu)
+        for (int iw = 0; iw < nw; ++iw) {
+            set(3 + u, iu + 1, iw, h1[iu * nw + iw]);
+            set(w, iu + 1, iw, ew[iu * nw + iw]);
+        }
+    for (int iu = 0; iu < nu; ++iu)
+        for (int iw = 0; iw < nw - 1; ++iw) {
+            set(3 + w, iu, iw + 1, h2[iu * (nw - 1) + iw]);
+            set(u, iu, iw + 1, eu[iu * (nw - 1) + iw]);
+        }
+    for (int iu = 0; iu < nu - 1; ++iu)
+        for (int iw = 0; iw < nw - 1; ++iw)
+            set(a, iu + 1, iw + 1, ea[iu * (nw - 1) + iw]);
+    for (int iu = 0; iu < nu; ++iu)
+        for (int iw = 0; iw < nw; ++iw)
+            set(3 + a, iu, iw, ha[iu * nw + iw]);
+
+    // One phase for every component: that of the largest transverse H inside the port.
+    S rot = S(1);
+    if constexpr (!std::is_same_v<S, double>) {
+        double big = -1;
+        for (const int c : {3 + u, 3 + w})
+            for (const S& v : f[std::size_t(c)])
+                if (std::abs(v) > big) {
+                    big = std::abs(v);
+                    rot = std::conj(v) / std::abs(v);
+                }
+    }
+    double re2 = 0, im2 = 0, power = 0;
+    for (std::size_t c = 0; c < 6; ++c)
+        for (S& v : f[c]) {
+            v *= rot;
+            re2 += std::norm(std::real(v));
+            im2 += std::norm(std::imag(v));
+        }
+    for (std::size_t i = 0; i < cells; ++i)
+        power += std::real(f[std::size_t(u)][i]) * std::real(f[std::size_t(3 + w)][i]) -
+                 std::real(f[std::size_t(w)][i]) * std::real(f[std::size_t(3 + u)][i]);
+    md.imagFraction = re2 + im2 > 0 ? im2 / (re2 + im2) : 0;
+    const double s = (power < 0 ? -1.0 : 1.0) / std::sqrt(std::fabs(power));
+    for (std::size_t c = 0; c < 6; ++c) {
+        md.field[c].resize(cells);
+        for (std::size_t i = 0; i < cells; ++i)
+            md.field[c][i] = std::real(f[c][i]) * s;
+    }
+    return md;
+}
+
+} // namespace
+
+ModeSet solveModes(const scene::Rasterizer& raster, const ModeRequest& req, const std::string& field) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const int a = req.normal;
+    const int P = req.pml;
+    if (P < 0)
+        throw InputError(field + ": the port's PML thickness must not be negative");
+    if (req.hi[0] - req.lo[0] < 2 || req.hi[1] - req.lo[1] < 2)
+        throw InputError(field +
+                         ": the port cross-section needs at least 2 cells along each transverse axis");
+    if (!(req.omega > 0) || !(req.dt > 0) || req.count < 1)
+        throw std::invalid_argument("solveModes: omega, dt and count must be positive");
+    // The solve window: the port, grown by the PML.
+    const int nu = req.hi[0] - req.lo[0] + 2 * P, nw = req.hi[1] - req.lo[1] + 2 * P;
+    const Lattice L{nu, nw};
+    const int u0 = req.lo[0] - P, w0 = req.lo[1] - P;
+
+    // Materials on the lattices (global indices of each component's own Yee position).
+    const int u = (a + 1) % 3, w = (a + 2) % 3;
+    Materials mt;
+    mt.epsU.resize(L.size2());
+    mt.muW.resize(L.size2());
+    mt.epsW.resize(L.size1());
+    mt.muU.resize(L.size1());
+    mt.epsA.resize(L.sizeZ());
+    mt.muA.resize(L.sizeH());
+    for (int iu = 0; iu < nu - 1; ++iu)
+        for (int iw = 0; iw < nw; ++iw) {
+            const int p = iu * nw + iw; // L1: u integer iu + 1, w half iw
+            mt.epsW[p] = material(raster, a, req.plane, w, u0 + iu + 1, w0 + iw);
+            mt.muU[p] = material(raster, a, req.plane, 3 + u, u0 + iu + 1, w0 + iw);
+        }
+    for (int iu = 0; iu < nu; ++iu)
+        for (int iw = 0; iw < nw - 1; ++iw) {
+            const int p = iu * (nw - 1) + iw; // L2: u half iu, w integer iw + 1
+            mt.epsU[p] = material(raster, a, req.plane, u, u0 + iu, w0 + iw + 1);
+            mt.muW[p] = material(raster, a, req.plane, 3 + w, u0 + iu, w0 + iw + 1);
+        }
+    for (int iu = 0; iu < nu - 1; ++iu)
+        for (int iw = 0; iw < nw - 1; ++iw)
+            mt.epsA[iu * (nw - 1) + iw] = material(raster, a, req.plane, a, u0 + iu + 1, w0 + iw + 1);
+    for (int iu = 0; iu < nu; ++iu)
+        for (int iw = 0; iw < nw; ++iw)
+            mt.muA[iu * nw + iw] = material(raster, a, req.plane, 3 + a, u0 + iu, w0 + iw);
+
+    const double W = 2 * std::sin(req.omega * req.dt / 2) / req.dt; // the grid's numerical frequency
+    const int n1 = L.size1(), n2 = L.size2(), n = n1 + n2;
 
     // Shift: just above the largest possible K^2, or at the guess.
     double nmax2 = 0;
     for (int i = 0; i < n1; ++i)
-        nmax2 = std::max(nmax2, epsW[i] * muU[i]);
+        nmax2 = std::max(nmax2, mt.epsW[i] * mt.muU[i]);
     for (int i = 0; i < n2; ++i)
-        nmax2 = std::max(nmax2, epsU[i] * muW[i]);
+        nmax2 = std::max(nmax2, mt.epsU[i] * mt.muW[i]);
     double sigma;
     if (req.nGuess > 0) {
         const double kg = 2 * std::sin(std::min(req.nGuess * req.omega, M_PI) / 2);
@@ -168,88 +363,108 @@ ModeSet solveModes(const scene::Rasterizer& raster, const ModeRequest& req, cons
     } else {
         sigma = W * W * nmax2 * (1 + 1e-3) + 1e-9;
     }
-
-    const int nev = std::min(req.count + 2, n - 2);
-    const int ncv = std::min(n, std::max(2 * nev + 1, 24));
-    Spectra::SparseGenRealShiftSolve<double> op(A);
-    Spectra::GenEigsRealShiftSolver<Spectra::SparseGenRealShiftSolve<double>> eigs(op, nev, ncv, sigma);
-    eigs.init();
-    eigs.compute(Spectra::SortRule::LargestMagn, 2000, 1e-12, Spectra::SortRule::LargestMagn);
-    if (eigs.info() != Spectra::CompInfo::Successful)
-        throw std::runtime_error(field + ": the mode solver did not converge");
-    const Eigen::VectorXcd vals = eigs.eigenvalues();
-    const Eigen::MatrixXcd vecs = eigs.eigenvectors();
-
-    // Guided modes: real K^2 in (0, 4); ordered by n_eff (or by distance from the guess).
-    std::vector<int> order;
-    for (int k = 0; k < vals.size(); ++k)
-        if (std::fabs(vals[k].imag()) <= 1e-9 * std::max(1.0, std::fabs(vals[k].real())) &&
-            vals[k].real() > 0 && vals[k].real() < 4)
-            order.push_back(k);
-    std::sort(order.begin(), order.end(), [&](int x, int y) {
+    // Orders candidates by n_eff (or by distance from the guess).
+    auto before = [&](cplx x, cplx y) {
         if (req.nGuess > 0)
-            return std::fabs(vals[x].real() - sigma) < std::fabs(vals[y].real() - sigma);
-        return vals[x].real() > vals[y].real();
-    });
-    if (int(order.size()) < req.count)
-        throw InputError(field + ": the cross-section guides " + std::to_string(order.size()) +
-                         " mode(s) near the shift, fewer than the " + std::to_string(req.count) +
-                         " requested");
+            return std::abs(x - sigma) < std::abs(y - sigma);
+        return x.real() > y.real();
+    };
+    auto tooFew = [&](std::size_t found) {
+        return InputError(field + ": the cross-section guides " + std::to_string(found) +
+                          " mode(s) near the shift, fewer than the " + std::to_string(req.count) +
+                          " requested");
+    };
 
     ModeSet out;
     out.request = req;
     out.unknowns = n;
     auto uniform = [](const Vec& v, double ref) { return v.size() == 0 || (v.array() == ref).all(); };
-    const double e0 = epsW.size() ? epsW[0] : epsU[0], m0 = muU.size() ? muU[0] : muW[0];
-    out.homogeneous = uniform(epsW, e0) && uniform(epsU, e0) && uniform(epsA, e0) && uniform(muU, m0) &&
-                      uniform(muW, m0) && uniform(muA, m0);
-    for (int m = 0; m < req.count; ++m) {
-        const int k = order[std::size_t(m)];
-        // A real eigenvector: rotate the phase of the largest entry to zero, keep the real part.
-        Eigen::VectorXcd v = vecs.col(k);
-        Eigen::Index big = 0;
-        v.cwiseAbs().maxCoeff(&big);
-        v *= std::conj(v[big]) / std::abs(v[big]);
-        const Vec h = v.real();
-        const Vec h1 = h.head(n1), h2 = h.tail(n2);
+    const double e0 = mt.epsW.size() ? mt.epsW[0] : mt.epsU[0], m0 = mt.muU.size() ? mt.muU[0] : mt.muW[0];
+    out.homogeneous = uniform(mt.epsW, e0) && uniform(mt.epsU, e0) && uniform(mt.epsA, e0) &&
+                      uniform(mt.muU, m0) && uniform(mt.muW, m0) && uniform(mt.muA, m0);
 
-        Mode md;
-        md.nu = nu;
-        md.nw = nw;
-        md.kappa = std::sqrt(vals[k].real());
-        md.beta = 2 * std::asin(md.kappa / 2);
-        md.neff = md.beta / req.omega;
-        const Vec curl = Dpu_2z * h2 - Dpw_1z * h1;                         // on Lz
-        const Vec ea = curl.cwiseQuotient(epsA) / W;                        // E_a = -i ea
-        const Vec eu = (W * muW.cwiseProduct(h2) + Du_z2 * ea) / md.kappa;  // on L2
-        const Vec ew = (-W * muU.cwiseProduct(h1) + Dw_z1 * ea) / md.kappa; // on L1
-        const Vec ha = (Du_1h * muU.cwiseProduct(h1) + Dw_2h * muW.cwiseProduct(h2)).cwiseQuotient(muA) /
-                       md.kappa; // H_a = -i ha
-        const double power = eu.dot(h2) - ew.dot(h1);
-        const double s = (power < 0 ? -1.0 : 1.0) / std::sqrt(std::fabs(power));
-        const std::size_t cells = std::size_t(nu + 1) * std::size_t(nw + 1);
-        for (auto& f : md.field)
-            f.assign(cells, 0.0);
-        auto set = [&](int comp, int iu, int iw, double val) {
-            md.field[std::size_t(comp)][std::size_t(iu) * std::size_t(nw + 1) + std::size_t(iw)] = val * s;
-        };
-        for (int iu = 0; iu < nu - 1; ++iu)
-            for (int iw = 0; iw < nw; ++iw) {
-                set(3 + u, iu + 1, iw, h1[iu * nw + iw]);
-                set(w, iu + 1, iw, ew[iu * nw + iw]);
-            }
-        for (int iu = 0; iu < nu; ++iu)
-            for (int iw = 0; iw < nw - 1; ++iw) {
-                set(3 + w, iu, iw + 1, h2[iu * (nw - 1) + iw]);
-                set(u, iu, iw + 1, eu[iu * (nw - 1) + iw]);
-            }
-        for (int iu = 0; iu < nu - 1; ++iu)
-            for (int iw = 0; iw < nw - 1; ++iw)
-                set(a, iu + 1, iw + 1, ea[iu * (nw - 1) + iw]);
-        for (int iu = 0; iu < nu; ++iu)
-            for (int iw = 0; iw < nw; ++iw)
-                set(3 + a, iu, iw, ha[iu * nw + iw]);
-        out.modes.push_back(std::move(md));
+    if (P == 0) {
+        const Operators<double> o = assemble<double>(L, mt, W, 0);
+        const int nev = std::min(req.count + 2, n - 2);
+        const int ncv = std::min(n, std::max(2 * nev + 1, 24));
+        Spectra::SparseGenRealShiftSolve<double> op(o.A);
+        Spectra::GenEigsRealShiftSolver<Spectra::SparseGenRealShiftSolve<double>> eigs(op, nev, ncv, sigma);
+        eigs.init();
+        eigs.compute(Spectra::SortRule::LargestMagn, 2000, 1e-12, Spectra::SortRule::LargestMagn);
+        if (eigs.info() != Spectra::CompInfo::Successful)
+            throw std::runtime_error(field + ": the mode solver did not converge");
+        const Eigen::VectorXcd vals = eigs.eigenvalues();
+        const Eigen::MatrixXcd vecs = eigs.eigenvectors();
+        // Guided modes: real K^2 in (0, 4).
+        std::vector<int> order;
+        for (int k = 0; k < vals.size(); ++k)
+            if (std::fabs(vals[k].imag()) <= 1e-9 * std::max(1.0, std::fabs(vals[k].real())) &&
+                vals[k].real() > 0 && vals[k].real() < 4)
+                order.push_back(k);
+        std::sort(order.begin(), order.end(),
+                  [&](int x, int y) { return before(cplx(vals[x].real()), cplx(vals[y].real())); });
+        if (int(order.size()) < req.count)
+            throw tooFew(order.size());
+        for (int m = 0; m < req.count; ++m) {
+            const int k = order[std::size_t(m)];
+            // A real eigenvector: rotate the phase of the largest entry to zero, keep the real part.
+            Eigen::VectorXcd v = vecs.col(k);
+            Eigen::Index big = 0;
+            v.cwiseAbs().maxCoeff(&big);
+            v *= std::conj(v[big]) / std::abs(v[big]);
+            out.modes.push_back(extract<double>({vals[k].real(), v.real()}, o, mt, L, 0, a, req.omega, W));
+        }
+    } else {
+        const Operators<cplx> o = assemble<cplx>(L, mt, W, P);
+        // The real 2n equivalent holds every eigenvalue twice (A's and its conjugate's): twice the vectors.
+        const int want = req.count + 1;
+        const int nev = std::min(2 * want, 2 * n - 2);
+        const int ncv = std::min(2 * n, std::max(2 * nev + 1, 64));
+        ComplexShiftInverse op(o.A, sigma);
+        Spectra::GenEigsSolver<ComplexShiftInverse> eigs(op, nev, ncv);
+        eigs.init();
+        eigs.compute(Spectra::SortRule::LargestMagn, 4000, 1e-12, Spectra::SortRule::LargestMagn);
+        if (eigs.info() != Spectra::CompInfo::Successful)
+            throw std::runtime_error(field + ": the mode solver (PML edges) did not converge");
+        const Eigen::VectorXcd mu = eigs.eigenvalues();
+        const Eigen::MatrixXcd vecs = eigs.eigenvectors();
+        // A's eigenvector from [p; q] is p + i q (zero for conj(A)'s). Keep new directions only (a
+        // conjugate pair of a nearly real eigenvalue can give the same vector twice), and drop modes with
+        // most of their energy in the PML.
+        std::vector<Pair<cplx>> cand;
+        for (int k = 0; k < mu.size(); ++k) {
+            const Eigen::VectorXcd x = vecs.col(k).head(n) + cplx(0, 1) * vecs.col(k).tail(n);
+            const double xn = x.norm();
+            if (xn < 0.5 * vecs.col(k).norm())
+                continue;
+            const cplx k2 = sigma + 1.0 / mu[k];
+            if (!(k2.real() > 0 && k2.real() < 4))
+                continue;
+            Eigen::VectorXcd r = x / xn;
+            for (const Pair<cplx>& c : cand)
+                if (std::abs(c.k2 - k2) < 1e-6 * std::abs(k2))
+                    r -= c.h.dot(r) * c.h; // c.h has unit norm (dot conjugates its first argument)
+            if (r.norm() < 1e-3)
+                continue;
+            double inPml = 0;
+            for (int iu = 0; iu < nu - 1; ++iu)
+                for (int iw = 0; iw < nw; ++iw) // L1: u integer iu + 1, w half iw
+                    if (iu + 1 < P || iu + 1 > nu - P || iw < P || iw >= nw - P)
+                        inPml += std::norm(x[iu * nw + iw]);
+            for (int iu = 0; iu < nu; ++iu)
+                for (int iw = 0; iw < nw - 1; ++iw) // L2: u half iu, w integer iw + 1
+                    if (iu < P || iu >= nu - P || iw + 1 < P || iw + 1 > nw - P)
+                        inPml += std::norm(x[n1 + iu * (nw - 1) + iw]);
+            if (inPml > 0.5 * xn * xn)
+                continue;
+            cand.push_back({k2, x / xn});
+        }
+        std::sort(cand.begin(), cand.end(),
+                  [&](const Pair<cplx>& x, const Pair<cplx>& y) { return before(x.k2, y.k2); });
+        if (int(cand.size()) < req.count)
+            throw tooFew(cand.size());
+        for (int m = 0; m < req.count; ++m)
+            out.modes.push_back(extract<cplx>(cand[std::size_t(m)], o, mt, L, P, a, req.omega, W));
     }
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;

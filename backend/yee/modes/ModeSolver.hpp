@@ -13,8 +13,23 @@
 ///           + [D'_u; D'_w] mu_a^-1 [D_u mu_u, D_w mu_w] h,
 ///
 /// with D (forward) and D' = -D^T (backward) the transverse Yee differences. The largest K^2 (or those
-/// nearest a guess) are found by shift-invert Arnoldi (Spectra, with Eigen's sparse LU). The edges of
-/// the cross-section are perfect electric conductors (tangential E and normal H vanish there).
+/// nearest a guess) are found by shift-invert Arnoldi (Spectra, with Eigen's sparse LU).
+///
+/// Edges. By default (ModeRequest::pml = 0) the edges of the cross-section are perfect electric
+/// conductors (tangential E and normal H vanish there): exact for a metal guide, a perturbation of a
+/// dielectric guide's mode when its tail reaches the port's edge. With pml = P > 0 the solve window is
+/// the port grown by P cells on every side (materials sampled from the scene there, as the 3-D grid
+/// sees them), and those P cells are a uniaxial stretched-coordinate PML: every transverse difference
+/// is divided by s = kappa(t) - i sigma(t) / W at its own Yee position, t the depth into the layer
+/// (0 at the port's edge, 1 at the window's PEC back wall), kappa = 1 + 2 t^3 (faster decay of
+/// evanescent tails), sigma = 4 ln(1e6) / (2 P) t^3 (1e-6 round-trip reflection of a normally incident
+/// wave). The operator is then complex; it is solved as its real 2n x 2n equivalent (Spectra's real
+/// Arnoldi on a shift-inverted operator factorised by Eigen's complex sparse LU), and modes living
+/// mostly in the layer (PML modes) are dropped. The returned mode is the part of the window inside the
+/// port, phase-rotated to be as real as possible and stored as its real part (Mode::imagFraction says
+/// how much was dropped: ~0 for a guided mode, larger for a leaky one), normalised to unit power over
+/// the port. So a mode source injects, and a mode monitor projects on, the open-boundary mode cut at
+/// the port's edges; power outside the port is not counted.
 /// Conductivity is ignored (the modes of the lossless guide).
 ///
 /// Normalised units: cell = 1, c = 1, eps0 = mu0 = 1 (as the solver's fields).
@@ -38,6 +53,7 @@ struct ModeRequest {
     double dt = 0;               ///< normalised time step (> 0; the grid's numerical frequency is used)
     int count = 1;               ///< number of modes, in order of decreasing n_eff (or distance from nGuess)
     double nGuess = 0;           ///< > 0: the modes whose n_eff is nearest this; 0: the largest n_eff
+    int pml = 0;                 ///< 0: PEC port edges; > 0: a PML of this many cells outside each edge
 };
 
 /// One mode. Profiles are stored per component c (0..5 = Ex..Hz) on the cross-section's local index
@@ -50,6 +66,10 @@ struct Mode {
     double neff = 0;  ///< effective index beta / omega
     double beta = 0;  ///< propagation constant, radians per cell
     double kappa = 0; ///< K = 2 sin(beta / 2), the grid's symbol
+    /// Attenuation -Im(beta) / omega of a PML-edged solve (> 0: the mode leaks; 0 with PEC edges).
+    double neffImag = 0;
+    /// |Im|^2 / |value|^2 of the phase-rotated complex profile over the port (0 with PEC edges).
+    double imagFraction = 0;
     int nu = 0, nw = 0;
     std::array<std::vector<double>, 6> field; ///< (nu + 1) * (nw + 1) values each, iu slow
     /// The value of component c at local index (iu, iw) (0 outside the grid).
@@ -71,7 +91,8 @@ struct ModeSet {
 
 /// Solve `req` on the materials of `raster`. Throws InputError (naming `field`) when the cross-section
 /// has fewer than 2 cells along a transverse axis or fewer than req.count guided modes (K^2 in (0, 4))
-/// exist near the shift; std::runtime_error when the eigen solver does not converge.
+/// exist near the shift, or when req.pml is negative; std::runtime_error when the eigen solver does not
+/// converge.
 ModeSet solveModes(const scene::Rasterizer& raster, const ModeRequest& req, const std::string& field);
 
 /// sum (E_u H'_w - E_w H'_u) over the cross-section for E of `a` and H of `b` (the unconjugated overlap

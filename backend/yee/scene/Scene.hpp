@@ -142,6 +142,7 @@ struct Source {
     double waist = 1.0;         ///< Gaussian plane: 1/e field waist radius, um
     int mode = 0;               ///< mode source: mode index, 0 = the largest n_eff (or nearest nGuess)
     double nGuess = 0;          ///< mode source: > 0 selects the modes nearest this n_eff
+    int portPml = 0;            ///< mode source: 0 PEC port edges, > 0 PML cells outside them
     Profile profile;            ///< time dependence
 };
 

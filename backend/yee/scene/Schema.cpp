@@ -636,6 +636,13 @@ std::vector<SectionSpec> buildSections() {
                 .ge(0)
                 .def(0.0)
                 .bind(field(sourceOf, &Source::nGuess)),
+            K("port_pml_cells", KT::Integer, "Port PML", "cells",
+              "0: the mode is solved between PEC walls at the plane's edges; > 0: with a PML this thick "
+              "outside them (open guides, narrow ports)")
+                .in(only({T::Mode}))
+                .between(0, 64)
+                .def(0)
+                .bind(field(sourceOf, &Source::portPml)),
             K("profile", KT::Section, "Profile", "", "Time dependence")
                 .required()
                 .sub(SectionId::Profile)

@@ -21,7 +21,7 @@ int levi(int a, int b, int c) {
 bool onPecWalls(const Plan& p, const modes::ModeRequest& q) {
     for (int i = 0; i < 2; ++i) {
         const int b = (q.normal + 1 + i) % 3;
-        if (p.bc[std::size_t(b)] != tiling::AxisBoundary::Pec || q.lo[std::size_t(i)] != 0 ||
+        if (q.pml != 0 || p.bc[std::size_t(b)] != tiling::AxisBoundary::Pec || q.lo[std::size_t(i)] != 0 ||
             q.hi[std::size_t(i)] != p.geom.cells[std::size_t(b)])
             return false;
     }
@@ -47,6 +47,7 @@ modes::ModeRequest modeSourceRequest(const Plan& p, std::size_t si) {
     q.dt = p.dt;
     q.count = src.mode + 1;
     q.nGuess = src.nGuess;
+    q.pml = src.portPml;
     return q;
 }
 
