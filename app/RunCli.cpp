@@ -189,17 +189,7 @@ std::string defaultSnapshotsDir(const std::string& scenePath) {
 
 run::RunOptions makeRunOptions(const scene::Scene& scene, const RunArgs& args) {
     run::RunOptions o = run::RunOptions::fromScene(scene);
-    // fromScene leaves a CPU choice without a notice only when the scene itself asks for CPU devices.
-    const bool sceneAsksForCpu = o.backend == run::Backend::Cpu && o.deviceNotice.empty();
-    if (args.tiles)
-        o.tiles = *args.tiles;
-    const int tiles = o.tiles[0] * o.tiles[1] * o.tiles[2];
-    if (args.devices)
-        run::selectDevices(*args.devices, "--devices", tiles, o);
-    else if (args.tiles && sceneAsksForCpu)
-        o.devices = tiles; // one emulated device per tile
-    else if (args.tiles)
-        run::selectDevices(scene.run.devices, "run.devices", tiles, o); // GPU list, or fall back per tile
+    run::overrideTilesAndDevices(scene, args.tiles, args.devices, "--devices", o);
     if (args.precision)
         o.precision = *args.precision;
     if (args.noOverlap)

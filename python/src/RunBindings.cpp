@@ -20,18 +20,7 @@ namespace yee::python {
 
 run::RunOptions makeOptions(const scene::Scene& s, const OptionArgs& a) {
     run::RunOptions o = run::RunOptions::fromScene(s);
-    // As yee-run: a tile grid given without devices gets one emulated device per tile when the scene
-    // asks for CPU devices, else the scene's device list (GPUs, or the CPU fallback per tile).
-    const bool sceneAsksForCpu = o.backend == run::Backend::Cpu && o.deviceNotice.empty();
-    if (a.tiles)
-        o.tiles = *a.tiles;
-    const int tiles = o.tiles[0] * o.tiles[1] * o.tiles[2];
-    if (a.devices)
-        run::selectDevices(*a.devices, "devices", tiles, o);
-    else if (a.tiles && sceneAsksForCpu)
-        o.devices = tiles;
-    else if (a.tiles)
-        run::selectDevices(s.run.devices, "run.devices", tiles, o);
+    run::overrideTilesAndDevices(s, a.tiles, a.devices, "devices", o); // as yee-run
     if (a.precision) {
         if (*a.precision == "float32")
             o.precision = run::Precision::Float32;

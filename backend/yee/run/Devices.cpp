@@ -118,6 +118,22 @@ void selectDevices(const scene::DeviceSpec& d, const std::string& field, int til
     applyDevices(d, d.str(), field, tiles, o);
 }
 
+void overrideTilesAndDevices(const scene::Scene& s, const std::optional<std::array<int, 3>>& tiles,
+                             const std::optional<std::string>& devices, const std::string& devicesField,
+                             RunOptions& o) {
+    // fromScene leaves a CPU choice without a notice only when the scene itself asks for CPU devices.
+    const bool sceneAsksForCpu = o.backend == Backend::Cpu && o.deviceNotice.empty();
+    if (tiles)
+        o.tiles = *tiles;
+    const int n = o.tiles[0] * o.tiles[1] * o.tiles[2];
+    if (devices)
+        selectDevices(*devices, devicesField, n, o);
+    else if (tiles && sceneAsksForCpu)
+        o.devices = n; // one emulated device per tile
+    else if (tiles)
+        selectDevices(s.run.devices, "run.devices", n, o); // GPU list, or fall back per tile
+}
+
 namespace {
 
 /// A cgroup v2 (or v1) memory limit minus the cgroup's current use; -1 when unlimited or unknown.
