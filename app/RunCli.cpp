@@ -6,6 +6,7 @@
 
 #include "yee/core/Error.hpp"
 #include "yee/run/Devices.hpp"
+#include "yee/run/Overrides.hpp"
 
 namespace yee::cli {
 

@@ -11,6 +11,7 @@
 #include "yee/cuda/Runtime.hpp"
 #include "yee/device/Device.hpp"
 #include "yee/run/Devices.hpp"
+#include "yee/run/Overrides.hpp"
 #include "yee/run/Session.hpp"
 #include "yee/scene/MaterialCheck.hpp"
 #include "yee/scene/Resolution.hpp"

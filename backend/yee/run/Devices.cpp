@@ -10,6 +10,7 @@
 
 #include "yee/core/Error.hpp"
 #include "yee/cuda/Runtime.hpp"
+#include "yee/run/Overrides.hpp"
 #if YEE_HAVE_NCCL
 #include "yee/comm/NcclComm.hpp"
 #endif

@@ -123,13 +123,6 @@ struct Estimate {
 void selectDevices(const scene::DeviceSpec& spec, const std::string& field, int tiles, RunOptions& o);
 /// As above for a device list still in text form (parsed once by scene::DeviceSpec::parse).
 void selectDevices(const std::string& spec, const std::string& field, int tiles, RunOptions& o);
-/// Override the tile grid and devices of `o` (made by RunOptions::fromScene(s)) the way every front end
-/// does (yee-run, yee-opt, the Python module): a device list from `devicesField` when given; else a new
-/// tile grid gets one emulated CPU device per tile when the scene asks for CPU devices, or the scene's
-/// device list (GPUs, or the CPU fallback per tile). Throws InputError naming the field.
-void overrideTilesAndDevices(const scene::Scene& s, const std::optional<std::array<int, 3>>& tiles,
-                             const std::optional<std::string>& devices, const std::string& devicesField,
-                             RunOptions& o);
 
 /// Validate run options against the scene (tile grid, devices). Throws InputError naming the field.
 void validateOptions(const scene::Scene& s, const RunOptions& o);
