@@ -9,3 +9,5 @@ target_compile_options(tst_kernels PRIVATE ${YEE_FP_FLAGS})
 yee_add_test(NAME pole_blocks SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_pole_blocks.cpp LABELS "kernels;dispersion"
              TIMEOUT 120)
 target_compile_options(tst_pole_blocks PRIVATE ${YEE_FP_FLAGS})
+# The CPU worker pool: exactly-once ranges and shutdown of short-lived threads' pools.
+yee_add_test(NAME worker_pool SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_worker_pool.cpp LABELS kernels TIMEOUT 120)

@@ -135,6 +135,10 @@ private:
     void loop() {
         std::uint32_t seen = gen_.load(std::memory_order_acquire);
         for (;;) {
+            // A worker that starts late may first see the generation the destructor published: it must
+            // not wait for a change that has already happened (stop_ is set before that change).
+            if (stop_.load(std::memory_order_acquire))
+                return;
             seen = waitChange(gen_, seen);
             if (stop_.load(std::memory_order_acquire))
                 return;
