@@ -30,7 +30,7 @@ private slots:
         for (const int threads : {1, 2, 3, 5})
             for (const std::int64_t grain : {1, 7, 64, 1000})
                 for (const std::int64_t count : {1, 13, 1000, 100003}) {
-                    std::vector<std::atomic<int>> v(std::size_t(count));
+                    std::vector<std::atomic<int>> v(static_cast<std::size_t>(count));
                     const Hits h{&v};
                     WorkerPool::run(threads, count, grain, mark, &h);
                     for (std::int64_t i = 0; i < count; ++i)
