@@ -210,9 +210,19 @@ void printError(const std::string& m) {
     std::fprintf(stderr, "yee-opt: error: %s\n", m.c_str());
 }
 
-/// Write the design files (opt/DesignExport.hpp); false when one failed (each failure printed).
+/// Write the design at `latent`/`beta`: the scene to re-simulate with yee-run (--design-out, latent
+/// values in its sidecar), then the design files (opt/DesignExport.hpp). False when a design file
+/// failed (each failure printed); a failing --design-out throws.
 bool writeDesign(const scene::Scene& s, const std::vector<std::vector<double>>& latent,
                  const std::vector<double>& beta, const OptArgs& args) {
+    scene::Scene out = s;
+    for (std::size_t d = 0; d < out.designs.size() && d < latent.size(); ++d) {
+        out.designs[d].latent = latent[d];
+        out.designs[d].params.clear();
+        if (d < beta.size())
+            out.designs[d].beta = beta[d];
+    }
+    scene::saveScene(out, args.designOut);
     const opt::DesignExportReport r = opt::exportDesign(s, latent, beta, args.exportOptions);
     for (const auto& n : r.notes)
         std::fprintf(stderr, "yee-opt: note: %s\n", n.c_str());
@@ -257,18 +267,12 @@ int optimise(const OptArgs& args, comm::Communicator* communicator) {
     const opt::OptResult r = opt::optimize(s, o, oo);
     if (!root)
         return cli::kExitOk;
-    // The final design as a plain scene (latent values in the sidecar), to re-simulate with yee-run.
-    scene::Scene out = s;
-    for (std::size_t d = 0; d < out.designs.size() && d < r.latent.size(); ++d) {
-        out.designs[d].latent = r.latent[d];
-        out.designs[d].params.clear();
-        if (!r.history.empty())
-            out.designs[d].beta = r.history[std::size_t(r.best < 0 ? 0 : r.best)].beta[d];
-    }
-    scene::saveScene(out, args.designOut);
-    const bool exported =
-        r.history.empty() ||
-        writeDesign(s, r.latent, r.history[std::size_t(r.best < 0 ? 0 : r.best)].beta, args);
+    std::vector<double> beta;
+    for (const auto& d : s.designs)
+        beta.push_back(d.beta);
+    if (!r.history.empty())
+        beta = r.history[std::size_t(r.best < 0 ? 0 : r.best)].beta;
+    const bool exported = writeDesign(s, r.latent, beta, args);
     if (!args.run.quiet) {
         if (!r.history.empty())
             std::printf("yee-opt: %s; merit %.6e -> %.6e (evaluation %d) in %zu evaluations (%d replayed)\n",
@@ -302,13 +306,6 @@ int exportFromHistory(const OptArgs& args) {
     }
     const auto dir = std::filesystem::path(args.exportFrom).parent_path().string();
     const scene::Scene s = scene::parseScene(h.sceneJson, dir.empty() ? "." : dir);
-    scene::Scene out = s;
-    for (std::size_t d = 0; d < out.designs.size() && d < ev[k].latent.size(); ++d) {
-        out.designs[d].latent = ev[k].latent[d];
-        out.designs[d].params.clear();
-        out.designs[d].beta = ev[k].beta[d];
-    }
-    scene::saveScene(out, args.designOut);
     if (!args.run.quiet)
         std::printf("yee-opt: evaluation %zu of %s: merit %.6e; design %s\n", k, args.exportFrom.c_str(),
                     ev[k].merit, args.designOut.c_str());

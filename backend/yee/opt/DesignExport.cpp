@@ -139,16 +139,7 @@ DesignExportReport exportDesign(const scene::Scene& s, const std::vector<std::ve
         return r;
     }
     const std::string jsonPath = o.prefix + ".geometry.json";
-    attempt(jsonPath, [&] {
-        scene::Scene g = s;
-        for (const auto& t : traces) {
-            const auto objs = scene::tracedObjects(s, t);
-            g.objects.insert(g.objects.end(), objs.begin(), objs.end());
-        }
-        g.designs.clear();
-        g.optimization = scene::OptimizationConfig{};
-        scene::saveScene(g, jsonPath);
-    });
+    attempt(jsonPath, [&] { scene::saveScene(scene::withTraces(s, traces), jsonPath); });
     const std::string gdsPath = o.prefix + ".gds";
     attempt(gdsPath, [&] {
         std::vector<files::GdsPolygon> polys;

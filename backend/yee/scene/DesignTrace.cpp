@@ -402,9 +402,16 @@ Scene withTracedDesigns(const Scene& s, const std::vector<std::vector<double>>& 
                         TraceMode mode) {
     if (densities.size() != s.designs.size())
         throw std::invalid_argument("withTracedDesigns: one density per design region expected");
+    std::vector<DesignTrace> traces;
+    for (std::size_t d = 0; d < s.designs.size(); ++d)
+        traces.push_back(traceDesign(s, d, densities[d], level, mode));
+    return withTraces(s, traces);
+}
+
+Scene withTraces(const Scene& s, const std::vector<DesignTrace>& traces) {
     Scene r = s;
-    for (std::size_t d = 0; d < s.designs.size(); ++d) {
-        const auto objs = tracedObjects(s, traceDesign(s, d, densities[d], level, mode));
+    for (const DesignTrace& t : traces) {
+        const auto objs = tracedObjects(s, t);
         r.objects.insert(r.objects.end(), objs.begin(), objs.end());
     }
     r.designs.clear();

@@ -62,5 +62,7 @@ std::vector<Object> tracedObjects(const Scene& s, const DesignTrace& t);
 /// section's method stays; with no design left a run computes the objective only.
 Scene withTracedDesigns(const Scene& s, const std::vector<std::vector<double>>& densities, double level = 0.5,
                         TraceMode mode = TraceMode::Smooth);
+/// As withTracedDesigns(), from traces already made (one per design region, in order).
+Scene withTraces(const Scene& s, const std::vector<DesignTrace>& traces);
 
 } // namespace yee::scene
