@@ -8,7 +8,8 @@
 /// Each evaluation is one value-and-grad on the prepared scene (more for the worst-case form and
 /// constraints); the history is written atomically after every evaluation and --resume continues one
 /// bit for bit. Ctrl-C / SIGTERM stops after the current evaluation with a valid history. Under
-/// mpirun/srun each rank runs one tile (MPI between ranks). Exit codes as yee-run: 0 done, 2 bad input,
+/// mpirun/srun each rank runs one tile on the device yee-run would give it (GPU ranks exchange halos over
+/// NCCL when each has a GPU of its own, else over MPI). Exit codes as yee-run: 0 done, 2 bad input,
 /// 3 failure, 4 cancelled.
 ///
 /// After the loop (or with --export, for any evaluation of a history) the design goes out as density
@@ -22,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "RunCli.hpp"
@@ -32,6 +34,7 @@
 #include "yee/scene/SceneJson.hpp"
 #include "yee/scene/Schema.hpp"
 #ifdef YEE_HAVE_MPI
+#include "MpiLaunch.hpp"
 #include "yee/comm/MpiComm.hpp"
 #endif
 
@@ -57,6 +60,25 @@ struct OptArgs {
     bool help = false, version = false;
 };
 
+/// True when `a` and `b` name the same file, existing or not (lexically normalised absolute paths).
+bool samePath(const std::string& a, const std::string& b) {
+    const auto norm = [](const std::string& p) { return std::filesystem::absolute(p).lexically_normal(); };
+    std::error_code ec;
+    return norm(a) == norm(b) || std::filesystem::equivalent(a, b, ec);
+}
+
+/// The re-simulable design's sidecar (its latent values, scene::sidecarPath) must not overwrite a history
+/// being written or read: `--design-out run.json --history run.h5` would leave no history. Throws
+/// InputError naming --design-out.
+void refuseSidecarOver(const std::string& designOut,
+                       const std::vector<std::pair<std::string, std::string>>& histories) {
+    const std::string sidecar = scene::sidecarPath(designOut);
+    for (const auto& [option, path] : histories)
+        if (!path.empty() && samePath(sidecar, path))
+            throw InputError("--design-out: its latent values go to '" + sidecar + "', which is the " +
+                             option + " file; choose another --design-out name");
+}
+
 std::string stem(const std::string& scene) {
     return std::filesystem::path(scene).stem().string();
 }
@@ -79,7 +101,8 @@ const char* kUsage =
     "  --devices LIST        cpu:N, cuda, cuda:all or cuda:ID[,ID...] (default: run.devices)\n"
     "  --precision P         float32 or float64 (default: run.precision)\n"
     "  -q, --quiet           no per-evaluation lines\n"
-    "Under mpirun/srun each rank runs one tile. Ctrl-C stops after the current evaluation.\n";
+    "Under mpirun/srun each rank runs one tile on the device yee-run would give it (GPU halos over NCCL\n"
+    "when every rank has a GPU of its own). Ctrl-C stops after the current evaluation.\n";
 
 double parseNumber(const std::string& option, const std::string& s) {
     try {
@@ -189,6 +212,7 @@ OptArgs parseArgs(const std::vector<std::string>& a) {
             o.exportOptions.prefix = stem(o.exportFrom);
         if (o.designOut.empty())
             o.designOut = o.exportOptions.prefix + ".optimized.json";
+        refuseSidecarOver(o.designOut, {{"--export", o.exportFrom}});
         return o;
     }
     if (!o.help && !o.version && o.run.scene.empty())
@@ -199,6 +223,9 @@ OptArgs parseArgs(const std::vector<std::string>& a) {
         o.history = stem(o.run.scene) + ".history.h5";
     if (o.designOut.empty() && !o.run.scene.empty())
         o.designOut = stem(o.run.scene) + ".optimized.json";
+    // The re-simulable design's sidecar (latent values) must not overwrite the history being written
+    // or read: `--design-out run.json --history run.h5` would leave no history.
+    refuseSidecarOver(o.designOut, {{"--history", o.history}, {"--resume", o.resume}});
     std::error_code ec;
     if (!o.resume.empty() && std::filesystem::equivalent(o.resume, o.history, ec))
         throw InputError(
@@ -234,8 +261,13 @@ bool writeDesign(const scene::Scene& s, const std::vector<std::vector<double>>& 
     return r.failed.empty();
 }
 
-/// The whole optimisation on this process (rank `rank` of the job; 0 when local).
-int optimise(const OptArgs& args, comm::Communicator* communicator) {
+/// Places one MPI rank's tile (its GPU, its share of the host, how halos travel) in the run options and
+/// adds what the user should know to the notes; may replace the options' communicator (NCCL). Collective.
+using PlaceRank = std::function<void(run::RunOptions&, std::vector<std::string>&)>;
+
+/// The whole optimisation on this process: `communicator` is the job's world under mpirun/srun (null
+/// when local), `placeRank` places this rank's tile there.
+int optimise(const OptArgs& args, comm::Communicator* communicator, const PlaceRank& placeRank = {}) {
     const bool root = !communicator || communicator->rank() == 0;
     scene::Scene s = scene::loadScene(args.run.scene);
     if (args.iterations)
@@ -243,8 +275,14 @@ int optimise(const OptArgs& args, comm::Communicator* communicator) {
     opt::checkOptimization(s);
     run::RunOptions o = cli::makeRunOptions(s, args.run);
     o.communicator = communicator;
-    if (root && !o.deviceNotice.empty())
-        std::fprintf(stderr, "yee-opt: note: %s\n", o.deviceNotice.c_str());
+    std::vector<std::string> notes;
+    if (!o.deviceNotice.empty())
+        notes.push_back(o.deviceNotice);
+    if (placeRank)
+        placeRank(o, notes);
+    if (root)
+        for (const std::string& n : notes)
+            std::fprintf(stderr, "yee-opt: note: %s\n", n.c_str());
     opt::OptOptions oo;
     oo.historyPath = args.history;
     oo.resumePath = args.resume;
@@ -366,10 +404,22 @@ int main(int argc, char** argv) {
         if (t[0] * t[1] * t[2] != mpi->size())
             args.run.tiles = std::array<int, 3>{mpi->size(), 1, 1};
     }
-    args.run.devices = "cpu:1";
-    const int code = guarded([&] { return optimise(args, mpi.get()); });
+    // Each rank runs its tile on the device yee-run would give it: GPU ranks take the GPUs they see
+    // round-robin and exchange halos over NCCL when every rank has a GPU of its own, else through host
+    // memory over MPI (cli::chooseGpuExchange).
+    const run::RankPlace place = cli::placeOnThisNode();
+    std::unique_ptr<comm::Communicator> gpuComm; // NcclComm of this rank's GPU; destroyed before `mpi`
+    const PlaceRank placeRank = [&](run::RunOptions& o, std::vector<std::string>& notes) {
+        const int listed = run::placeOneTilePerRank(o, place);
+        if (cli::chooseGpuExchange(o, place, listed, args.run.devices ? "--devices" : "run.devices", notes)) {
+            gpuComm = cli::ncclFromMpi(*mpi, o.gpus.front());
+            o.communicator = gpuComm.get();
+        }
+    };
+    const int code = guarded([&] { return optimise(args, mpi.get(), placeRank); });
     if (code == cli::kExitFailure)
         mpi->abort("yee-opt: a rank failed", code); // peers may wait in a collective
+    gpuComm.reset();
     mpi.reset();
     return code;
 #else

@@ -28,6 +28,7 @@
 #include "yee/io/Touchstone.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
 #include "yee/run/Devices.hpp"
+#include "yee/run/Overrides.hpp"
 #include "yee/run/Run.hpp"
 #include "yee/run/SParameters.hpp"
 #include "yee/scene/MaterialCheck.hpp"
@@ -35,13 +36,7 @@
 #include "yee/scene/SceneJson.hpp"
 
 #ifdef YEE_HAVE_MPI
-#include "yee/comm/MpiComm.hpp"
-// One rank per GPU exchanging halos over NCCL needs the NCCL-over-MPI bootstrap (yee_mpi, CUDA + NCCL).
-#if defined(YEE_HAVE_CUDA) && defined(YEE_HAVE_NCCL) && __has_include("yee/comm/NcclMpi.hpp")
-#include "yee/comm/NcclComm.hpp"
-#include "yee/comm/NcclMpi.hpp"
-#define YEE_RUN_NCCL_MPI 1
-#endif
+#include "MpiLaunch.hpp"
 #endif
 
 namespace fs = std::filesystem;
@@ -153,34 +148,17 @@ Plan prepare(const cli::RunArgs& args, const Launch& launch) {
     p.options.communicator = launch.communicator;
     if (!p.options.deviceNotice.empty())
         p.notes.push_back(p.options.deviceNotice);
-    const bool gpus = p.options.backend == run::Backend::Cuda;
 #ifndef YEE_HAVE_NCCL
-    if (gpus && !launch.communicator && p.options.gpus.size() > 1) {
+    if (p.options.backend == run::Backend::Cuda && !launch.communicator && p.options.gpus.size() > 1) {
         p.options.nccl = false;
         p.notes.push_back("this build has no NCCL: the GPUs exchange halos through host-coherent memory");
     }
 #endif
-    if (launch.communicator && gpus) {
-        // One GPU per rank: the ranks of a node take the GPUs they see round-robin. Whether two of them
-        // ended up on the same GPU is decided from the GPUs' identities (chooseGpuExchange), not from
-        // counts: under per-rank visibility every rank sees one GPU, a different one.
-        const std::vector<int> listed = p.options.gpus;
-        p.gpusListed = int(listed.size());
-        p.options.gpus = {listed[std::size_t(launch.localRank) % listed.size()]};
-        p.options.devices = 1;
-#ifndef YEE_RUN_NCCL_MPI
-        p.notes.push_back(
-            "this build has no NCCL: the ranks' GPUs exchange halos through host memory over MPI");
-#endif
-    }
     if (launch.communicator) {
-        // Ranks on one host share its cores and memory: each rank's device gets its share, or the
-        // ranks' threads fight over the cores (OpenMP spin-waits make that orders of magnitude slower).
-        // A GPU's capacity is its own memory (deviceCapacity 0: the GPU's free memory).
-        if (p.options.threadsPerDevice <= 0)
-            p.options.threadsPerDevice = std::max(1, device::hostThreads() / launch.ranksOnNode);
-        if (p.options.deviceCapacity <= 0 && !gpus)
-            p.options.deviceCapacity = run::hostUsableBytes() / launch.ranksOnNode;
+        // One tile per rank: GPU ranks take the GPUs they see round-robin (whether two ended up on the
+        // same GPU is decided from device identities, cli::chooseGpuExchange), and the ranks of a host
+        // share its cores and memory.
+        p.gpusListed = run::placeOneTilePerRank(p.options, {launch.localRank, launch.ranksOnNode});
         const auto& t = p.options.tiles;
         const int tiles = t[0] * t[1] * t[2];
         if (tiles != launch.communicator->size())
@@ -351,19 +329,6 @@ int runLocal(const cli::RunArgs& args) {
 }
 
 #ifdef YEE_HAVE_MPI
-/// This rank's place on its host: {rank among the host's ranks, number of them} (MPI's shared-memory
-/// split of the world).
-std::pair<int, int> placeOnThisNode() {
-    MPI_Comm node = MPI_COMM_NULL;
-    int r = 0, n = 1;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-        MPI_Comm_rank(node, &r);
-        MPI_Comm_size(node, &n);
-        MPI_Comm_free(&node);
-    }
-    return {std::max(0, r), std::max(1, n)};
-}
-
 /// Makes every rank take the same decision after a local step: the worst exit code wins, and the
 /// lowest failing rank prints its message (so a failure shared by all ranks is printed once).
 /// Uses MPI directly, not the communicator, so the CommStats of the run stay exactly the solver's.
@@ -375,38 +340,6 @@ Outcome agree(const Outcome& mine, int rank, int size) {
     if (rank == firstFailing)
         report(mine);
     return {code, {}};
-}
-
-/// GPU ranks exchange halos over NCCL, which needs every rank on a GPU of its own; ranks that share GPUs
-/// (or a build without NCCL) stage them through host memory over MpiComm. Collective: every rank takes
-/// the same decision (`nccl`), and a job whose ranks disagree on having GPUs is refused on all of them.
-int chooseGpuExchange(const cli::RunArgs& args, const Launch& launch, Plan& plan, bool& nccl) {
-    const bool gpus = plan.options.backend == run::Backend::Cuda;
-    // The identity (PCI bus id, UUID) of this rank's GPU, allgathered over the node: equal identities are a
-    // shared GPU. A GPU rank whose identity cannot be read counts as sharing (NCCL would refuse it).
-    const std::string mine = gpus ? cuda::deviceIdentity(plan.options.gpus.front()) : std::string();
-    const comm::NodeGpus node = comm::gatherNodeGpus(mine);
-    const bool sharedHere = node.shared || (gpus && mine.empty());
-    if (gpus && sharedHere)
-        plan.notes.push_back(std::to_string(launch.ranksOnNode) + " ranks on this node share GPUs (" +
-                             std::to_string(plan.gpusListed) +
-                             " visible to this rank; equal device identities)");
-    int any[3] = {gpus ? 1 : 0, gpus ? 0 : 1, sharedHere ? 1 : 0};
-    MPI_Allreduce(MPI_IN_PLACE, any, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    const bool someGpu = any[0] != 0, someCpu = any[1] != 0, someShared = any[2] != 0;
-    if (someGpu && someCpu)
-        throw InputError(
-            std::string(args.devices ? "--devices" : "run.devices") +
-            ": some ranks see GPUs and others do not; run every rank on a GPU node, or ask for cpu:N");
-    nccl = false;
-#ifdef YEE_RUN_NCCL_MPI
-    nccl = gpus && !someShared;
-    if (gpus && someShared)
-        plan.notes.push_back("NCCL needs a GPU per rank: the ranks' halos go through host memory over MPI");
-#else
-    (void)someShared;
-#endif
-    return cli::kExitOk;
 }
 
 /// One tile per rank under mpirun/srun. Every rank validates; the ranks agree before anything that
@@ -428,8 +361,8 @@ int runMpi(int& argc, char**& argv, const cli::RunArgs& args) {
         mpi.reset();
         return runLocal(args);
     }
-    const auto [localRank, ranksOnNode] = placeOnThisNode();
-    const Launch launch{rank == 0, mpi.get(), ranksOnNode, localRank};
+    const run::RankPlace place = cli::placeOnThisNode();
+    const Launch launch{rank == 0, mpi.get(), place.ranksOnNode, place.localRank};
     Plan plan;
     std::unique_ptr<comm::Communicator> gpuComm; // NcclComm of this rank's GPU; destroyed before `mpi`
     int code = agree(guarded([&] {
@@ -440,22 +373,27 @@ int runMpi(int& argc, char**& argv, const cli::RunArgs& args) {
                    .code;
     bool nccl = false;
     if (code == cli::kExitOk)
-        code = agree(guarded([&] { return chooseGpuExchange(args, launch, plan, nccl); }), rank, size).code;
+        code = agree(guarded([&] {
+                         nccl =
+                             cli::chooseGpuExchange(plan.options, place, plan.gpusListed,
+                                                    args.devices ? "--devices" : "run.devices", plan.notes);
+                         return cli::kExitOk;
+                     }),
+                     rank, size)
+                   .code;
     if (code == cli::kExitOk)
         code = agree(guarded([&] { return estimate(args, launch, plan); }), rank, size).code;
-#ifdef YEE_RUN_NCCL_MPI
     if (code == cli::kExitOk && !args.check && nccl) {
         // The run's halos go GPU to GPU over NCCL; MpiComm stays for what yee-run does itself.
         // ncclFromMpi is collective and agrees on failure (every rank throws), so the ranks end together.
         code = agree(guarded([&] {
-                         gpuComm = comm::ncclFromMpi(*mpi, plan.options.gpus.front());
+                         gpuComm = cli::ncclFromMpi(*mpi, plan.options.gpus.front());
                          plan.options.communicator = gpuComm.get();
                          return cli::kExitOk;
                      }),
                      rank, size)
                    .code;
     }
-#endif
     if (code == cli::kExitOk && !args.check) {
         Outcome o = guarded([&] { return execute(args, launch, plan); });
         // An exception inside the run may leave peers waiting in a collective: end the whole job.

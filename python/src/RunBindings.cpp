@@ -9,7 +9,6 @@
 #include "yee/comm/Communicator.hpp"
 #include "yee/core/Error.hpp"
 #include "yee/cuda/Runtime.hpp"
-#include "yee/device/Device.hpp"
 #include "yee/run/Devices.hpp"
 #include "yee/run/Overrides.hpp"
 #include "yee/run/Session.hpp"
@@ -44,20 +43,13 @@ run::RunOptions makeOptions(const scene::Scene& s, const OptionArgs& a) {
         o.telemetryInterval = *a.telemetryInterval;
     o.gradient = a.gradient;
     if (comm::Communicator* world = mpiWorld()) {
-        // One tile per rank, as yee-run places them: the ranks of a host share its cores and memory,
-        // and GPU ranks take the listed GPUs round-robin.
+        // One tile per rank, as yee-run places them (run::placeOneTilePerRank). The module's ranks
+        // exchange GPU halos through host memory over MPI (no NCCL bootstrap here).
         const auto [localRank, ranksOnNode] = mpiNodePlace();
         o.communicator = world;
-        if (o.backend == run::Backend::Cuda) {
-            const std::vector<int> listed = o.gpus;
-            o.gpus = {listed[std::size_t(localRank) % listed.size()]};
-            o.devices = 1;
+        run::placeOneTilePerRank(o, {localRank, ranksOnNode});
+        if (o.backend == run::Backend::Cuda)
             o.nccl = false;
-        }
-        if (o.threadsPerDevice <= 0)
-            o.threadsPerDevice = std::max(1, device::hostThreads() / ranksOnNode);
-        if (o.deviceCapacity <= 0 && o.backend == run::Backend::Cpu)
-            o.deviceCapacity = run::hostUsableBytes() / ranksOnNode;
     }
     return o;
 }

@@ -25,3 +25,12 @@ endif()
 yee_add_test(NAME cli_output_faults SOURCES ${_cli}/tst_OutputFaults.cpp LABELS cli TIMEOUT 300)
 add_dependencies(tst_cli_output_faults yee-run)
 target_compile_definitions(tst_cli_output_faults PRIVATE YEE_RUN_EXE="$<TARGET_FILE:yee-run>")
+
+# yee-run's and yee-opt's shared MPI launch (rank placement, NCCL or MPI halos), emulated GPU visibility.
+if(TARGET yee_mpicli)
+  foreach(np 2 4)
+    yee_add_test(NAME cli_mpi_launch SOURCES ${_cli}/tst_MpiLaunch.cpp LIBS yee_mpicli MPI::MPI_CXX
+                 LABELS "cli;mpi" MPI_RANKS ${np} TIMEOUT 120)
+  endforeach()
+  set_target_properties(tst_cli_mpi_launch PROPERTIES AUTOMOC ON)
+endif()

@@ -6,6 +6,13 @@ if(TARGET yee-opt)
   add_dependencies(tst_yee_opt yee-opt yee-run)
   target_compile_definitions(tst_yee_opt PRIVATE YEE_OPT_EXE="$<TARGET_FILE:yee-opt>"
                                                  YEE_RUN_EXE="$<TARGET_FILE:yee-run>")
+  # The MPI case of the same executable: yee-opt under mpirun, one tile per rank.
+  if(TARGET yee_mpi AND MPIEXEC_EXECUTABLE)
+    target_compile_definitions(tst_yee_opt PRIVATE YEE_MPIEXEC="${MPIEXEC_EXECUTABLE}")
+    add_test(NAME yee_opt_mpi COMMAND tst_yee_opt mpiRanksMatchLocalRun)
+    set_tests_properties(yee_opt_mpi PROPERTIES TIMEOUT 600 LABELS "opt;cli;mpi"
+                         ENVIRONMENT "YEE_TEST_MPI=1;QT_QPA_PLATFORM=offscreen;OMPI_MCA_btl_vader_single_copy_mechanism=none;OMPI_MCA_rmaps_base_oversubscribe=1")
+  endif()
 endif()
 if(TARGET yee_opt AND YEE_ENABLE_MPI AND TARGET yee_mpi)
   yee_add_test(NAME opt_mpi SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_opt_mpi.cpp LIBS yee_mpi MPI::MPI_CXX

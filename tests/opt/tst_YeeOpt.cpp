@@ -7,6 +7,7 @@
 
 #include <csignal>
 
+#include "yee/cuda/Runtime.hpp"
 #include "yee/opt/History.hpp"
 
 namespace {
@@ -42,6 +43,8 @@ private slots:
     void exportDesignFiles();
     void badCommandLines_data();
     void badCommandLines();
+    void mpiRanksMatchLocalRun_data();
+    void mpiRanksMatchLocalRun();
 };
 
 void tst_YeeOpt::optimiseResumeAndResimulate() {
@@ -154,6 +157,10 @@ void tst_YeeOpt::badCommandLines_data() {
     QTest::newRow("bad trace") << QStringList{kScene, "--trace", "wiggly"} << "--trace";
     QTest::newRow("bad gds layer") << QStringList{kScene, "--gds-layer", "1/99999"} << "--gds-layer";
     QTest::newRow("export missing history") << QStringList{"--export", "nope.h5"} << "nope.h5";
+    QTest::newRow("design sidecar over history")
+        << QStringList{kScene, "--history", "run.h5", "--design-out", "run.json"} << "--design-out";
+    QTest::newRow("design sidecar over exported history")
+        << QStringList{"--export", "h.h5", "--design-out", "h.json"} << "--design-out";
     QTest::newRow("export and scene") << QStringList{"--export", "h.h5", kScene} << "--export";
 }
 
@@ -166,6 +173,49 @@ void tst_YeeOpt::badCommandLines() {
     QVERIFY2(r.err.contains("yee-opt: error:") && r.err.contains(message), qPrintable(r.err));
     QCOMPARE(r.err.count('\n'), 1);
     QVERIFY(QDir(dir.path()).entryList(QDir::Files).isEmpty());
+}
+
+void tst_YeeOpt::mpiRanksMatchLocalRun_data() {
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<QString>("note");
+    QTest::newRow("cpu ranks") << QStringList{} << QString();
+    // Without a GPU a GPU list runs each rank's tile on the CPU, with one note (rank 0); on a GPU
+    // machine the ranks take their GPUs as yee-run's do (cli::chooseGpuExchange).
+    QTest::newRow("gpu request") << QStringList{"--devices", "cuda:all"}
+                                 << "yee-opt: note: --devices asks for GPUs (cuda:all)";
+}
+
+/// Under mpirun each rank runs one tile (split along x: the scene asks for one); the iterates equal a
+/// local run's bit for bit.
+void tst_YeeOpt::mpiRanksMatchLocalRun() {
+#if !defined(YEE_MPIEXEC)
+    QSKIP("yee-opt was built without MPI");
+#else
+    QFETCH(QStringList, extra);
+    QFETCH(QString, note);
+    if (qEnvironmentVariableIsEmpty("YEE_TEST_MPI"))
+        QSKIP("run by the yee_opt_mpi test");
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    Result a = runIn(dir.path(), YEE_OPT_EXE, {kScene, "--iterations", "3", "--history", "local.h5", "-q"});
+    QVERIFY2(a.code == 0, qPrintable(a.err));
+    Result m = runIn(dir.path(), YEE_MPIEXEC,
+                     QStringList{"--allow-run-as-root", "--oversubscribe", "-np", "2", YEE_OPT_EXE, kScene,
+                                 "--iterations", "3", "--history", "mpi.h5", "--design-out",
+                                 "mpi.optimized.json", "--export-prefix", "mpi", "-q"} +
+                         extra);
+    QVERIFY2(m.code == 0, qPrintable(m.err));
+    if (!note.isEmpty() && yee::cuda::deviceCount() == 0)
+        QCOMPARE(m.err.count(note), 1);
+    const auto fa = yee::opt::readHistory(dir.filePath("local.h5").toStdString());
+    const auto fm = yee::opt::readHistory(dir.filePath("mpi.h5").toStdString());
+    QCOMPARE(fm.size(), fa.size());
+    QCOMPARE(fa.size(), std::size_t(3));
+    for (std::size_t i = 0; i < fa.size(); ++i) {
+        QCOMPARE(fm[i].merit, fa[i].merit);
+        QCOMPARE(fm[i].latent, fa[i].latent);
+    }
+#endif
 }
 
 QTEST_MAIN(tst_YeeOpt)

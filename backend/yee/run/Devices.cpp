@@ -135,6 +135,25 @@ void overrideTilesAndDevices(const scene::Scene& s, const std::optional<std::arr
         selectDevices(s.run.devices, "run.devices", n, o); // GPU list, or fall back per tile
 }
 
+int placeOneTilePerRank(RunOptions& o, const RankPlace& place) {
+    const int ranks = std::max(1, place.ranksOnNode);
+    const int local = std::max(0, place.localRank);
+    int listed = 0;
+    if (o.backend == Backend::Cuda && !o.gpus.empty()) {
+        const std::vector<int> gpus = o.gpus;
+        listed = int(gpus.size());
+        o.gpus = {gpus[std::size_t(local) % gpus.size()]};
+        o.devices = 1;
+    }
+    // Ranks on one host share its cores and memory: each rank's device gets its share, or the ranks'
+    // threads fight over the cores.
+    if (o.threadsPerDevice <= 0)
+        o.threadsPerDevice = std::max(1, device::hostThreads() / ranks);
+    if (o.deviceCapacity <= 0 && o.backend == Backend::Cpu)
+        o.deviceCapacity = hostUsableBytes() / ranks;
+    return listed;
+}
+
 namespace {
 
 /// A cgroup v2 (or v1) memory limit minus the cgroup's current use; -1 when unlimited or unknown.

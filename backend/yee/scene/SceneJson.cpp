@@ -1578,14 +1578,20 @@ std::string sceneToJson(const Scene& s, bool inlineArrays) {
     return out;
 }
 
-void saveScene(const Scene& s, const std::string& path) {
+std::string sidecarPath(const std::string& path) {
     const fs::path p = fs::u8path(path);
-    Scene copy = s;
-    std::vector<SidecarArray> arrays;
     fs::path sidecar = p;
     sidecar.replace_extension(".h5");
     if (sidecar == p)
         sidecar += ".h5";
+    return sidecar.string();
+}
+
+void saveScene(const Scene& s, const std::string& path) {
+    const fs::path p = fs::u8path(path);
+    Scene copy = s;
+    std::vector<SidecarArray> arrays;
+    const fs::path sidecar = fs::u8path(sidecarPath(path));
     std::set<std::string> used;
     for (std::size_t i = 0; i < copy.designs.size(); ++i) {
         Design& g = copy.designs[i];

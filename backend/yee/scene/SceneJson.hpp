@@ -56,6 +56,10 @@ std::string sceneToJson(const Scene& s, bool inlineArrays = false);
 /// saved. Throws RunError if a file cannot be written; nothing is left half-written.
 void saveScene(const Scene& s, const std::string& path);
 
+/// The sidecar HDF5 file saveScene() writes next to the scene file `path`: its extension replaced by
+/// `.h5` (`.h5` appended when `path` already ends in `.h5`).
+std::string sidecarPath(const std::string& path);
+
 /// Check everything the solver needs of a scene, in file order, and throw InputError naming the
 /// first offending field (`grid.courant: 1.2 is unstable (must be in (0, 1])`). Does not look at the
 /// host (devices present, memory): that is run::validateOptions()'s job.
