@@ -126,6 +126,28 @@ void bindMpi(py::module_& m) {
 #endif
         },
         "Finalise MPI (registered with atexit by the yee package).");
+    m.def(
+        "_mpi_abort",
+        [](int code) {
+#ifdef YEE_HAVE_MPI
+            if (gWorld && gWorld->comm->size() > 1)
+                MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+            (void)code;
+        },
+        py::arg("code"),
+        "End every rank of the job with `code` (MPI_Abort) when MPI runs with more than one rank; "
+        "otherwise nothing. Called by the yee package's exception hook.");
+    m.def(
+        "_mpi_active",
+        []() {
+#ifdef YEE_HAVE_MPI
+            return gWorld != nullptr && gWorld->comm->size() > 1;
+#else
+            return false;
+#endif
+        },
+        "True once MPI is initialised with more than one rank (without initialising it).");
     m.attr("has_mpi") =
 #ifdef YEE_HAVE_MPI
         true;

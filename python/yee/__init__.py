@@ -8,6 +8,7 @@ hashed by the same code as ``yee-run`` and the studio, runs go through ``run::ru
 import atexit
 import json
 import re
+import sys
 
 import numpy as np
 
@@ -63,6 +64,23 @@ __all__ = [
 ]
 
 atexit.register(_yee._mpi_finalize)
+
+
+def _abort_job_on_uncaught(previous):
+    """sys.excepthook under MPI: an uncaught exception on one rank would leave the other ranks waiting
+    in a collective for ever. Print it as usual, then end every rank of the job (MPI_Abort)."""
+
+    def hook(kind, value, tb):
+        previous(kind, value, tb)
+        if _yee._mpi_active():
+            sys.stderr.write(f"yee: rank {mpi_rank()}: uncaught {kind.__name__}; ending every rank of the job\n")
+            sys.stderr.flush()
+            _yee._mpi_abort(1)
+
+    return hook
+
+
+sys.excepthook = _abort_job_on_uncaught(sys.excepthook)
 
 
 def value_and_grad(scene, latent=None, **options):
