@@ -8,6 +8,8 @@
 /// launcher; tests/gpu compares the two.
 #include <QtTest>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "decomp/DecompScene.hpp"
@@ -135,19 +137,33 @@ void tst_GpuPaths::gradientBitIdentical() {
 
 void tst_GpuPaths::recorderTiersBitIdentical_data() {
     QTest::addColumn<QString>("tier");
-    QTest::newRow("device") << "device";
-    QTest::newRow("host") << "host";
-    QTest::newRow("disk") << "disk";
+    QTest::addColumn<QString>("dtype");
+    QTest::newRow("device bfloat16") << "device"
+                                     << "bfloat16";
+    QTest::newRow("host bfloat16") << "host"
+                                   << "bfloat16";
+    QTest::newRow("disk bfloat16") << "disk"
+                                   << "bfloat16";
+    QTest::newRow("host int8") << "host"
+                               << "int8";
+    QTest::newRow("device float16") << "device"
+                                    << "float16";
+    QTest::newRow("disk float32") << "disk"
+                                  << "float32";
+    QTest::newRow("host float64") << "host"
+                                  << "float64";
 }
 
-/// The recorder's storage tiers with device-side records (puts and gets are copies on GPUs).
+/// The recorder's storage tiers and formats with records encoded and decoded on the device (staged paths:
+/// kernels/RecordCodec.hpp, the slots moved to the host or disk tier) against the host codec.
 void tst_GpuPaths::recorderTiersBitIdentical() {
     QFETCH(QString, tier);
+    QFETCH(QString, dtype);
     GradSceneOptions go;
     go.lossy = false;
     go.steps = 60;
     scene::Scene s = gradScene(go);
-    setLossyRecorder(s, 2, "bfloat16");
+    setLossyRecorder(s, 2, dtype.toStdString());
     s.gradient.tier = tier.toStdString();
     s.gradient.transferInterval = 4;
     s.gradient.ringBuffers = 3;
@@ -155,6 +171,11 @@ void tst_GpuPaths::recorderTiersBitIdentical() {
     const run::RunResult staged = runWith(s, {2, 1, 1}, run::Precision::Float32, true, true);
     const std::string gdiff = gradientDiff(direct, staged);
     QVERIFY2(gdiff.empty(), gdiff.c_str());
+    double norm = 0;
+    for (const auto& g : staged.gradients)
+        for (double x : g.data)
+            norm = std::max(norm, std::abs(x));
+    QVERIFY(norm > 0);
 }
 
 QTEST_GUILESS_MAIN(tst_GpuPaths)
