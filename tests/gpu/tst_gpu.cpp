@@ -268,6 +268,7 @@ private slots:
     void recorderCodecMatchesCpu();
     void recorderTiersOnGpu_data();
     void recorderTiersOnGpu();
+    void launchShapesBitIdentical();
     void noGpuBehaviour();
 };
 
@@ -970,6 +971,37 @@ void tst_Gpu::recorderTiersOnGpu() {
               qPrintable(dtype), identical ? "BIT-IDENTICAL" : "not bit-identical", rel);
         QVERIFY(norm > 0);
         QVERIFY2(rel <= 1e-5, qPrintable(QString("GPU gradient differs from CPU by %1").arg(rel)));
+    });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Launch shapes: threads marching along z over several planes (cuda::setCellZPlanes) give the bits of one
+// cell per thread, for a forward run and a reversible gradient.
+
+void tst_Gpu::launchShapesBitIdentical() {
+    REQUIRE_GPUS(1);
+    guarded([&] {
+        const int planes0 = cuda::cellZPlanes();
+        const scene::Scene fwd = decompScene(kSteps);
+        const scene::Scene grad = decomposableGradScene("reversible");
+        const auto f32 = run::Precision::Float32;
+        cuda::setCellZPlanes(1);
+        const run::RunResult a = mustRun(fwd, gpuOptions(fwd, {1, 1, 1}, f32, false));
+        const run::RunResult ga = mustRun(grad, gpuOptions(grad, {1, 1, 1}, f32, false, true));
+        for (int planes : {3, 16}) {
+            cuda::setCellZPlanes(planes);
+            const run::RunResult b = mustRun(fwd, gpuOptions(fwd, {1, 1, 1}, f32, false));
+            const run::RunResult gb = mustRun(grad, gpuOptions(grad, {1, 1, 1}, f32, false, true));
+            cuda::setCellZPlanes(planes0);
+            std::string diff = bitDiffWithGradients(a, b, false);
+            QVERIFY2(diff.empty(),
+                     qPrintable(QString("%1 z planes per thread: %2").arg(planes).arg(diff.c_str())));
+            diff = bitDiffWithGradients(ga, gb, true);
+            QVERIFY2(diff.empty(),
+                     qPrintable(QString("%1 z planes, gradient: %2").arg(planes).arg(diff.c_str())));
+        }
+        QVERIFY(a.objective.has_value() && *a.objective != 0.0);
+        qInfo("forward and reversible gradient with 3 and 16 z planes per thread: bit-identical to 1");
     });
 }
 

@@ -2,6 +2,7 @@
 /// cuda/Runtime.hpp on the CUDA runtime API (host compiler), or the no-CUDA answers when the build has none.
 #include "yee/cuda/Runtime.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -31,7 +32,23 @@ std::string fakeIdentity(int id, bool& set) {
         start = end + 1;
     }
 }
+std::atomic<int>& zPlanes() {
+    static std::atomic<int> planes{[] {
+        const char* v = std::getenv("YEE_CUDA_Z_PLANES");
+        const int n = v ? std::atoi(v) : 1;
+        return n < 1 ? 1 : (n > 64 ? 64 : n);
+    }()};
+    return planes;
+}
 } // namespace
+
+int cellZPlanes() {
+    return zPlanes().load(std::memory_order_relaxed);
+}
+
+void setCellZPlanes(int planes) {
+    zPlanes().store(planes < 1 ? 1 : (planes > 64 ? 64 : planes), std::memory_order_relaxed);
+}
 
 #if YEE_HAVE_CUDA
 

@@ -89,6 +89,13 @@ void unpinHost(void* p) noexcept;
 /// Measured device-memory bandwidth of GPU `id` in GB/s: a device-to-device copy of `bytes` (read + write
 /// counted), best of a few. The achievable figure a memory-bound kernel can approach (below the spec peak).
 double measureCopyBandwidthGBs(int id, std::int64_t bytes);
+/// Launch shape of the cell kernels (CudaLaunch.cuh): each GPU thread updates this many consecutive z
+/// planes of its (x, y) column, marching along z so a plane one thread has read is still in cache for its
+/// next cell; 1 (the default, or YEE_CUDA_Z_PLANES) is one cell per thread. Every shape gives the same
+/// bits (each cell is computed by the same expression). For benchmarks (yee-bench --gpus compares shapes).
+int cellZPlanes();
+/// Sets cellZPlanes() for later launches (clamped to [1, 64]); process-wide.
+void setCellZPlanes(int planes);
 /// Debug aid: when the environment sets YEE_CUDA_SYNC=1 every kernel launch is waited for and checked.
 bool syncEveryLaunch();
 
