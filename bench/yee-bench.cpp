@@ -506,11 +506,29 @@ void gpuForwardBenchmark(const std::vector<int>& gpus, int n, int steps, int pml
         std::int64_t peak = 0;
         const double g = bestGcells(s, gpuOptions(s, prec, first, false, false, steps), reps, peak);
         const double fraction = bw1 > 0 ? g * 1e9 * bytes / (bw1 * 1e9) : 0;
+        // Issue 17's target: the 48-byte ideal (each of the six components read and written once per step,
+        // 96 B in float64) against the HBM peak; >= 0.5 in float32 on an H100/H200.
+        const double ideal = 12.0 * (prec == run::Precision::Float32 ? 4 : 8);
         std::printf(
             "gpu:%d %s Gcell_per_s %.2f bytes_per_cell %.0f hbm_peak_GBps %.0f roofline_Gcell_per_s %.2f "
-            "roofline_fraction %.3f of_measured_copy %.3f peak_MiB %.1f\n",
+            "roofline_fraction %.3f of_measured_copy %.3f ideal_bytes %.0f ideal_roofline_Gcell_per_s %.2f "
+            "ideal_roofline_fraction %.3f peak_MiB %.1f\n",
             gpus[0], precisionName(prec), g, bytes, bw1, bw1 > 0 ? bw1 / bytes : 0.0, fraction,
-            bwCopy > 0 ? g * bytes / bwCopy : 0.0, double(peak) / 1048576.0);
+            bwCopy > 0 ? g * bytes / bwCopy : 0.0, ideal, bw1 > 0 ? bw1 / ideal : 0.0,
+            bw1 > 0 ? g * ideal / bw1 : 0.0, double(peak) / 1048576.0);
+        if (pi != 0)
+            continue;
+        // Launch shapes (issue 17 item 7): threads marching along z over several planes, same bits.
+        const int planes0 = cuda::cellZPlanes();
+        for (int planes : {4, 16}) {
+            cuda::setCellZPlanes(planes);
+            std::int64_t pk = 0;
+            const double gz = bestGcells(s, gpuOptions(s, prec, first, false, false, steps), reps, pk);
+            std::printf("gpu:%d float32 z_planes_per_thread %d Gcell_per_s %.2f ideal_roofline_fraction %.3f "
+                        "ratio_to_%d_planes %.3f\n",
+                        gpus[0], planes, gz, bw1 > 0 ? gz * ideal / bw1 : 0.0, planes0, g > 0 ? gz / g : 0.0);
+        }
+        cuda::setCellZPlanes(planes0);
     }
     if (gpus.size() < 2)
         return;

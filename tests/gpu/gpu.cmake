@@ -9,6 +9,8 @@ endif()
 
 # ---- tst_gpu: the solver on CUDA GPUs; skips (saying why) without a GPU, its no-GPU test runs everywhere ----
 yee_add_test(NAME gpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_gpu.cpp LABELS gpu TIMEOUT 300)
+# The recorder codec check (gradient/RecordCodecCheck.hpp) computes its reference on the host as libyee does.
+target_compile_options(tst_gpu PRIVATE ${YEE_FP_FLAGS})
 
 # ---- gpu_bundle: the carried GPU bundle (scripts/gpu-bundle.sh) packed from this build, its size checked,
 # its runner run here: "no GPU" with exit 0, and a loud failure when the GPU-required mode is forced ----

@@ -18,6 +18,7 @@
 #include "decomp/ResultCompare.hpp"
 #include "gpu/GpuRequired.hpp"
 #include "gradient/GradScene.hpp"
+#include "gradient/RecordCodecCheck.hpp"
 #include "yee/core/Error.hpp"
 #include "yee/cuda/Runtime.hpp"
 #include "yee/device/Device.hpp"
@@ -263,6 +264,11 @@ private slots:
     void ledgerMatchesDriver();
     void detectorKernelsMatchCpu_data();
     void detectorKernelsMatchCpu();
+    void recorderCodecMatchesCpu_data();
+    void recorderCodecMatchesCpu();
+    void recorderTiersOnGpu_data();
+    void recorderTiersOnGpu();
+    void launchShapesBitIdentical();
     void noGpuBehaviour();
 };
 
@@ -883,6 +889,119 @@ void tst_Gpu::detectorKernelsMatchCpu() {
         qInfo("%s detector kernels, GPU vs CPU: %s", f64 ? "float64" : "float32",
               d.empty() ? "BIT-IDENTICAL" : ("differ in" + d).c_str());
         QVERIFY2(d.empty(), ("GPU and CPU detector kernels differ in" + d).c_str());
+    });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The reversible recorder on the device: records encoded and decoded by kernels/RecordCodec.hpp on the GPU
+// give the host codec's bytes and values (the CPU check of tst_record_codec, here on the GPU), and a GPU
+// reversible run's gradient is the same for the device, host and disk tiers (the slots moved by the
+// recorder's worker stream) and agrees with the CPU's.
+
+void tst_Gpu::recorderCodecMatchesCpu_data() {
+    QTest::addColumn<int>("dtype");
+    QTest::addColumn<int>("values");
+    const char* kinds[] = {"wide", "ties", "zeros", "nonfinite"};
+    for (gradient::Dtype d : {gradient::Dtype::Float64, gradient::Dtype::Float32, gradient::Dtype::BFloat16,
+                              gradient::Dtype::Float16, gradient::Dtype::Int8})
+        for (int v = 0; v < 4; ++v)
+            QTest::newRow(qPrintable(QString("%1 %2").arg(gradient::dtypeName(d)).arg(kinds[v])))
+                << int(d) << v;
+}
+
+void tst_Gpu::recorderCodecMatchesCpu() {
+    QFETCH(int, dtype);
+    QFETCH(int, values);
+    REQUIRE_GPUS(1);
+    guarded([&] {
+        device::Device gpu(device::DeviceKind::Cuda, 0, 1, 0);
+        for (bool f64 : {false, true}) {
+            const auto d = gradient::Dtype(dtype);
+            const auto v = CodecValues(values);
+            const std::string diff =
+                f64 ? recordCodecDiff<double>(gpu, d, v) : recordCodecDiff<float>(gpu, d, v);
+            QVERIFY2(diff.empty(),
+                     ((f64 ? "float64 GPU codec vs host:" : "float32 GPU codec vs host:") + diff).c_str());
+        }
+    });
+}
+
+void tst_Gpu::recorderTiersOnGpu_data() {
+    QTest::addColumn<QString>("dtype");
+    QTest::newRow("bfloat16") << "bfloat16";
+    QTest::newRow("int8") << "int8";
+    QTest::newRow("float32") << "float32";
+}
+
+void tst_Gpu::recorderTiersOnGpu() {
+    QFETCH(QString, dtype);
+    REQUIRE_GPUS(1);
+    guarded([&] {
+        GradSceneOptions go;
+        go.lossy = false;
+        go.steps = 60;
+        scene::Scene s = gradScene(go);
+        setLossyRecorder(s, 2, dtype.toStdString());
+        s.gradient.transferInterval = 4;
+        s.gradient.ringBuffers = 3;
+        const auto f32 = run::Precision::Float32;
+        std::vector<run::RunResult> gpu;
+        for (const char* tier : {"device", "host", "disk"}) {
+            s.gradient.tier = tier;
+            gpu.push_back(mustRun(s, gpuOptions(s, {1, 1, 1}, f32, false, true)));
+            QVERIFY2(gpu.back().gradients.size() == 2, tier);
+        }
+        s.gradient.tier = "host";
+        const run::RunResult cpu = mustRun(s, cpuOptions(s, {1, 1, 1}, f32, true));
+        for (std::size_t t = 1; t < gpu.size(); ++t) {
+            bool identical = false;
+            const double rel = gradientDifference(gpu[0].gradients, gpu[t].gradients, identical);
+            QVERIFY2(identical, qPrintable(QString("GPU %1 tier differs from the device tier by %2")
+                                               .arg(t == 1 ? "host" : "disk")
+                                               .arg(rel)));
+        }
+        bool identical = false;
+        const double rel = gradientDifference(cpu.gradients, gpu[1].gradients, identical);
+        double norm = 0;
+        for (const auto& g : cpu.gradients)
+            for (double x : g.data)
+                norm = std::max(norm, std::abs(x));
+        qInfo("%s recorder on the GPU: device, host, disk tiers bit-identical; vs CPU %s (largest relative "
+              "difference %.3e)",
+              qPrintable(dtype), identical ? "BIT-IDENTICAL" : "not bit-identical", rel);
+        QVERIFY(norm > 0);
+        QVERIFY2(rel <= 1e-5, qPrintable(QString("GPU gradient differs from CPU by %1").arg(rel)));
+    });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Launch shapes: threads marching along z over several planes (cuda::setCellZPlanes) give the bits of one
+// cell per thread, for a forward run and a reversible gradient.
+
+void tst_Gpu::launchShapesBitIdentical() {
+    REQUIRE_GPUS(1);
+    guarded([&] {
+        const int planes0 = cuda::cellZPlanes();
+        const scene::Scene fwd = decompScene(kSteps);
+        const scene::Scene grad = decomposableGradScene("reversible");
+        const auto f32 = run::Precision::Float32;
+        cuda::setCellZPlanes(1);
+        const run::RunResult a = mustRun(fwd, gpuOptions(fwd, {1, 1, 1}, f32, false));
+        const run::RunResult ga = mustRun(grad, gpuOptions(grad, {1, 1, 1}, f32, false, true));
+        for (int planes : {3, 16}) {
+            cuda::setCellZPlanes(planes);
+            const run::RunResult b = mustRun(fwd, gpuOptions(fwd, {1, 1, 1}, f32, false));
+            const run::RunResult gb = mustRun(grad, gpuOptions(grad, {1, 1, 1}, f32, false, true));
+            cuda::setCellZPlanes(planes0);
+            std::string diff = bitDiffWithGradients(a, b, false);
+            QVERIFY2(diff.empty(),
+                     qPrintable(QString("%1 z planes per thread: %2").arg(planes).arg(diff.c_str())));
+            diff = bitDiffWithGradients(ga, gb, true);
+            QVERIFY2(diff.empty(),
+                     qPrintable(QString("%1 z planes, gradient: %2").arg(planes).arg(diff.c_str())));
+        }
+        QVERIFY(a.objective.has_value() && *a.objective != 0.0);
+        qInfo("forward and reversible gradient with 3 and 16 z planes per thread: bit-identical to 1");
     });
 }
 

@@ -8,6 +8,8 @@
 /// launcher; tests/gpu compares the two.
 #include <QtTest>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "decomp/DecompScene.hpp"
@@ -76,11 +78,15 @@ void tst_GpuPaths::forwardBitIdentical_data() {
     QTest::addColumn<int>("py");
     QTest::addColumn<bool>("f64");
     QTest::addColumn<bool>("overlap");
-    QTest::newRow("1x1x1 f32") << 1 << 1 << false << true;
-    QTest::newRow("1x1x1 f64") << 1 << 1 << true << true;
-    QTest::newRow("2x1x1 f32") << 2 << 1 << false << true;
-    QTest::newRow("2x2x1 f64") << 2 << 2 << true << true;
-    QTest::newRow("2x2x1 f32 no-overlap") << 2 << 2 << false << false;
+    QTest::addColumn<bool>("dispersive");
+    QTest::newRow("1x1x1 f32") << 1 << 1 << false << true << false;
+    QTest::newRow("1x1x1 f64") << 1 << 1 << true << true << false;
+    QTest::newRow("2x1x1 f32") << 2 << 1 << false << true << false;
+    QTest::newRow("2x2x1 f64") << 2 << 2 << true << true << false;
+    QTest::newRow("2x2x1 f32 no-overlap") << 2 << 2 << false << false << false;
+    // Pole tables and their Ca/Cb folds written through the fill's host mirrors (device/HostFill.hpp).
+    QTest::newRow("2x1x1 f32 dispersive") << 2 << 1 << false << true << true;
+    QTest::newRow("1x1x1 f64 dispersive") << 1 << 1 << true << true << true;
 }
 
 void tst_GpuPaths::forwardBitIdentical() {
@@ -88,7 +94,19 @@ void tst_GpuPaths::forwardBitIdentical() {
     QFETCH(int, py);
     QFETCH(bool, f64);
     QFETCH(bool, overlap);
-    const scene::Scene s = decompScene(40);
+    QFETCH(bool, dispersive);
+    scene::Scene s = decompScene(40);
+    if (dispersive) { // the sphere's glass gets a Drude and a Lorentz pole
+        scene::Pole drude, lorentz;
+        drude.type = scene::PoleType::Drude;
+        drude.omegaEv = 3.0;
+        drude.gammaEv = 0.2;
+        lorentz.type = scene::PoleType::Lorentz;
+        lorentz.deltaEps = 1.5;
+        lorentz.omegaEv = 2.5;
+        lorentz.gammaEv = 0.2;
+        s.materials[0].poles = {drude, lorentz};
+    }
     const auto p = f64 ? run::Precision::Float64 : run::Precision::Float32;
     const run::RunResult direct = runWith(s, {px, py, 1}, p, false, false, overlap);
     const run::RunResult staged = runWith(s, {px, py, 1}, p, true, false, overlap);
@@ -103,6 +121,8 @@ void tst_GpuPaths::forwardBitIdentical() {
             if (c != int(device::Category::Staging))
                 QCOMPARE(b.peak[std::size_t(c)], a.peak[std::size_t(c)]);
         QVERIFY(b.peak[int(device::Category::Staging)] > 0);
+        if (dispersive)
+            QVERIFY(a.peak[int(device::Category::Dispersive)] > 0);
     }
 }
 
@@ -135,19 +155,33 @@ void tst_GpuPaths::gradientBitIdentical() {
 
 void tst_GpuPaths::recorderTiersBitIdentical_data() {
     QTest::addColumn<QString>("tier");
-    QTest::newRow("device") << "device";
-    QTest::newRow("host") << "host";
-    QTest::newRow("disk") << "disk";
+    QTest::addColumn<QString>("dtype");
+    QTest::newRow("device bfloat16") << "device"
+                                     << "bfloat16";
+    QTest::newRow("host bfloat16") << "host"
+                                   << "bfloat16";
+    QTest::newRow("disk bfloat16") << "disk"
+                                   << "bfloat16";
+    QTest::newRow("host int8") << "host"
+                               << "int8";
+    QTest::newRow("device float16") << "device"
+                                    << "float16";
+    QTest::newRow("disk float32") << "disk"
+                                  << "float32";
+    QTest::newRow("host float64") << "host"
+                                  << "float64";
 }
 
-/// The recorder's storage tiers with device-side records (puts and gets are copies on GPUs).
+/// The recorder's storage tiers and formats with records encoded and decoded on the device (staged paths:
+/// kernels/RecordCodec.hpp, the slots moved to the host or disk tier) against the host codec.
 void tst_GpuPaths::recorderTiersBitIdentical() {
     QFETCH(QString, tier);
+    QFETCH(QString, dtype);
     GradSceneOptions go;
     go.lossy = false;
     go.steps = 60;
     scene::Scene s = gradScene(go);
-    setLossyRecorder(s, 2, "bfloat16");
+    setLossyRecorder(s, 2, dtype.toStdString());
     s.gradient.tier = tier.toStdString();
     s.gradient.transferInterval = 4;
     s.gradient.ringBuffers = 3;
@@ -155,6 +189,11 @@ void tst_GpuPaths::recorderTiersBitIdentical() {
     const run::RunResult staged = runWith(s, {2, 1, 1}, run::Precision::Float32, true, true);
     const std::string gdiff = gradientDiff(direct, staged);
     QVERIFY2(gdiff.empty(), gdiff.c_str());
+    double norm = 0;
+    for (const auto& g : staged.gradients)
+        for (double x : g.data)
+            norm = std::max(norm, std::abs(x));
+    QVERIFY(norm > 0);
 }
 
 QTEST_GUILESS_MAIN(tst_GpuPaths)

@@ -35,12 +35,14 @@ inline std::unique_ptr<device::Device> openDevice(const std::string& name, std::
         whyNot = "no GPU: " + cuda::unavailableReason() + " [" + cuda::versionText() + "]";
         return nullptr;
     }
-    return std::make_unique<device::Device>(DeviceKind::Cuda, 0, 1, 0);
+    auto dev = std::make_unique<device::Device>(DeviceKind::Cuda, 0, 1, 0);
+    dev->setManagedMemory(true); // the tests read and write the arrays on the host between launches
+    return dev;
 }
 
 /// nx x ny x nz interior cells of one tile on `dev` (not owned), with the one-cell halo of the solver.
-/// Arrays are device::Buffers (on CUDA managed memory, which the host reads and writes between launches:
-/// every launch through this class waits for the device before returning).
+/// Arrays are device::Buffers (on CUDA managed memory, Device::setManagedMemory, which the host reads and
+/// writes between launches: every launch through this class waits for the device before returning).
 template <class T> class KernelGrid {
 public:
     using Array = device::Buffer<T>;

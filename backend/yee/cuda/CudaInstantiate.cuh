@@ -12,6 +12,7 @@
 #include "yee/kernels/Dispersion.hpp"
 #include "yee/kernels/Halo.hpp"
 #include "yee/kernels/Points.hpp"
+#include "yee/kernels/RecordCodec.hpp"
 #include "yee/kernels/Yee.hpp"
 
 #define YEE_CELLS(...) template void launchCells<__VA_ARGS__>(int, void*, const Box&, const __VA_ARGS__&);
@@ -64,4 +65,7 @@
     YEE_INDEX(kernels::PhasorStep<T>)                                                                        \
     YEE_INDEX(kernels::EnergySaveE<T>)                                                                       \
     YEE_INDEX(kernels::EnergySample<T>)                                                                      \
-    YEE_INDEX(kernels::ProbeSample<T>)
+    YEE_INDEX(kernels::ProbeSample<T>)                                                                       \
+    YEE_INDEX(kernels::RecordAbsMax<T>)                                                                      \
+    YEE_INDEX(kernels::RecordEncode<T>)                                                                      \
+    YEE_INDEX(kernels::RecordDecode<T>)

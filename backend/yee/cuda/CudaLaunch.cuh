@@ -15,11 +15,16 @@
 
 namespace yee::cuda {
 
-template <class F> __global__ void cellKernel(F f, int i0, int j0, int k0, int nx, int ny, int nz) {
+/// Thread (x, y) of z block b updates cells (i, j, k) for the `planes` consecutive k from k0 + b planes.
+template <class F>
+__global__ void cellKernel(F f, int i0, int j0, int k0, int nx, int ny, int nz, int planes) {
     const int i = i0 + int(blockIdx.x * blockDim.x + threadIdx.x);
     const int j = j0 + int(blockIdx.y * blockDim.y + threadIdx.y);
-    const int k = k0 + int(blockIdx.z);
-    if (i < i0 + nx && j < j0 + ny && k < k0 + nz)
+    if (i >= i0 + nx || j >= j0 + ny)
+        return;
+    const int kb = k0 + int(blockIdx.z) * planes;
+    const int ke = min(kb + planes, k0 + nz);
+    for (int k = kb; k < ke; ++k)
         f(i, j, k);
 }
 
@@ -38,7 +43,7 @@ inline void checkLaunch(const char* what, cudaStream_t s) {
 }
 
 /// Launch f(i,j,k) over box b on `stream` (asynchronous). Boxes larger than the grid limits along z
-/// (65535) are split into z-chunks.
+/// (65535 blocks) are split into z-chunks.
 template <class F> void forEachCell(const Box& b, const F& f, cudaStream_t stream = nullptr) {
     if (b.empty())
         return;
@@ -47,11 +52,15 @@ template <class F> void forEachCell(const Box& b, const F& f, cudaStream_t strea
     const int nx = b.extent(0);
     const unsigned bx = nx >= 64 ? 64u : (nx >= 32 ? 32u : 16u);
     const dim3 block(bx, 256u / bx, 1);
-    for (int k0 = b.lo[2]; k0 < b.hi[2]; k0 += 65535) {
-        const int nz = std::min(65535, b.hi[2] - k0);
+    // z blocks of `planes` planes each (cellZPlanes), at most 65535 per launch.
+    const int planes = cellZPlanes();
+    const int chunk = 65535 * planes;
+    for (int k0 = b.lo[2]; k0 < b.hi[2]; k0 += chunk) {
+        const int nz = std::min(chunk, b.hi[2] - k0);
         const dim3 grid((unsigned(nx) + block.x - 1) / block.x,
-                        (unsigned(b.extent(1)) + block.y - 1) / block.y, unsigned(nz));
-        cellKernel<<<grid, block, 0, stream>>>(f, b.lo[0], b.lo[1], k0, nx, b.extent(1), nz);
+                        (unsigned(b.extent(1)) + block.y - 1) / block.y,
+                        unsigned((nz + planes - 1) / planes));
+        cellKernel<<<grid, block, 0, stream>>>(f, b.lo[0], b.lo[1], k0, nx, b.extent(1), nz, planes);
     }
 }
 

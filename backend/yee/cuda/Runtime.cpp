@@ -2,6 +2,7 @@
 /// cuda/Runtime.hpp on the CUDA runtime API (host compiler), or the no-CUDA answers when the build has none.
 #include "yee/cuda/Runtime.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -31,7 +32,23 @@ std::string fakeIdentity(int id, bool& set) {
         start = end + 1;
     }
 }
+std::atomic<int>& zPlanes() {
+    static std::atomic<int> planes{[] {
+        const char* v = std::getenv("YEE_CUDA_Z_PLANES");
+        const int n = v ? std::atoi(v) : 1;
+        return n < 1 ? 1 : (n > 64 ? 64 : n);
+    }()};
+    return planes;
+}
 } // namespace
+
+int cellZPlanes() {
+    return zPlanes().load(std::memory_order_relaxed);
+}
+
+void setCellZPlanes(int planes) {
+    zPlanes().store(planes < 1 ? 1 : (planes > 64 ? 64 : planes), std::memory_order_relaxed);
+}
 
 #if YEE_HAVE_CUDA
 
@@ -199,9 +216,37 @@ void sync(void* stream) {
     check(cudaStreamSynchronize(S(stream)), "kernel or copy on the stream");
 }
 
+void* eventRecord(void* stream) {
+    cudaEvent_t e = nullptr;
+    check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+    const cudaError_t r = cudaEventRecord(e, S(stream));
+    if (r != cudaSuccess) {
+        cudaEventDestroy(e);
+        check(r, "cudaEventRecord");
+    }
+    return e;
+}
+
+void streamWait(void* waiter, void* event) {
+    const cudaError_t r = cudaStreamWaitEvent(S(waiter), static_cast<cudaEvent_t>(event), 0);
+    cudaEventDestroy(static_cast<cudaEvent_t>(event)); // released once the wait has been enqueued
+    check(r, "cudaStreamWaitEvent");
+}
+
+void eventRelease(void* event) noexcept {
+    if (event)
+        cudaEventDestroy(static_cast<cudaEvent_t>(event));
+    cudaGetLastError();
+}
+
 void copy(void* dst, const void* src, std::int64_t bytes, void* stream) {
     check(cudaMemcpyAsync(dst, src, std::size_t(bytes), cudaMemcpyDefault, S(stream)), "cudaMemcpyAsync");
     check(cudaStreamSynchronize(S(stream)), "cudaMemcpy (wait)");
+}
+
+void copyAsync(void* dst, const void* src, std::int64_t bytes, void* stream) {
+    check(cudaMemcpyAsync(dst, src, std::size_t(bytes), cudaMemcpyDeviceToDevice, S(stream)),
+          "cudaMemcpyAsync");
 }
 
 void upload(void* dst, const void* src, std::int64_t bytes, void* stream) {
@@ -334,7 +379,17 @@ void copyBlocking(void*, const void*, std::int64_t) {
 }
 void release(void*) noexcept {}
 void sync(void*) {}
+void* eventRecord(void*) {
+    none();
+}
+void streamWait(void*, void*) {
+    none();
+}
+void eventRelease(void*) noexcept {}
 void copy(void*, const void*, std::int64_t, void*) {
+    none();
+}
+void copyAsync(void*, const void*, std::int64_t, void*) {
     none();
 }
 void upload(void*, const void*, std::int64_t, void*) {

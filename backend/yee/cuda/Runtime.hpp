@@ -6,9 +6,9 @@
 ///
 /// Memory model: device allocations are plain device memory (cudaMalloc), zeroed on the GPU; the host
 /// reaches them only through explicit copies (copy, upload), so asking for more than the card has free
-/// fails at once instead of oversubscribing, and no page ever migrates. The constants the host writes in
-/// place once at fill (device::Device decides by ledger category) are managed memory with the GPU as
-/// preferred location, prefetched there before the first kernel. Kernels and NCCL use both in place.
+/// fails at once instead of oversubscribing, and no page ever migrates. The constants the host computes at
+/// fill are written into host mirrors and copied (device/HostFill.hpp). Managed memory with the GPU as
+/// preferred location remains as a fallback (YEE_CUDA_MANAGED=1, device::Device::setManagedMemory).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -57,8 +57,18 @@ void* allocate(int id, std::int64_t bytes, void* stream, bool managed);
 void release(void* p) noexcept;
 /// Wait for all work launched on `stream`.
 void sync(void* stream);
+/// A marker of the work launched on `stream` so far (a cudaEvent_t), for streamWait(); the caller passes it
+/// to exactly one streamWait() or eventRelease().
+void* eventRecord(void* stream);
+/// Make `waiter` wait (on the device, the host does not block) until the work marked by `event` has run,
+/// then release the event.
+void streamWait(void* waiter, void* event);
+/// Release an event without waiting for it.
+void eventRelease(void* event) noexcept;
 /// Copy `bytes` (any combination of host and device addresses), ordered on `stream`, then waited.
 void copy(void* dst, const void* src, std::int64_t bytes, void* stream);
+/// Copy `bytes` between device addresses, ordered on `stream`, not waited for.
+void copyAsync(void* dst, const void* src, std::int64_t bytes, void* stream);
 /// Copy `bytes` of pageable host memory at `src` to device memory, ordered on `stream`, not waited for
 /// (the runtime stages a pageable source before returning, so it may be reused at once).
 void upload(void* dst, const void* src, std::int64_t bytes, void* stream);
@@ -79,6 +89,13 @@ void unpinHost(void* p) noexcept;
 /// Measured device-memory bandwidth of GPU `id` in GB/s: a device-to-device copy of `bytes` (read + write
 /// counted), best of a few. The achievable figure a memory-bound kernel can approach (below the spec peak).
 double measureCopyBandwidthGBs(int id, std::int64_t bytes);
+/// Launch shape of the cell kernels (CudaLaunch.cuh): each GPU thread updates this many consecutive z
+/// planes of its (x, y) column, marching along z so a plane one thread has read is still in cache for its
+/// next cell; 1 (the default, or YEE_CUDA_Z_PLANES) is one cell per thread. Every shape gives the same
+/// bits (each cell is computed by the same expression). For benchmarks (yee-bench --gpus compares shapes).
+int cellZPlanes();
+/// Sets cellZPlanes() for later launches (clamped to [1, 64]); process-wide.
+void setCellZPlanes(int planes);
 /// Debug aid: when the environment sets YEE_CUDA_SYNC=1 every kernel launch is waited for and checked.
 bool syncEveryLaunch();
 

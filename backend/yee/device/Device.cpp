@@ -63,6 +63,15 @@ void Device::copy(void* dst, const void* src, std::int64_t bytes) const {
         std::memcpy(dst, src, std::size_t(bytes));
 }
 
+void Device::copyOnDevice(void* dst, const void* src, std::int64_t bytes) const {
+    if (bytes <= 0)
+        return;
+    if (stream_)
+        cuda::copyAsync(dst, src, bytes, stream_);
+    else
+        std::memcpy(dst, src, std::size_t(bytes));
+}
+
 void Device::upload(void* dst, const void* src, std::int64_t bytes) const {
     if (bytes <= 0)
         return;
@@ -110,17 +119,16 @@ std::string Device::name() const {
 }
 
 namespace {
-/// Whether a GPU allocation of category `cat` is CUDA managed memory (else plain device memory).
-bool managedCategory(Category cat) {
-    // Constants the host computes once at fill (materials, source coefficients, CPML profiles and psi,
-    // dispersive cell lists and currents) stay in managed memory with the GPU preferred, so the fill may
-    // write them in place; YEE_CUDA_MANAGED=1 puts every category there (a debugging aid).
+/// Whether GPU allocations are CUDA managed memory (else plain device memory): YEE_CUDA_MANAGED=1 puts
+/// every category there, a fallback and debugging aid. The constants the host computes at fill
+/// (materials, sources, CPML profiles, pole tables) are plain device memory too, written through host
+/// mirrors (device/HostFill.hpp) and copied once.
+bool managedByEnvironment() {
     static const bool all = [] {
         const char* v = std::getenv("YEE_CUDA_MANAGED");
         return v && std::strcmp(v, "1") == 0;
     }();
-    return all || cat == Category::Materials || cat == Category::Sources || cat == Category::Pml ||
-           cat == Category::Dispersive;
+    return all;
 }
 } // namespace
 
@@ -157,7 +165,7 @@ void* Device::allocateBytes(std::int64_t bytes, Category cat) {
         return nullptr;
     if (kind_ == DeviceKind::Cuda) {
         try {
-            return cuda::allocate(id_, bytes, stream_, managedCategory(cat));
+            return cuda::allocate(id_, bytes, stream_, managedAll_ || managedByEnvironment());
         } catch (...) {
             ledger_.remove(cat, bytes);
             throw;

@@ -50,6 +50,11 @@ public:
     /// bit for bit on machines without a GPU.
     bool staged() const { return kind_ == DeviceKind::Cuda || stagedPaths_; }
     void setStagedPaths(bool on) { stagedPaths_ = on; }
+    /// CUDA: put every later allocation of this device in managed memory, which the host may read and write
+    /// between launches after sync() (YEE_CUDA_MANAGED=1 does it for every device). For tests that touch
+    /// device buffers from the host; the solver reaches device memory only through copies.
+    void setManagedMemory(bool on) { managedAll_ = on; }
+    bool managedMemory() const { return managedAll_; }
     /// CUDA: the device's stream (a cudaStream_t); null on CPU devices and in dry runs.
     void* stream() const { return stream_; }
     /// Make this device current on the calling thread (CUDA: cudaSetDevice). No-op on CPU.
@@ -58,6 +63,9 @@ public:
     void sync() const;
     /// Copy bytes between host and/or this device's memory; waits for earlier work and for the copy.
     void copy(void* dst, const void* src, std::int64_t bytes) const;
+    /// Copy `bytes` within this device's memory, ordered on the stream like a launch, without waiting.
+    /// A plain copy on CPU devices.
+    void copyOnDevice(void* dst, const void* src, std::int64_t bytes) const;
     /// Copy `bytes` of pageable host memory to this device's memory, ordered on the stream before later
     /// launches, without waiting (CUDA stages a pageable source at once, so `src` may change as soon as
     /// this returns). A plain copy on CPU devices.
@@ -79,9 +87,9 @@ public:
 
     /// Raw allocation of `bytes` in `cat`. Returns nullptr in dry-run mode. Throws MemoryError
     /// when the ledger would exceed capacity. On GPUs the memory is plain device memory (cudaMalloc:
-    /// the host reaches it only through copy()), except the constants the fill writes in place
-    /// (materials, sources, pml, dispersive: managed memory preferring the GPU) and Category::Host
-    /// (host memory, outside the GPU's capacity; see MemoryLedger).
+    /// the host reaches it only through copy(); the fill writes constants through host mirrors,
+    /// device/HostFill.hpp), except Category::Host (host memory, outside the GPU's capacity; see
+    /// MemoryLedger) and, with YEE_CUDA_MANAGED=1 or setManagedMemory(true), managed memory for all.
     void* allocateBytes(std::int64_t bytes, Category cat);
     void freeBytes(void* p, std::int64_t bytes, Category cat);
 
@@ -95,6 +103,7 @@ private:
     std::int64_t capacity_;
     bool dryRun_ = false;
     bool stagedPaths_ = false;
+    bool managedAll_ = false;
     unsigned stagger_ = 0;
     void* stream_ = nullptr;
     std::int64_t driverBaseline_ = 0;

@@ -6,9 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "yee/kernels/RecordCodec.hpp"
+
 namespace yee::gradient {
 
-enum class Dtype { Float64, Float32, BFloat16, Float16, Int8 };
+/// A recorded value's storage format (the element conversions are kernels/RecordCodec.hpp's, shared with
+/// the device encoder).
+using Dtype = kernels::RecordDtype;
 
 /// Parse "float64" | "float32" | "bfloat16" | "float16" | "int8"; throws InputError naming `field`.
 Dtype parseDtype(const std::string& s, const std::string& field);
@@ -22,10 +26,10 @@ double encode(const double* x, std::int64_t n, Dtype d, unsigned char* out);
 void decode(const unsigned char* in, std::int64_t n, Dtype d, double scale, double* x);
 
 /// IEEE binary16 conversions (round to nearest even, subnormals kept).
-std::uint16_t floatToHalf(float f);
-float halfToFloat(std::uint16_t h);
+using kernels::floatToHalf;
+using kernels::halfToFloat;
 /// bfloat16 conversions (round to nearest even).
-std::uint16_t floatToBf16(float f);
-float bf16ToFloat(std::uint16_t h);
+using kernels::bf16ToFloat;
+using kernels::floatToBf16;
 
 } // namespace yee::gradient

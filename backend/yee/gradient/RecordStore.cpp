@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <unistd.h>
 
 #include "yee/core/Error.hpp"
@@ -45,6 +47,8 @@ RecordStore::RecordStore(device::Device& dev, std::int64_t recordBytes, int reco
             throw RunError("gradient.storage.path: cannot create a recorder file in " + dir.string());
         std::filesystem::remove(tmpl); // unlinked: the space goes away with the run, whatever happens
         file_ = fdopen(fd, "w+b");
+        if (dev.isCuda()) // slots are device memory: the file is written and read through host memory
+            bounce_.resize(std::size_t(recordBytes * interval_));
     } else {
         host_.resize(std::size_t(backingBytes_));
     }
@@ -59,6 +63,9 @@ RecordStore::RecordStore(device::Device& dev, std::int64_t recordBytes, int reco
                 note_ = "gradient.storage: page-locking the recorder's " + std::to_string(backingBytes_) +
                         "-byte host tier failed (" + e.what() +
                         "): copies go through unpinned memory (slower)";
+                // The run has no channel for notes: say it once per process on stderr.
+                static std::once_flag told;
+                std::call_once(told, [&] { std::fprintf(stderr, "yee: note: %s\n", note_.c_str()); });
             }
         }
     }
@@ -84,8 +91,12 @@ RecordStore::RecordStore(device::Device& dev, std::int64_t recordBytes, int reco
                 queue_.pop_front();
             }
             std::string err = startError; // the worker has no device: fail the job
+            if (!err.empty() && job.after)
+                cuda::eventRelease(job.after);
             if (err.empty()) {
                 try {
+                    if (job.after) // the compute stream's kernels that write (or still read) the slot first
+                        cuda::streamWait(copyStream_, job.after);
                     if (job.load)
                         load(job.group, job.slot->data.data());
                     else
@@ -132,10 +143,14 @@ void RecordStore::moveBytes(void* dst, const void* src, std::int64_t n) {
 }
 
 void RecordStore::submit(const Job& job) {
+    Job j = job;
+    if (copyStream_ && dev_->stream())
+        j.after =
+            cuda::eventRecord(dev_->stream()); // the worker's copy waits for the device, the host does not
     {
         std::lock_guard<std::mutex> lk(m_);
-        job.slot->busy = true;
-        queue_.push_back(job);
+        j.slot->busy = true;
+        queue_.push_back(j);
     }
     cv_.notify_all();
 }
@@ -178,6 +193,10 @@ void RecordStore::store(int group, const unsigned char* src) {
     const std::int64_t n = std::min<std::int64_t>(interval_, records_ - first) * recordBytes_;
     files::failIfInjected("recorder", where_);
     if (disk_) {
+        if (!bounce_.empty()) {
+            moveBytes(bounce_.data(), src, n);
+            src = bounce_.data();
+        }
         if (std::fseek(file_, long(first * recordBytes_), SEEK_SET) != 0 ||
             std::fwrite(src, 1, std::size_t(n), file_) != std::size_t(n))
             throw RunError(std::string("writing the recorder file failed (") + std::strerror(errno) + ")");
@@ -190,9 +209,12 @@ void RecordStore::load(int group, unsigned char* dst) {
     const std::int64_t first = std::int64_t(group) * interval_;
     const std::int64_t n = std::min<std::int64_t>(interval_, records_ - first) * recordBytes_;
     if (disk_) {
+        unsigned char* to = bounce_.empty() ? dst : bounce_.data();
         if (std::fseek(file_, long(first * recordBytes_), SEEK_SET) != 0 ||
-            std::fread(dst, 1, std::size_t(n), file_) != std::size_t(n))
+            std::fread(to, 1, std::size_t(n), file_) != std::size_t(n))
             throw RunError(std::string("reading the recorder file failed (") + std::strerror(errno) + ")");
+        if (to != dst)
+            moveBytes(dst, to, n);
     } else {
         moveBytes(dst, host_.data() + first * recordBytes_, n);
     }
@@ -223,37 +245,36 @@ int RecordStore::slotFor(int group, bool forLoad) {
 }
 
 void RecordStore::put(int r, const unsigned char* data, double scale) {
-    putTo(r, scale, [&](unsigned char* dst) {
-        if (dev_->staged())
-            dev_->copy(dst, data, recordBytes_);
-        else
-            std::memcpy(dst, data, std::size_t(recordBytes_));
-    });
-}
-
-void RecordStore::putDevice(int r, const unsigned char* deviceData, double scale) {
-    putTo(r, scale, [&](unsigned char* dst) { dev_->copy(dst, deviceData, recordBytes_); });
-}
-
-template <class Write> void RecordStore::putTo(int r, double scale, const Write& write) {
-    if (failed_)
+    unsigned char* dst = putAddress(r);
+    if (!dst)
         return;
     scales_[std::size_t(r)] = scale;
-    if (!staged_) {
-        write(all_.data() + std::int64_t(r) * recordBytes_);
-        return;
-    }
+    if (dev_->staged())
+        dev_->copy(dst, data, recordBytes_);
+    else
+        std::memcpy(dst, data, std::size_t(recordBytes_));
+}
+
+unsigned char* RecordStore::writeAddress(int r) {
+    return putAddress(r);
+}
+
+unsigned char* RecordStore::putAddress(int r) {
+    if (failed_)
+        return nullptr;
+    if (!staged_)
+        return all_.data() + std::int64_t(r) * recordBytes_;
     const int g = groupOf(r);
     if (writing_ < 0 || slots_[std::size_t(writing_)].group != g) {
         finishWrites();
         writing_ = -1;
         const int q = slotFor(g, false);
         if (failed_)
-            return;
+            return nullptr;
         writing_ = q;
     }
     Slot& s = slots_[std::size_t(writing_)];
-    write(s.data.data() + std::int64_t(r - g * interval_) * recordBytes_);
+    return s.data.data() + std::int64_t(r - g * interval_) * recordBytes_;
 }
 
 void RecordStore::finishWrites() {
@@ -266,16 +287,20 @@ void RecordStore::finishWrites() {
 
 const unsigned char* RecordStore::get(int r, double& scale) {
     scale = scales_[std::size_t(r)];
-    if (failed_)
+    const unsigned char* src = readAddress(r);
+    if (!src)
         return zeros_.data();
-    auto read = [&](const unsigned char* src) -> const unsigned char* {
-        if (!dev_->staged())
-            return src;
-        dev_->copy(readBuf_.data(), src, recordBytes_);
-        return readBuf_.data();
-    };
+    if (!dev_->staged())
+        return src;
+    dev_->copy(readBuf_.data(), src, recordBytes_);
+    return readBuf_.data();
+}
+
+const unsigned char* RecordStore::readAddress(int r) {
+    if (failed_)
+        return nullptr;
     if (!staged_)
-        return read(all_.data() + std::int64_t(r) * recordBytes_);
+        return all_.data() + std::int64_t(r) * recordBytes_;
     finishWrites();
     const int g = groupOf(r);
     const int q = slotFor(g, true);
@@ -303,8 +328,8 @@ const unsigned char* RecordStore::get(int r, double& scale) {
     }
     Slot& s = slots_[std::size_t(q)];
     if (failed_ || !waitIdle(s) || s.group != g)
-        return zeros_.data();
-    return read(s.data.data() + std::int64_t(r - g * interval_) * recordBytes_);
+        return nullptr;
+    return s.data.data() + std::int64_t(r - g * interval_) * recordBytes_;
 }
 
 } // namespace yee::gradient

@@ -36,9 +36,14 @@ public:
 
     /// Write record r (records are written in increasing order). Does nothing once failure() is set.
     void put(int r, const unsigned char* data, double scale);
-    /// Write record r from `bytes` of device memory (a record encoded on the device): one device copy on
-    /// GPUs, none of it passing through the host. Does nothing once failure() is set.
-    void putDevice(int r, const unsigned char* deviceData, double scale);
+    /// Where to write record r's recordBytes bytes in the device's memory, for a record encoded on the
+    /// device (kernels/RecordCodec.hpp) on the device's stream; its scale stays with the caller. The
+    /// address is valid until the next put or get; nullptr once failure() is set. Same bookkeeping and order
+    /// as put(): on the host and disk tiers a full slot goes out with one copy, after the device's work.
+    unsigned char* writeAddress(int r);
+    /// The device-memory address of record r's bytes, for decoding on the device (reads in the same order
+    /// as get()); valid until the next put or get. nullptr once failure() is set.
+    const unsigned char* readAddress(int r);
     /// After the last put: push the partially filled slot out.
     void finishWrites();
     /// Read record r (reads go in decreasing order, possibly re-reading r+1); the pointer stays valid until
@@ -50,7 +55,8 @@ public:
     /// Bytes held off the device (host memory or file).
     std::int64_t offDeviceBytes() const { return backingBytes_; }
     /// Something the run should tell its user, empty when nothing: set when page-locking the host tier
-    /// failed and the worker copies through unpinned memory instead (slower, same results).
+    /// failed and the worker copies through unpinned memory instead (slower, same results); also printed
+    /// once per process on stderr ("yee: note: ...").
     const std::string& note() const { return note_; }
 
 private:
@@ -64,12 +70,13 @@ private:
         Slot* slot;
         bool load;
         int group;
+        void* after = nullptr; ///< CUDA: event marking the compute stream's work on the slot so far
     };
     int slotFor(int group, bool load);
     void startLoad(Slot& s, int group);
     void submit(const Job& job);
-    /// put()'s bookkeeping around `write(destination)`, which moves the record's bytes.
-    template <class Write> void putTo(int r, double scale, const Write& write);
+    /// put()'s bookkeeping: the address record r goes to (nullptr once failed).
+    unsigned char* putAddress(int r);
     /// Wait until slot s has no transfer in flight; false when a transfer has failed (failure() set).
     bool waitIdle(Slot& s);
     /// Remember the first failure (`what`) and stop moving records.
@@ -95,7 +102,8 @@ private:
     // is page-locked and the worker moves slots on its own stream, overlapping the compute stream.
     device::Device* dev_ = nullptr;
     std::vector<unsigned char> readBuf_; ///< host copy of the record last returned by get()
-    void* copyStream_ = nullptr;         ///< CUDA: the worker's stream
+    std::vector<unsigned char> bounce_; ///< GPU disk tier: host copy of a slot on its way to or from the file
+    void* copyStream_ = nullptr;        ///< CUDA: the worker's stream
     bool pinned_ = false;
     std::string note_;
     void moveBytes(void* dst, const void* src, std::int64_t n);

@@ -14,6 +14,7 @@ namespace yee::gradient {
 using device::Buffer;
 using device::Category;
 using device::launch;
+using device::launchIndex;
 
 template <class T>
 ReversibleState<T>::ReversibleState(AdjointSweep<T>& sweep, const GradientPlan& gp)
@@ -58,8 +59,6 @@ ReversibleState<T>::ReversibleState(AdjointSweep<T>& sweep, const GradientPlan& 
         for (const Layer& L : which == 0 ? layersH_ : layersE_)
             for (int c : L.comps)
                 layerRegions_[which].push_back({c, L.box});
-    if (dev.staged())
-        layerStage_ = Buffer<T>(dev, recordLen_, Category::Staging);
     // ---- the recorder: kept steps (LinearReconstructEveryK), their store ----
     keptIndex_.assign(std::size_t(std::max(N, 1)), -1);
     for (int n = 0; n < N; ++n) {
@@ -71,6 +70,12 @@ ReversibleState<T>::ReversibleState(AdjointSweep<T>& sweep, const GradientPlan& 
     }
     store_ = std::make_unique<RecordStore>(dev, recordLen_ * dtypeBytes(gp_.dtype), int(kept_.size()),
                                            gp_.tier, gp_.transferInterval, gp_.ringBuffers, gp_.diskPath);
+    if (dev.staged() && recordLen_ > 0) {
+        if (kernels::recordDtypeScaled(gp_.dtype))
+            maxAbs_ = Buffer<std::uint64_t>(dev, std::int64_t(kept_.size()), Category::Recorder);
+        if (std::int64_t(kept_.size()) < N)
+            upper_ = Buffer<unsigned char>(dev, recordLen_ * dtypeBytes(gp_.dtype), Category::Staging);
+    }
     // ---- drift-bounding checkpoints, evenly spaced ----
     const int C = gp_.numCheckpointsReversible;
     for (int j = 1; j <= C; ++j) {
@@ -93,9 +98,81 @@ template <class T> void ReversibleState<T>::afterForwardStep(int n, comm::Commun
     }
 }
 
+template <class T> kernels::RecordLayout<T> ReversibleState<T>::recordLayout() const {
+    kernels::RecordLayout<T> L;
+    std::int64_t start = 0;
+    for (int part = 0; part < 2; ++part)
+        for (const auto& reg : layerRegions_[part]) {
+            if (L.count == kernels::RecordLayout<T>::kMax)
+                throw std::logic_error("reversible recorder: more than 12 layer regions");
+            const int r = L.count++;
+            L.field[r] = tile_.field(reg.comp);
+            for (int a = 0; a < 3; ++a)
+                L.lo[r][a] = reg.box.lo[a];
+            L.nx[r] = reg.box.extent(0);
+            L.nxy[r] = L.nx[r] * reg.box.extent(1);
+            L.start[r] = start;
+            start += reg.box.cells();
+        }
+    L.start[L.count] = start;
+    return L;
+}
+
+template <class T> void ReversibleState<T>::recordOnDevice(int r) {
+    device::Device& dev = tile_.device();
+    unsigned char* out = store_->writeAddress(r);
+    if (!out)
+        return; // the store has failed: nothing more is recorded
+    const kernels::RecordLayout<T> L = recordLayout();
+    std::uint64_t* maxAbs = maxAbs_.allocated() ? maxAbs_.data() + r : nullptr;
+    if (maxAbs) {
+        // One index per GPU thread of a grid that strides the record (one atomic each); the CPU's staged
+        // path takes it on one thread. The maximum does not depend on the split.
+        const std::int64_t threads = dev.isCuda() ? std::min<std::int64_t>(recordLen_, 32768) : 1;
+        dev.zero(maxAbs, std::int64_t(sizeof(std::uint64_t)));
+        launchIndex(dev, threads, 1, kernels::RecordAbsMax<T>{L, recordLen_, threads, maxAbs});
+    }
+    launchIndex(dev, recordLen_, tile_.threads(), kernels::RecordEncode<T>{L, gp_.dtype, maxAbs, out});
+}
+
+template <class T> void ReversibleState<T>::replayOnDevice(int n, int part) {
+    device::Device& dev = tile_.device();
+    const std::int64_t lenH = solver::Tile<T>::regionCells(layerRegions_[0]);
+    kernels::RecordDecode<T> k{recordLayout(), gp_.dtype, part == 0 ? 0 : lenH};
+    const std::int64_t count = part == 0 ? lenH : recordLen_ - lenH;
+    const std::uint64_t* maxAbs = maxAbs_.allocated() ? maxAbs_.data() : nullptr;
+    if (n >= 0 && keptIndex_[std::size_t(n)] >= 0) {
+        const int r = keptIndex_[std::size_t(n)];
+        k.a = store_->readAddress(r);
+        k.maxAbsA = maxAbs ? maxAbs + r : nullptr;
+    } else if (n >= 0) {
+        // LinearReconstructEveryK between the kept neighbours; the upper record's bytes are copied aside
+        // (on the device's stream) before the lower one is read, which may reuse the upper one's slot.
+        const auto it = std::upper_bound(kept_.begin(), kept_.end(), n);
+        const int n1 = *it, n0 = *(it - 1);
+        const int r1 = keptIndex_[std::size_t(n1)], r0 = keptIndex_[std::size_t(n0)];
+        const unsigned char* upper = store_->readAddress(r1);
+        if (upper) {
+            dev.copyOnDevice(upper_.data(), upper, upper_.bytes());
+            k.a = store_->readAddress(r0);
+            k.b = upper_.data();
+            k.maxAbsA = maxAbs ? maxAbs + r0 : nullptr;
+            k.maxAbsB = maxAbs ? maxAbs + r1 : nullptr;
+            k.w = double(n - n0) / double(n1 - n0);
+        }
+        if (!k.a)
+            k.b = nullptr;
+    }
+    launchIndex(dev, count, tile_.threads(), k);
+}
+
 template <class T> void ReversibleState<T>::record(int n) {
     if (recordLen_ == 0 || keptIndex_[std::size_t(n)] < 0)
         return;
+    if (tile_.device().staged()) {
+        recordOnDevice(keptIndex_[std::size_t(n)]);
+        return;
+    }
     std::vector<typename solver::Tile<T>::Region> all = layerRegions_[0];
     all.insert(all.end(), layerRegions_[1].begin(), layerRegions_[1].end());
     std::vector<T> vals;
@@ -110,6 +187,10 @@ template <class T> void ReversibleState<T>::record(int n) {
 template <class T> void ReversibleState<T>::replay(int n, int part) {
     if (recordLen_ == 0)
         return;
+    if (tile_.device().staged()) {
+        replayOnDevice(n, part);
+        return;
+    }
     std::vector<double> rec(static_cast<std::size_t>(recordLen_), 0.0);
     if (n >= 0) {
         auto load = [&](int r, std::vector<double>& out) {

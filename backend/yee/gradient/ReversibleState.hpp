@@ -13,6 +13,7 @@
 #include "yee/gradient/ForwardState.hpp"
 #include "yee/gradient/RecordStore.hpp"
 #include "yee/gradient/StateSnapshots.hpp"
+#include "yee/kernels/RecordCodec.hpp"
 
 namespace yee::gradient {
 
@@ -29,6 +30,12 @@ public:
 private:
     /// Record the interface layers after forward step n (kept steps only).
     void record(int n);
+    /// Staged devices: encode record r from the fields into the store on the device (RecordCodec kernels).
+    void recordOnDevice(int r);
+    /// Staged devices: replay's work on the device (the same values as the host path writes).
+    void replayOnDevice(int n, int part);
+    /// The record's field regions, H layers then E layers, for the RecordCodec kernels.
+    kernels::RecordLayout<T> recordLayout() const;
     /// Write the recorded (or interpolated) layers of step n back into the fields: the H layers (part 0)
     /// or the E layers (part 1); n < 0 writes zeros.
     void replay(int n, int part);
@@ -53,9 +60,14 @@ private:
     std::vector<Layer> layersH_, layersE_;
     std::vector<typename solver::Tile<T>::Region> layerRegions_[2]; ///< H layers, E layers
     std::int64_t recordLen_ = 0;                                    ///< values per record
-    device::Buffer<T> layerStage_;                                  ///< GPU staging of the layers
-    std::vector<int> kept_;                                         ///< kept record steps, ascending
-    std::vector<int> keptIndex_;                                    ///< step -> position in kept_ or -1
+    device::Buffer<T>
+        layerStage_; ///< empty: the host path runs on CPU devices, which read the layers in place
+    // Staged devices (GPUs) encode and decode on the device: each record's max |x| (its scale) stays there,
+    // and an interpolated replay copies the upper record's bytes aside before reading the lower one.
+    device::Buffer<std::uint64_t> maxAbs_; ///< per kept record
+    device::Buffer<unsigned char> upper_;  ///< one record's bytes
+    std::vector<int> kept_;                ///< kept record steps, ascending
+    std::vector<int> keptIndex_;           ///< step -> position in kept_ or -1
     std::unique_ptr<RecordStore> store_;
     std::vector<int> checkpointSteps_; ///< states stored during the forward run, ascending
     std::unique_ptr<StateSnapshots> checkpoints_;

@@ -178,7 +178,8 @@ template <class T> std::int64_t Dispersion<T>::cells() const {
 }
 
 template <class T>
-void Dispersion<T>::fill(std::array<device::Buffer<T>, 3>& cb, std::array<device::Buffer<T>, 3>& ca) {
+void Dispersion<T>::fill(device::HostFill& hf, std::array<device::Buffer<T>, 3>& cb,
+                         std::array<device::Buffer<T>, 3>& ca) {
     if (lists_.empty())
         return;
     const scene::Scene& s = plan_.scene;
@@ -192,10 +193,12 @@ void Dispersion<T>::fill(std::array<device::Buffer<T>, 3>& cb, std::array<device
         double dsum = 0;
         for (int p = 0; p < c.n; ++p)
             dsum += c.d[p];
+        std::int64_t* offset = hf(l.offset);
+        T* weight = hf(l.weight);
         for (std::int64_t e = 0; e < l.count; ++e) {
             const std::size_t q = std::size_t(e);
-            l.offset[e] = l.hostOffsets[q];
-            l.weight[e] = T(l.hostWeights[q]);
+            offset[e] = l.hostOffsets[q];
+            weight[e] = T(l.hostWeights[q]);
             auto& x = extra[std::size_t(l.comp)][l.hostOffsets[q]];
             x.first = l.hostCells[q];
             x.second += l.hostWeights[q] * dsum;
@@ -204,24 +207,23 @@ void Dispersion<T>::fill(std::array<device::Buffer<T>, 3>& cb, std::array<device
         l.hostOffsets.clear();
         l.hostWeights.clear();
         l.hostCells.clear();
-        if (dev_.isCuda()) {
-            dev_.prefetch(l.offset.data(), l.offset.bytes());
-            dev_.prefetch(l.weight.data(), l.weight.bytes());
-        }
     }
     // One pass for a list's currents and its advance is exact when no E location is in two lists.
     fused_ = true;
     for (int c = 0; c < 3; ++c)
         fused_ = fused_ && std::int64_t(extra[std::size_t(c)].size()) == entries[std::size_t(c)];
     const scene::Rasterizer& r = *plan_.raster;
-    for (int c = 0; c < 3; ++c)
+    for (int c = 0; c < 3; ++c) {
+        T* cbc = hf(cb[std::size_t(c)]);
+        T* cac = hf(ca[std::size_t(c)]);
         for (const auto& [off, x] : extra[std::size_t(c)]) {
             const scene::CellMaterial m = r.atE(c, x.first[0], x.first[1], x.first[2]);
             const double sv = (m.sigma * sigmaScale + x.second) * dt / (2 * m.eps);
-            if (cb[std::size_t(c)][off] != T(0)) // PEC walls keep Cb = 0
-                cb[std::size_t(c)][off] = T((dt / m.eps) / (1 + sv));
-            ca[std::size_t(c)][off] = T((1 - sv) / (1 + sv));
+            if (cbc[off] != T(0)) // PEC walls keep Cb = 0
+                cbc[off] = T((dt / m.eps) / (1 + sv));
+            cac[off] = T((1 - sv) / (1 + sv));
         }
+    }
 }
 
 template <class T> void Dispersion<T>::beforeE(const std::array<T*, 3>& e, int threads) {

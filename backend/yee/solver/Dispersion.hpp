@@ -22,6 +22,7 @@
 
 #include "yee/core/View.hpp"
 #include "yee/device/Device.hpp"
+#include "yee/device/HostFill.hpp"
 #include "yee/kernels/Dispersion.hpp"
 #include "yee/solver/Plan.hpp"
 #include "yee/solver/TileState.hpp"
@@ -55,8 +56,10 @@ public:
     std::int64_t cells() const;
     /// Write the lists' offsets and weights, and fold each cell's d w into its Ca and Cb (the
     /// implicit part of the pole currents, as a conductivity). `cb`, `ca` are the tile's coefficient
-    /// arrays as Tile::fill() has just written them (on the host).
-    void fill(std::array<device::Buffer<T>, 3>& cb, std::array<device::Buffer<T>, 3>& ca);
+    /// arrays as Tile::fill() has just written them on the host through `hf` (device/HostFill.hpp), which
+    /// these writes go through too.
+    void fill(device::HostFill& hf, std::array<device::Buffer<T>, 3>& cb,
+              std::array<device::Buffer<T>, 3>& ca);
     /// Before the E update: keep E^n of every listed cell. `e` are the three E arrays (buffer starts).
     void beforeE(const std::array<T*, 3>& e, int threads);
     /// After the E update and the E sources: the explicit pole currents, then the pole state to n + 1.

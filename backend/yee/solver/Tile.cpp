@@ -232,7 +232,15 @@ template <class T> void Tile<T>::buildExchanges(FieldSet& fs, Category cat, int 
     }
 }
 
-template <class T> void Tile<T>::fillMaterials(const Box& gb) {
+template <class T> int Tile<T>::fillThreads() const {
+    // A GPU tile's device has one (launching) thread; its fill is host work, spread over the host's
+    // threads shared by the tiles of the plan.
+    if (!dev_.isCuda())
+        return threads_;
+    return std::max(1, device::hostThreads() / std::max(1, plan_->tiles->count()));
+}
+
+template <class T> void Tile<T>::fillMaterials(const Box& gb, device::HostFill& hf) {
     const Plan& p = *plan_;
     const scene::Rasterizer& r = *p.raster;
     const double dt = p.dt;
@@ -241,10 +249,10 @@ template <class T> void Tile<T>::fillMaterials(const Box& gb) {
     const Index3 o{gb.lo[0] - box_.lo[0], gb.lo[1] - box_.lo[1], gb.lo[2] - box_.lo[2]};
     // ---- materials: Cb, Ca at E locations, Db at H locations ----
     for (int c = 0; c < 3; ++c) {
-        View<T> cb(cb_[c].data(), shape_), ca(ca_[c].data(), shape_), db(db_[c].data(), shape_);
+        View<T> cb(hf(cb_[c]), shape_), ca(hf(ca_[c]), shape_), db(hf(db_[c]), shape_);
         // Rows of gb on the tile's worker pool (kernels/Launch.hpp), each rasterised into this thread's
-        // row buffers.
-        kernels::forEachRow(Box{{0, 0, 0}, {1, n[1], n[2]}}, threads_, [&](int jj, int kk, int, int) {
+        // row buffers, written on the host (HostFill: the arrays themselves, or GPUs' host mirrors).
+        kernels::forEachRow(Box{{0, 0, 0}, {1, n[1], n[2]}}, fillThreads(), [&](int jj, int kk, int, int) {
             thread_local std::vector<scene::CellMaterial> rowE, rowH;
             rowE.resize(static_cast<std::size_t>(n[0]));
             rowH.resize(static_cast<std::size_t>(n[0]));
@@ -274,21 +282,16 @@ template <class T> void Tile<T>::fillMaterials(const Box& gb) {
     }
 }
 
-template <class T> void Tile<T>::prefetchMaterials() {
-    for (int c = 0; c < 3; ++c)
-        for (auto* b : {&cb_[c], &ca_[c], &db_[c]})
-            dev_.prefetch(b->data(), b->bytes());
-}
-
 template <class T> void Tile<T>::refillDesigns() {
     const scene::Rasterizer& r = *plan_->raster;
-    dev_.sync(); // no kernel may read the coefficients while the host rewrites them
+    dev_.sync();                     // no kernel may read the coefficients while the host rewrites them
+    device::HostFill hf(dev_, true); // GPUs: host copies of the coefficients, rewritten in the design boxes
     for (int d = 0; d < r.designCount(); ++d) {
         const Box g = r.designBox(d).intersect(box_);
         if (!g.empty())
-            fillMaterials(g);
+            fillMaterials(g, hf);
     }
-    prefetchMaterials();
+    hf.commit();
 }
 
 template <class T> void Tile<T>::resetState() {
@@ -302,8 +305,10 @@ template <class T> void Tile<T>::resetState() {
 template <class T> void Tile<T>::fill() {
     const Plan& p = *plan_;
     const double dt = p.dt;
-    fillMaterials(box_);
-    disp_->fill(cb_, ca_); // dispersive cells: the pole currents' implicit part in Ca, Cb
+    // Every constant is written on the host (on GPUs into host mirrors, copied to the device once, below).
+    device::HostFill hf(dev_);
+    fillMaterials(box_, hf);
+    disp_->fill(hf, cb_, ca_); // dispersive cells: the pole currents' implicit part in Ca, Cb
     // ---- CPML grading ----
     for (auto& sl : slabs_) {
         const int a = sl->slab.axis;
@@ -311,7 +316,8 @@ template <class T> void Tile<T>::fill() {
         const int d = sl->slab.thickness, N = p.geom.cells[a];
         const int len = sl->slab.box.extent(a);
         for (int h = 0; h < 2; ++h) {
-            auto& prof = h == 0 ? sl->profE : sl->profH;
+            const auto& buf = h == 0 ? sl->profE : sl->profH;
+            T* prof[3] = {hf(buf[0]), hf(buf[1]), hf(buf[2])};
             for (int q = 0; q < len; ++q) {
                 const int g = sl->slab.box.lo[a] + q;
                 const double pos = g + (h == 0 ? 0.0 : 0.5);
@@ -334,29 +340,22 @@ template <class T> void Tile<T>::fill() {
     // ---- injections: coefficient of the cell times amplitude ----
     for (auto& ti : injections_) {
         const int comp = ti->inj->comp;
+        const T* cbc = comp < 3 ? hf(cb_[comp]) : nullptr;
+        const T* dbc = comp >= 3 && p.magnetic ? hf(db_[comp - 3]) : nullptr;
+        std::int64_t* offset = hf(ti->offset);
+        T* coefs = hf(ti->coef);
         for (std::size_t e = 0; e < ti->hostCells.size(); ++e) {
             double coef;
             if (comp < 3) {
-                coef = double(cb_[comp][ti->hostOffsets[e] + shape_.origin]);
+                coef = double(cbc[ti->hostOffsets[e] + shape_.origin]);
             } else {
-                coef = p.magnetic ? double(db_[comp - 3][ti->hostOffsets[e] + shape_.origin]) : dt;
+                coef = p.magnetic ? double(dbc[ti->hostOffsets[e] + shape_.origin]) : dt;
             }
-            ti->offset[std::int64_t(e)] = ti->hostOffsets[e] + shape_.origin;
-            ti->coef[std::int64_t(e)] = T(coef * ti->hostAmp[e]);
+            offset[e] = ti->hostOffsets[e] + shape_.origin;
+            coefs[e] = T(coef * ti->hostAmp[e]);
         }
     }
-    // The constants were written on the host: on GPUs they move back before the first kernel needs them
-    // (Device::prefetch does nothing on CPU devices).
-    prefetchMaterials();
-    for (auto& sl : slabs_)
-        for (int q = 0; q < 3; ++q) {
-            dev_.prefetch(sl->profE[q].data(), sl->profE[q].bytes());
-            dev_.prefetch(sl->profH[q].data(), sl->profH[q].bytes());
-        }
-    for (auto& ti : injections_) {
-        dev_.prefetch(ti->offset.data(), ti->offset.bytes());
-        dev_.prefetch(ti->coef.data(), ti->coef.bytes());
-    }
+    hf.commit();
 }
 
 template <class T> void Tile<T>::updateH(FieldSet& s, const Box& b) {

@@ -14,6 +14,7 @@
 #include "yee/core/View.hpp"
 #include "yee/device/Device.hpp"
 #include "yee/device/FieldTransfer.hpp"
+#include "yee/device/HostFill.hpp"
 #include "yee/solver/Dispersion.hpp"
 #include "yee/solver/Plan.hpp"
 #include "yee/solver/TileState.hpp"
@@ -161,10 +162,10 @@ private:
         std::vector<Index3> hostCells;
     };
 
-    /// Cb, Ca, Db of the cells of `g` (global cells inside box()) from the rasteriser.
-    void fillMaterials(const Box& g);
-    /// GPUs: move the material constants written on the host to the device.
-    void prefetchMaterials();
+    /// Cb, Ca, Db of the cells of `g` (global cells inside box()) from the rasteriser, written through `hf`.
+    void fillMaterials(const Box& g, device::HostFill& hf);
+    /// Host threads of the fill: the device's on CPU devices, a share of the host's for a GPU tile.
+    int fillThreads() const;
     /// fn(value&) for every cell of the regions, in download order (CPU devices).
     /// The regions `rs` of `s` as the device layer's field boxes.
     std::vector<device::FieldBox<T>> fieldBoxes(FieldSet& s, const std::vector<Region>& rs) const;
