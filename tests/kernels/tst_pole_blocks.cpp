@@ -232,7 +232,7 @@ template <class T> void checkFold(std::uint64_t seed, int rows, int len, bool sp
         lists.push_back({e[comp[q]].data(), cb[comp[q]].data(), off[std::size_t(q)].data(),
                          w[std::size_t(q)].data(), state[std::size_t(q)].data(),
                          std::int64_t(off[std::size_t(q)].size()), c, q == 1 ? skip.data() : nullptr,
-                         q == 1 ? std::int64_t(skip.size()) : 0});
+                         q == 1 ? std::int64_t(skip.size()) : 0, comp[q]});
     std::vector<std::int64_t> cursor(8);
     std::vector<char> listed(std::size_t(size), 0);
     for (int q = 0; q < 4; ++q)

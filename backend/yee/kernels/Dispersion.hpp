@@ -328,6 +328,7 @@ template <class T> struct PoleFoldList {
     PoleCoefs<T> c;
     const std::int64_t* skip;
     std::int64_t skipCount;
+    int comp; ///< the E component 0..2 (lists of one component share `e`)
 };
 
 /// poleStretches over the entries [a, b) of `l` that it does not skip.
@@ -355,13 +356,14 @@ void poleFoldPieces(const PoleFoldList<T>& l, std::int64_t a, std::int64_t b, co
 
 /// The forward pole update folded into the E sweep of one row (CPU devices), for lists of which no
 /// E location is in two: the row's cells [i0, i1) (buffer offsets rowBase + i) go in chunks of at
-/// most kPoleBlock cells; per chunk, E^n of its listed cells is kept on the stack (PoleSaveE),
-/// update(c0, c1, poles) runs the E update of the chunk's cells (`poles`: some cell of it is listed),
-/// then each list's stretches in the chunk get their currents and advance (PoleCurrent, PoleAdvance)
-/// while E is in cache. Every listed cell sees the operations of PoleSaveE, the E update, PoleCurrent
-/// and PoleAdvance in that order, as in the separate passes, so the bits are theirs provided nothing
-/// else writes a folded E between the E update and the pole currents (the lists' `skip` entries).
-/// `cursor` holds 2 * nLists entries that the caller keeps per thread between rows (hints, see below).
+/// most kPoleBlock cells; per chunk with listed cells, E^n of its cells is kept on the stack
+/// (PoleSaveE) while the offsets of its entries are prefetched, update(c0, c1, poles) runs the E update
+/// of the chunk's cells (`poles`: some cell of it is listed), then each list's stretches in the chunk
+/// get their currents and advance (PoleCurrent, PoleAdvance) while E is in cache. Every listed cell sees the
+/// operations of PoleSaveE, the E update, PoleCurrent and PoleAdvance in that order, as in the separate
+/// passes, so the bits are theirs provided nothing else writes a folded E between the E update and the pole
+/// currents (the lists' `skip` entries). `cursor` holds 2 * nLists entries that the caller keeps per thread
+/// between rows (hints, see below).
 template <class T, class Update>
 void poleFoldRow(const PoleFoldList<T>* lists, int nLists, T dt, std::int64_t rowBase, int i0, int i1,
                  std::int64_t* cursor, const Update& update) {
@@ -393,15 +395,41 @@ void poleFoldRow(const PoleFoldList<T>* lists, int nLists, T dt, std::int64_t ro
         }
         cursor[2 * q] = cursor[2 * q + 1] = lo;
     }
-    T save[3 * kPoleBlock]; // no location in two lists: at most one entry per E location of the chunk
+    T* ePlanes[3] = {nullptr, nullptr, nullptr};
+    for (int q = 0; q < nLists; ++q)
+        ePlanes[lists[q].comp] = lists[q].e;
+    T save[3][kPoleBlock]; // E^n of the chunk's cells, per component that has listed cells in it
     for (int c0 = i0; c0 < i1; c0 += kPoleBlock) {
         const int c1 = i1 - c0 < kPoleBlock ? i1 : c0 + kPoleBlock;
         const std::int64_t end = rowBase + c1;
-        bool poles = false;
-        int used = 0;
+        bool poles = false, comps[3] = {false, false, false};
         for (int q = 0; q < nLists; ++q) {
             const PoleFoldList<T>& l = lists[q];
-            std::int64_t a = cursor[2 * q + 1], b = a; // entries in the chunk: fewer than its cells
+            const std::int64_t a = cursor[2 * q + 1];
+            cursor[2 * q] = a;
+            if (a < l.count && l.off[a] < end) {
+                poles = comps[l.comp] = true;
+                // The chunk's offsets are read after its E update: fetch them meanwhile.
+                const std::int64_t n = c1 - c0 < l.count - a ? c1 - c0 : l.count - a;
+                for (std::int64_t x = 0; x < n; x += 64 / std::int64_t(sizeof(std::int64_t)))
+                    __builtin_prefetch(l.off + a + x);
+            }
+        }
+        if (poles)
+            for (int c = 0; c < 3; ++c)
+                if (comps[c]) {
+                    const T* YEE_RESTRICT src = ePlanes[c] + rowBase + c0;
+                    T* YEE_RESTRICT d = save[c];
+                    for (int x = 0; x < c1 - c0; ++x)
+                        d[x] = src[x];
+                }
+        update(c0, c1, poles);
+        if (!poles)
+            continue;
+        for (int q = 0; q < nLists; ++q) {
+            const PoleFoldList<T>& l = lists[q];
+            const std::int64_t a = cursor[2 * q];
+            std::int64_t b = a; // the entries in the chunk are fewer than its cells
             std::int64_t hi = a + (c1 - c0) < l.count ? a + (c1 - c0) : l.count;
             while (b < hi) {
                 const std::int64_t mid = b + (hi - b) / 2;
@@ -410,36 +438,16 @@ void poleFoldRow(const PoleFoldList<T>* lists, int nLists, T dt, std::int64_t ro
                 else
                     hi = mid;
             }
-            cursor[2 * q] = a;
             cursor[2 * q + 1] = b;
             if (a == b)
                 continue;
-            poles = true;
-            T* dst = save + used;
-            poleFoldPieces(l, a, b, [&](std::int64_t first, std::int64_t o, int len) {
-                const T* YEE_RESTRICT src = l.e + o;
-                T* YEE_RESTRICT d = dst + (first - a);
-                for (int x = 0; x < len; ++x)
-                    d[x] = src[x];
-            });
-            used += int(b - a);
-        }
-        update(c0, c1, poles);
-        if (!poles)
-            continue;
-        used = 0;
-        for (int q = 0; q < nLists; ++q) {
-            const PoleFoldList<T>& l = lists[q];
-            const std::int64_t a = cursor[2 * q], b = cursor[2 * q + 1];
-            if (a == b)
-                continue;
-            const T* S = save + used;
+            const T* S = save[l.comp];
+            const std::int64_t chunk = rowBase + c0;
             poleFoldPieces(l, a, b, [&](std::int64_t first, std::int64_t o, int len) {
                 poleCurrentStretch(l.e + o, l.cb + o, l.state + first, l.count, l.c, len);
-                poleAdvanceStretch<T>(l.e + o, l.w + first, S + (first - a), l.state + first, l.count, dt,
+                poleAdvanceStretch<T>(l.e + o, l.w + first, S + (o - chunk), l.state + first, l.count, dt,
                                       l.c, len);
             });
-            used += int(b - a);
         }
     }
 }

@@ -266,7 +266,7 @@ std::vector<kernels::PoleFoldList<T>> Dispersion<T>::foldLists(const std::array<
     for (const List& l : lists_)
         if (l.count > 0)
             v.push_back({e[std::size_t(l.comp)], cb[std::size_t(l.comp)], l.offset.data(), l.weight.data(),
-                         l.state.data(), l.count, l.coef, l.skip.data(), l.skip.size()});
+                         l.state.data(), l.count, l.coef, l.skip.data(), l.skip.size(), l.comp});
     return v;
 }
 
