@@ -28,8 +28,9 @@
 /// CPU devices run the forward trio as PoleSaveEBlocks and PoleStepBlocks (end of this file): the same
 /// operations per cell in the same order, over blocks of a list whose cells are mostly consecutive in
 /// memory, so the loops are SIMD and the offsets are hardly read; PoleCurrent and PoleAdvance become one
-/// pass when no E location is in two lists. GPUs (and CPU devices on their data paths) launch the
-/// per-entry functors.
+/// pass when no E location is in two lists, and then the whole trio folds into the E sweep
+/// (poleFoldRow: per row chunk, E^n on the stack, the E update, the poles while E is in cache). GPUs
+/// (and CPU devices on their data paths) launch the per-entry functors.
 #include <cstdint>
 
 #include "yee/core/Platform.hpp"
@@ -220,6 +221,70 @@ template <class T> struct PoleSaveEBlocks {
     }
 };
 
+/// PoleCurrent on one stretch of `len` consecutive cells of a list (CPU devices), with exactly its
+/// operations in its order, vectorised over the cells: E and CB point at the stretch's first cell,
+/// `state` at its first entry (variable slot s of entry x at state[s * count + x]).
+template <class T>
+void poleCurrentStretch(T* YEE_RESTRICT E, const T* YEE_RESTRICT CB, const T* state, std::int64_t count,
+                        const PoleCoefs<T>& c, int len) {
+    T m[kPoleBlock];
+    for (int x = 0; x < len; ++x)
+        m[x] = 0;
+    for (int p = 0; p < c.n; ++p) {
+        if (c.jSlot[p] >= 0) {
+            const T* YEE_RESTRICT J = state + c.jSlot[p] * count;
+            const T a = c.cJ[p];
+            for (int x = 0; x < len; ++x)
+                m[x] += a * J[x];
+        }
+        if (c.pSlot[p] >= 0) {
+            const T* YEE_RESTRICT P = state + c.pSlot[p] * count;
+            const T a = c.cP[p];
+            for (int x = 0; x < len; ++x)
+                m[x] += a * P[x];
+        }
+    }
+    for (int x = 0; x < len; ++x)
+        E[x] -= CB[x] * m[x];
+}
+
+/// PoleAdvance on one stretch of `len` (at most kPoleBlock) consecutive cells of a list (CPU devices),
+/// with exactly its operations in its order: E points at the stretch's first cell, W, S (E^n) and
+/// `state` at its first entry (as in poleCurrentStretch).
+template <class T>
+void poleAdvanceStretch(const T* YEE_RESTRICT E, const T* YEE_RESTRICT W, const T* YEE_RESTRICT S, T* state,
+                        std::int64_t count, T dt, const PoleCoefs<T>& c, int len) {
+    T drive[kPoleBlock];
+    for (int x = 0; x < len; ++x)
+        drive[x] = W[x] * (T(0.5) * (S[x] + E[x]));
+    for (int p = 0; p < c.n; ++p) {
+        const T d = c.d[p], cJ = c.cJ[p], cP = c.cP[p];
+        T* YEE_RESTRICT J = c.jSlot[p] >= 0 ? state + c.jSlot[p] * count : nullptr;
+        T* YEE_RESTRICT P = c.pSlot[p] >= 0 ? state + c.pSlot[p] * count : nullptr;
+        if (J && P) { // Lorentz
+            for (int x = 0; x < len; ++x) {
+                T mm = d * drive[x];
+                mm += cJ * J[x];
+                mm += cP * P[x];
+                P[x] += dt * mm;
+                J[x] = T(2) * mm - J[x];
+            }
+        } else if (J) { // Drude
+            for (int x = 0; x < len; ++x) {
+                T mm = d * drive[x];
+                mm += cJ * J[x];
+                J[x] = T(2) * mm - J[x];
+            }
+        } else if (P) { // Debye
+            for (int x = 0; x < len; ++x) {
+                T mm = d * drive[x];
+                mm += cP * P[x];
+                P[x] += dt * mm;
+            }
+        }
+    }
+}
+
 /// PoleCurrent and/or PoleAdvance on block b of a list (CPU devices), per cell with exactly their
 /// operations in their order (so the same bits), vectorised over each contiguous stretch: the poles
 /// are the outer loop and the cells the inner one. With both halves in one pass (`current` and
@@ -242,70 +307,149 @@ template <class T> struct PoleStepBlocks {
         const std::int64_t n = count - i0 < kPoleBlock ? count - i0 : kPoleBlock;
         poleStretches(off, i0, n, [this](std::int64_t first, std::int64_t o, int len) {
             if (current)
-                currentStretch(first, o, len);
+                poleCurrentStretch(e + o, cb + o, state + first, count, c, len);
             if (advance)
-                advanceStretch(first, o, len);
+                poleAdvanceStretch<T>(e + o, w + first, s + first, state + first, count, dt, c, len);
         });
     }
-
-    void currentStretch(std::int64_t first, std::int64_t o, int len) const {
-        T m[kPoleBlock];
-        for (int x = 0; x < len; ++x)
-            m[x] = 0;
-        for (int p = 0; p < c.n; ++p) {
-            if (c.jSlot[p] >= 0) {
-                const T* YEE_RESTRICT J = state + c.jSlot[p] * count + first;
-                const T a = c.cJ[p];
-                for (int x = 0; x < len; ++x)
-                    m[x] += a * J[x];
-            }
-            if (c.pSlot[p] >= 0) {
-                const T* YEE_RESTRICT P = state + c.pSlot[p] * count + first;
-                const T a = c.cP[p];
-                for (int x = 0; x < len; ++x)
-                    m[x] += a * P[x];
-            }
-        }
-        T* YEE_RESTRICT E = e + o;
-        const T* YEE_RESTRICT CB = cb + o;
-        for (int x = 0; x < len; ++x)
-            E[x] -= CB[x] * m[x];
-    }
-
-    void advanceStretch(std::int64_t first, std::int64_t o, int len) const {
-        T drive[kPoleBlock];
-        const T* YEE_RESTRICT E = e + o;
-        const T* YEE_RESTRICT W = w + first;
-        const T* YEE_RESTRICT S = s + first;
-        for (int x = 0; x < len; ++x)
-            drive[x] = W[x] * (T(0.5) * (S[x] + E[x]));
-        for (int p = 0; p < c.n; ++p) {
-            const T d = c.d[p], cJ = c.cJ[p], cP = c.cP[p];
-            T* YEE_RESTRICT J = c.jSlot[p] >= 0 ? state + c.jSlot[p] * count + first : nullptr;
-            T* YEE_RESTRICT P = c.pSlot[p] >= 0 ? state + c.pSlot[p] * count + first : nullptr;
-            if (J && P) { // Lorentz
-                for (int x = 0; x < len; ++x) {
-                    T mm = d * drive[x];
-                    mm += cJ * J[x];
-                    mm += cP * P[x];
-                    P[x] += dt * mm;
-                    J[x] = T(2) * mm - J[x];
-                }
-            } else if (J) { // Drude
-                for (int x = 0; x < len; ++x) {
-                    T mm = d * drive[x];
-                    mm += cJ * J[x];
-                    J[x] = T(2) * mm - J[x];
-                }
-            } else if (P) { // Debye
-                for (int x = 0; x < len; ++x) {
-                    T mm = d * drive[x];
-                    mm += cP * P[x];
-                    P[x] += dt * mm;
-                }
-            }
-        }
-    }
 };
+
+/// One pole list as the row fold below sees it (CPU devices): its E component's array and Cb (buffer
+/// starts, which `off` indexes), its entries' offsets, weights and state, its coefficients, and the
+/// entries the fold leaves out (increasing entry indices: cells that something else writes between the
+/// E update and the pole currents, updated by separate passes).
+template <class T> struct PoleFoldList {
+    T* e;
+    const T* cb;
+    const std::int64_t* off;
+    const T* w;
+    T* state;
+    std::int64_t count;
+    PoleCoefs<T> c;
+    const std::int64_t* skip;
+    std::int64_t skipCount;
+    int comp; ///< the E component 0..2 (lists of one component share `e`)
+};
+
+/// poleStretches over the entries [a, b) of `l` that it does not skip.
+template <class T, class F>
+void poleFoldPieces(const PoleFoldList<T>& l, std::int64_t a, std::int64_t b, const F& f) {
+    if (l.skipCount == 0) {
+        poleStretches(l.off, a, b - a, f);
+        return;
+    }
+    std::int64_t lo = 0, hi = l.skipCount; // the first skipped entry at or after a
+    while (lo < hi) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        if (l.skip[mid] < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (std::int64_t q = lo; a < b; ++q) {
+        const std::int64_t stop = q < l.skipCount && l.skip[q] < b ? l.skip[q] : b;
+        if (stop > a)
+            poleStretches(l.off, a, stop - a, f);
+        a = stop + 1;
+    }
+}
+
+/// The forward pole update folded into the E sweep of one row (CPU devices), for lists of which no
+/// E location is in two: the row's cells [i0, i1) (buffer offsets rowBase + i) go in chunks of at
+/// most kPoleBlock cells; per chunk with listed cells, E^n of its cells is kept on the stack
+/// (PoleSaveE) while the offsets of its entries are prefetched, update(c0, c1, poles) runs the E update
+/// of the chunk's cells (`poles`: some cell of it is listed), then each list's stretches in the chunk
+/// get their currents and advance (PoleCurrent, PoleAdvance) while E is in cache. Every listed cell sees the
+/// operations of PoleSaveE, the E update, PoleCurrent and PoleAdvance in that order, as in the separate
+/// passes, so the bits are theirs provided nothing else writes a folded E between the E update and the pole
+/// currents (the lists' `skip` entries). `cursor` holds 2 * nLists entries that the caller keeps per thread
+/// between rows (hints, see below).
+template <class T, class Update>
+void poleFoldRow(const PoleFoldList<T>* lists, int nLists, T dt, std::int64_t rowBase, int i0, int i1,
+                 std::int64_t* cursor, const Update& update) {
+    // cursor[2q]: the first entry of list q at or after the chunk start; cursor[2q + 1]: after its end.
+    // On entry cursor[2q + 1] is a hint (where the previous row of the calling thread ended, any value
+    // is valid): the row's first entry is searched from there, galloping, so a thread that sweeps rows
+    // in order reads a few offsets near the last ones instead of bisecting the whole list.
+    for (int q = 0; q < nLists; ++q) {
+        const PoleFoldList<T>& l = lists[q];
+        const std::int64_t o = rowBase + i0;
+        std::int64_t h = cursor[2 * q + 1];
+        h = h < 0 ? 0 : (h > l.count ? l.count : h);
+        std::int64_t lo = 0, hi = l.count; // the lower bound of o among the increasing offsets is in [lo, hi]
+        if (h > 0 && l.off[h - 1] >= o) {
+            hi = h - 1;
+        } else {
+            lo = h;
+            // off[lo - 1] < o throughout; the step that fails checks index lo + (lo - h).
+            for (std::int64_t step = 1; lo + step - 1 < l.count && l.off[lo + step - 1] < o; step *= 2)
+                lo += step;
+            hi = lo + (lo - h) < l.count ? lo + (lo - h) : l.count;
+        }
+        while (lo < hi) {
+            const std::int64_t mid = lo + (hi - lo) / 2;
+            if (l.off[mid] < o)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        cursor[2 * q] = cursor[2 * q + 1] = lo;
+    }
+    T* ePlanes[3] = {nullptr, nullptr, nullptr};
+    for (int q = 0; q < nLists; ++q)
+        ePlanes[lists[q].comp] = lists[q].e;
+    T save[3][kPoleBlock]; // E^n of the chunk's cells, per component that has listed cells in it
+    for (int c0 = i0; c0 < i1; c0 += kPoleBlock) {
+        const int c1 = i1 - c0 < kPoleBlock ? i1 : c0 + kPoleBlock;
+        const std::int64_t end = rowBase + c1;
+        bool poles = false, comps[3] = {false, false, false};
+        for (int q = 0; q < nLists; ++q) {
+            const PoleFoldList<T>& l = lists[q];
+            const std::int64_t a = cursor[2 * q + 1];
+            cursor[2 * q] = a;
+            if (a < l.count && l.off[a] < end) {
+                poles = comps[l.comp] = true;
+                // The chunk's offsets are read after its E update: fetch them meanwhile.
+                const std::int64_t n = c1 - c0 < l.count - a ? c1 - c0 : l.count - a;
+                for (std::int64_t x = 0; x < n; x += 64 / std::int64_t(sizeof(std::int64_t)))
+                    __builtin_prefetch(l.off + a + x);
+            }
+        }
+        if (poles)
+            for (int c = 0; c < 3; ++c)
+                if (comps[c]) {
+                    const T* YEE_RESTRICT src = ePlanes[c] + rowBase + c0;
+                    T* YEE_RESTRICT d = save[c];
+                    for (int x = 0; x < c1 - c0; ++x)
+                        d[x] = src[x];
+                }
+        update(c0, c1, poles);
+        if (!poles)
+            continue;
+        for (int q = 0; q < nLists; ++q) {
+            const PoleFoldList<T>& l = lists[q];
+            const std::int64_t a = cursor[2 * q];
+            std::int64_t b = a; // the entries in the chunk are fewer than its cells
+            std::int64_t hi = a + (c1 - c0) < l.count ? a + (c1 - c0) : l.count;
+            while (b < hi) {
+                const std::int64_t mid = b + (hi - b) / 2;
+                if (l.off[mid] < end)
+                    b = mid + 1;
+                else
+                    hi = mid;
+            }
+            cursor[2 * q + 1] = b;
+            if (a == b)
+                continue;
+            const T* S = save[l.comp];
+            const std::int64_t chunk = rowBase + c0;
+            poleFoldPieces(l, a, b, [&](std::int64_t first, std::int64_t o, int len) {
+                poleCurrentStretch(l.e + o, l.cb + o, l.state + first, l.count, l.c, len);
+                poleAdvanceStretch<T>(l.e + o, l.w + first, S + (o - chunk), l.state + first, l.count, dt,
+                                      l.c, len);
+            });
+        }
+    }
+}
 
 } // namespace yee::kernels

@@ -159,11 +159,49 @@ Dispersion<T>::Dispersion(const Plan& plan, const Box& box, const ArrayShape& sh
                     }
                 }
     }
+    // One pass for a list's currents and its advance is exact when no E location is in two lists; the
+    // fold into the E sweep also needs no E injection on a listed location (kernels/Dispersion.hpp).
+    std::array<std::vector<std::int64_t>, 3> listed;
+    for (const List& l : lists_)
+        listed[std::size_t(l.comp)].insert(listed[std::size_t(l.comp)].end(), l.hostOffsets.begin(),
+                                           l.hostOffsets.end());
+    fused_ = true;
+    for (auto& v : listed) {
+        std::sort(v.begin(), v.end());
+        fused_ = fused_ && std::adjacent_find(v.begin(), v.end()) == v.end();
+    }
+    fold_ = fused_ && !dev.staged();
+    if (fold_) {
+        // The listed locations that E injections write after the E sweep stay with the passes.
+        std::array<std::vector<std::int64_t>, 3> injected;
+        for (const Injection& inj : plan.injections)
+            if (inj.comp < 3)
+                for (const Index3& g : inj.cells)
+                    if (box.contains(g))
+                        injected[std::size_t(inj.comp)].push_back(
+                            shape.offset(g[0] - box.lo[0], g[1] - box.lo[1], g[2] - box.lo[2]));
+        for (auto& v : injected) {
+            std::sort(v.begin(), v.end());
+            v.erase(std::unique(v.begin(), v.end()), v.end());
+        }
+        for (List& l : lists_) {
+            const auto& v = injected[std::size_t(l.comp)];
+            for (std::size_t e = 0; e < l.hostOffsets.size(); ++e)
+                if (std::binary_search(v.begin(), v.end(), l.hostOffsets[e]))
+                    l.hostSkip.push_back(std::int64_t(e));
+        }
+    }
+    for (const auto& m : s.materials)
+        caOnlyAtPoles_ = caOnlyAtPoles_ && scene::materialModel(m).sigma == 0;
     for (List& l : lists_) {
         l.count = std::int64_t(l.hostCells.size());
         l.offset = Buffer<std::int64_t>(dev, l.count, Category::Dispersive);
         l.weight = Buffer<T>(dev, l.count, Category::Dispersive);
-        l.scratch = Buffer<T>(dev, l.count, Category::Dispersive);
+        if (!fold_)
+            l.scratch = Buffer<T>(dev, l.count, Category::Dispersive);
+        const auto skips = std::int64_t(l.hostSkip.size());
+        l.skip = Buffer<std::int64_t>(dev, skips, Category::Dispersive);
+        l.skipSave = Buffer<T>(dev, skips, Category::Dispersive);
         l.state = Buffer<T>(dev, l.count * l.stateSlots, Category::Dispersive);
         state.add("disp." + s.materials[std::size_t(l.material)].name + "." + compName(l.comp),
                   StateRole::Dynamics, l.state);
@@ -187,7 +225,6 @@ void Dispersion<T>::fill(device::HostFill& hf, std::array<device::Buffer<T>, 3>&
     const double sigmaScale = scene::kEta0 * s.cellUm * 1e-6; // S/m -> normalised, as Tile::fill()
     // Per E location: the sum of w d over every list holding it (the implicit part of its currents).
     std::array<std::map<std::int64_t, std::pair<Index3, double>>, 3> extra;
-    std::array<std::int64_t, 3> entries{};
     for (List& l : lists_) {
         const Coefs c = coefsOf(scene::materialModel(s.materials[std::size_t(l.material)]), dt, fsPerUnit);
         double dsum = 0;
@@ -203,15 +240,16 @@ void Dispersion<T>::fill(device::HostFill& hf, std::array<device::Buffer<T>, 3>&
             x.first = l.hostCells[q];
             x.second += l.hostWeights[q] * dsum;
         }
-        entries[std::size_t(l.comp)] += l.count;
+        if (!l.hostSkip.empty()) { // folded lists only (CPU devices), written through `hf` all the same
+            std::int64_t* skip = hf(l.skip);
+            for (std::size_t q = 0; q < l.hostSkip.size(); ++q)
+                skip[q] = l.hostSkip[q];
+        }
         l.hostOffsets.clear();
         l.hostWeights.clear();
         l.hostCells.clear();
+        l.hostSkip.clear();
     }
-    // One pass for a list's currents and its advance is exact when no E location is in two lists.
-    fused_ = true;
-    for (int c = 0; c < 3; ++c)
-        fused_ = fused_ && std::int64_t(extra[std::size_t(c)].size()) == entries[std::size_t(c)];
     const scene::Rasterizer& r = *plan_.raster;
     for (int c = 0; c < 3; ++c) {
         T* cbc = hf(cb[std::size_t(c)]);
@@ -226,7 +264,26 @@ void Dispersion<T>::fill(device::HostFill& hf, std::array<device::Buffer<T>, 3>&
     }
 }
 
+template <class T>
+std::vector<kernels::PoleFoldList<T>> Dispersion<T>::foldLists(const std::array<T*, 3>& e,
+                                                               const std::array<const T*, 3>& cb) const {
+    std::vector<kernels::PoleFoldList<T>> v;
+    for (const List& l : lists_)
+        if (l.count > 0)
+            v.push_back({e[std::size_t(l.comp)], cb[std::size_t(l.comp)], l.offset.data(), l.weight.data(),
+                         l.state.data(), l.count, l.coef, l.skip.data(), l.skip.size(), l.comp});
+    return v;
+}
+
 template <class T> void Dispersion<T>::beforeE(const std::array<T*, 3>& e, int threads) {
+    if (fold_) { // E^n of the entries the fold leaves out
+        for (List& l : lists_) {
+            const T* E = e[std::size_t(l.comp)];
+            for (std::int64_t q = 0; q < l.skip.size(); ++q)
+                l.skipSave[q] = E[l.offset[l.skip[q]]];
+        }
+        return;
+    }
     for (List& l : lists_) {
         if (l.count == 0)
             continue;
@@ -243,6 +300,19 @@ template <class T> void Dispersion<T>::beforeE(const std::array<T*, 3>& e, int t
 
 template <class T>
 void Dispersion<T>::afterE(const std::array<T*, 3>& e, const std::array<const T*, 3>& cb, int threads) {
+    if (fold_) { // the entries the fold leaves out, each as a stretch of one cell
+        for (List& l : lists_) {
+            T* E = e[std::size_t(l.comp)];
+            const T* CB = cb[std::size_t(l.comp)];
+            for (std::int64_t q = 0; q < l.skip.size(); ++q) {
+                const std::int64_t x = l.skip[q], o = l.offset[x];
+                kernels::poleCurrentStretch(E + o, CB + o, l.state.data() + x, l.count, l.coef, 1);
+                kernels::poleAdvanceStretch<T>(E + o, l.weight.data() + x, l.skipSave.data() + q,
+                                               l.state.data() + x, l.count, T(plan_.dt), l.coef, 1);
+            }
+        }
+        return;
+    }
     if (!dev_.staged()) {
         // CPU devices: the same per-cell operations over contiguous stretches; one pass per list when
         // no E location is in two lists, else every list's currents and then every list's advance.

@@ -15,6 +15,13 @@
 /// State: each list's pole variables are registered in the tile's TileState (role Dynamics, names
 /// "disp.<material>.<component>", registered even when empty so names do not depend on the tile) and
 /// so travel with gradient checkpoints and restart files; the E^n scratch is not state.
+///
+/// CPU devices fold the forward update into the E sweep (folded(): kernels::poleFoldRow, row by row,
+/// E^n on the stack, no scratch buffer) when no E location is in two lists. The few listed locations
+/// that an E injection (source, TF/SF correction) writes between the E update and the pole currents
+/// are left out of the fold (each list's `skip` entries) and keep the separate passes, in beforeE()
+/// and afterE(), for the same bits. Otherwise, and on staged devices, beforeE() and afterE() run the
+/// passes for every entry.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -39,7 +46,11 @@ public:
         int stateSlots = 0;                  ///< state variables per cell
         std::int64_t count = 0;              ///< cells in the list
         device::Buffer<std::int64_t> offset; ///< index into the halo-padded field arrays
-        device::Buffer<T> weight, scratch, state;
+        device::Buffer<T> weight, state;
+        device::Buffer<T> scratch;             ///< E^n for the passes; empty when folded()
+        device::Buffer<std::int64_t> skip;     ///< folded(): the entries left to the passes (increasing)
+        device::Buffer<T> skipSave;            ///< folded(): E^n of the skip entries
+        std::vector<std::int64_t> hostSkip;    ///< kept until fill()
         std::vector<std::int64_t> hostOffsets; ///< kept until fill()
         std::vector<double> hostWeights;
         std::vector<Index3> hostCells; ///< global cells, kept until fill()
@@ -60,9 +71,23 @@ public:
     /// these writes go through too.
     void fill(device::HostFill& hf, std::array<device::Buffer<T>, 3>& cb,
               std::array<device::Buffer<T>, 3>& ca);
-    /// Before the E update: keep E^n of every listed cell. `e` are the three E arrays (buffer starts).
+    /// True when the forward update runs inside the E sweep (foldLists(), see the file comment);
+    /// beforeE() and afterE() then update only the entries the fold leaves out.
+    bool folded() const { return fold_; }
+    /// True when Ca differs from 1 only at listed cells (no material has a conductivity): an E sweep
+    /// may then take the Ca-free update wherever a chunk holds no listed cell, for the same bits.
+    bool caOnlyAtPoles() const { return caOnlyAtPoles_; }
+    /// The non-empty lists as kernels::poleFoldRow takes them; `e`, `cb` the E and Cb arrays (buffer
+    /// starts).
+    std::vector<kernels::PoleFoldList<T>> foldLists(const std::array<T*, 3>& e,
+                                                    const std::array<const T*, 3>& cb) const;
+    /// The normalised time step the poles advance by.
+    T dt() const { return T(plan_.dt); }
+    /// Before the E update: keep E^n of every listed cell the passes update (all of them, or the skip
+    /// entries when folded()). `e` are the three E arrays (buffer starts).
     void beforeE(const std::array<T*, 3>& e, int threads);
-    /// After the E update and the E sources: the explicit pole currents, then the pole state to n + 1.
+    /// After the E update and the E sources: the explicit pole currents, then the pole state to n + 1,
+    /// of every listed cell the passes update.
     void afterE(const std::array<T*, 3>& e, const std::array<const T*, 3>& cb, int threads);
 
     std::vector<List>& lists() { return lists_; }
@@ -73,7 +98,9 @@ private:
     Box box_;
     ArrayShape shape_;
     std::vector<List> lists_;
-    bool fused_ = false; ///< no E location in two lists (fill()): currents and advance in one pass
+    bool fused_ = false;        ///< no E location in two lists: currents and advance in one pass
+    bool fold_ = false;         ///< folded()
+    bool caOnlyAtPoles_ = true; ///< caOnlyAtPoles()
 };
 
 extern template class Dispersion<float>;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "yee/core/Error.hpp"
 #include "yee/device/Exec.hpp"
@@ -394,9 +395,13 @@ kernels::SlabIndex slabIndex(const Box& L) {
 /// `main` over b with the CPML corrections of every slab: build(axisTag, slab) makes the CPML functor of
 /// one slab along axis decltype(axisTag)::value; the slabs go to their axis' list in tile order, and
 /// device::launchWithSlabs runs the sweep as the device runs it (row-fused on CPUs, passes on GPUs).
-template <class Main, class Slabs, class Build>
+/// With `fold` (CPU devices whose pole update is folded into the E sweep, solver/Dispersion.hpp) each
+/// row goes through fold(j, k, i0, i1, update), which calls update(c0, c1, poles) for its chunks:
+/// `main` (or `plain`, the Ca-free update, where `poles` is false and `plain` is given) and the slab
+/// corrections over [c0, c1), the same operations per cell as the row-fused sweep.
+template <class Main, class Slabs, class Build, class Plain = std::nullptr_t, class Fold = std::nullptr_t>
 void sweepWithSlabs(device::Device& dev, const Box& b, int threads, const Main& main, const Slabs& slabs,
-                    Build&& build) {
+                    Build&& build, const Plain& plain = nullptr, const Fold& fold = nullptr) {
     using A0 = std::integral_constant<int, 0>;
     using A1 = std::integral_constant<int, 1>;
     using A2 = std::integral_constant<int, 2>;
@@ -411,7 +416,25 @@ void sweepWithSlabs(device::Device& dev, const Box& b, int threads, const Main& 
         else
             s2.push_back({sl->local, build(A2{}, *sl)});
     }
-    device::launchWithSlabs(dev, b, threads, main, s0, s1, s2);
+    if constexpr (std::is_same_v<Fold, std::nullptr_t>) {
+        device::launchWithSlabs(dev, b, threads, main, s0, s1, s2);
+    } else {
+        kernels::forEachRow(b, threads, [&](int j, int k, int i0, int i1) {
+            fold(j, k, i0, i1, [&](int c0, int c1, bool poles) {
+                if constexpr (!std::is_same_v<Plain, std::nullptr_t>) {
+                    if (!poles)
+                        kernels::detail::runRow(plain, c0, c1, j, k);
+                    else
+                        kernels::detail::runRow(main, c0, c1, j, k);
+                } else {
+                    kernels::detail::runRow(main, c0, c1, j, k);
+                }
+                device::detail::rowSlabs(s0, j, k, c0, c1);
+                device::detail::rowSlabs(s1, j, k, c0, c1);
+                device::detail::rowSlabs(s2, j, k, c0, c1);
+            });
+        });
+    }
 }
 } // namespace
 
@@ -434,6 +457,31 @@ template <class T> void Tile<T>::updateEWithPml(const Box& b) {
                                     {sl.profE[0].data(), sl.profE[1].data(), sl.profE[2].data()},
                                     sl.profLo};
     };
+    if (disp_->folded()) {
+        // CPU: the pole currents and advance of each row chunk right after its E update (and CPML),
+        // while E is in cache; where Ca is 1 but at listed cells, chunks without poles skip Ca.
+        const std::vector<kernels::PoleFoldList<T>> lists =
+            disp_->foldLists({fwd_.f[0].data(), fwd_.f[1].data(), fwd_.f[2].data()},
+                             {cb_[0].data(), cb_[1].data(), cb_[2].data()});
+        const int nl = int(lists.size());
+        const T pdt = disp_->dt();
+        auto fold = [&](int j, int k, int i0, int i1, const auto& update) {
+            thread_local std::vector<std::int64_t> cursor;
+            cursor.resize(std::size_t(2 * nl));
+            kernels::poleFoldRow(lists.data(), nl, pdt, shape_.offset(0, j, k), i0, i1, cursor.data(),
+                                 update);
+        };
+        const kernels::UpdateE<T, true> lossy{f[0],  f[1],  f[2],  f[3],  f[4],  f[5],
+                                              cb(0), cb(1), cb(2), ca(0), ca(1), ca(2)};
+        if (disp_->caOnlyAtPoles())
+            sweepWithSlabs(dev_, b, threads_, lossy, slabs_, build,
+                           kernels::UpdateE<T, false>{
+                               f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), {}, {}, {}},
+                           fold);
+        else
+            sweepWithSlabs(dev_, b, threads_, lossy, slabs_, build, nullptr, fold);
+        return;
+    }
     if (plan_->lossy)
         sweepWithSlabs(dev_, b, threads_,
                        kernels::UpdateE<T, true>{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2),
@@ -555,7 +603,7 @@ template <class T> void Tile<T>::step(int n, comm::Communicator& comm, bool over
             updateEWithPml(b);
     }
     inject(0, (n + 0.5) * dt); // electric currents J^{n+1/2}
-    if (!disp_->none())        // pole currents, then the pole state to n + 1
+    if (!disp_->none())        // pole currents, then the pole state to n + 1 (where not folded)
         disp_->afterE({fwd_.f[0].data(), fwd_.f[1].data(), fwd_.f[2].data()},
                       {cb_[0].data(), cb_[1].data(), cb_[2].data()}, threads_);
     // E^{n+1} valid on owned cells; high E halo stale until the exchange completes.
