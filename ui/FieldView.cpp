@@ -4,15 +4,21 @@
 #include <cmath>
 
 #include <vtkActor.h>
+#include <vtkAxisActor2D.h>
 #include <vtkCamera.h>
 #include <vtkCellArray.h>
 #include <vtkColorTransferFunction.h>
+#include <vtkContourFilter.h>
+#include <vtkCoordinate.h>
 #include <vtkFloatArray.h>
+#include <vtkGenericRenderWindowInteractor.h>
+#include <vtkInteractorStyleImage.h>
 #include <vtkPointData.h>
 #include <vtkPoints.h>
 #include <vtkPolyData.h>
 #include <vtkPolyDataMapper.h>
 #include <vtkProperty.h>
+#include <vtkProperty2D.h>
 #include <vtkRenderer.h>
 #include <vtkScalarBarActor.h>
 #include <vtkTextActor.h>
@@ -22,6 +28,10 @@ namespace yee::ui {
 
 void FieldView::setRangeLocked(bool locked) {
     locked_ = locked;
+}
+
+void FieldView::setMagnitude(bool magnitude) {
+    magnitude_ = magnitude;
 }
 
 double FieldView::colourRange(const std::vector<float>& values) {
@@ -42,8 +52,12 @@ double FieldView::colourRange(const std::vector<float>& values) {
 FieldView::FieldView(QWidget* parent)
     : VtkWidget(parent), plane_(vtkSmartPointer<vtkPolyData>::New()),
       actor_(vtkSmartPointer<vtkActor>::New()), colors_(vtkSmartPointer<vtkColorTransferFunction>::New()),
-      bar_(vtkSmartPointer<vtkScalarBarActor>::New()), title_(vtkSmartPointer<vtkTextActor>::New()) {
+      bar_(vtkSmartPointer<vtkScalarBarActor>::New()), title_(vtkSmartPointer<vtkTextActor>::New()),
+      outline_(vtkSmartPointer<vtkPolyData>::New()), outlineActor_(vtkSmartPointer<vtkActor>::New()) {
     setObjectName(QStringLiteral("fieldView"));
+    // A slice is looked at, not turned: pan and zoom only (vtkInteractorStyleImage without an image).
+    vtkNew<vtkInteractorStyleImage> style;
+    interactor()->SetInteractorStyle(style);
     renderer()->GradientBackgroundOff();
     renderer()->SetBackground(1, 1, 1);
 
@@ -76,6 +90,38 @@ FieldView::FieldView(QWidget* parent)
     bar_->VisibilityOff();
     renderer()->AddViewProp(bar_);
 
+    // The structure's outline: thin black lines just in front of the slice.
+    auto outlineMapper = vtkSmartPointer<vtkPolyDataMapper>::New();
+    outlineMapper->SetInputData(outline_);
+    outlineMapper->ScalarVisibilityOff();
+    outlineActor_->SetMapper(outlineMapper);
+    outlineActor_->GetProperty()->SetColor(0.05, 0.05, 0.05);
+    outlineActor_->GetProperty()->SetLineWidth(1.5);
+    outlineActor_->GetProperty()->LightingOff();
+    outlineActor_->VisibilityOff();
+    renderer()->AddActor(outlineActor_);
+
+    // Axes in um along the lower and left edges of the slice (world coordinates, nice tick labels).
+    for (auto& axis : axes_) {
+        axis = vtkSmartPointer<vtkAxisActor2D>::New();
+        axis->GetPositionCoordinate()->SetCoordinateSystemToWorld();
+        axis->GetPosition2Coordinate()->SetCoordinateSystemToWorld();
+        axis->AdjustLabelsOn();
+        axis->SetNumberOfLabels(6);
+        axis->SetLabelFormat("%-#.3g");
+        axis->SetFontFactor(1.0);
+        axis->SetLabelFactor(0.8);
+        axis->GetProperty()->SetColor(0.1, 0.1, 0.1);
+        for (vtkTextProperty* t : {axis->GetLabelTextProperty(), axis->GetTitleTextProperty()}) {
+            t->SetColor(0.1, 0.1, 0.1);
+            t->ShadowOff();
+            t->ItalicOff();
+            t->BoldOff();
+        }
+        axis->VisibilityOff();
+        renderer()->AddViewProp(axis);
+    }
+
     title_->GetTextProperty()->SetColor(0.1, 0.1, 0.1);
     title_->GetTextProperty()->SetFontSize(14);
     title_->SetPosition(10, 10);
@@ -89,6 +135,9 @@ void FieldView::clear(const QString& message) {
     slice_ = {};
     actor_->VisibilityOff();
     bar_->VisibilityOff();
+    setOutline({}, {});
+    for (auto& axis : axes_)
+        axis->VisibilityOff();
     title_->SetInput((message.isEmpty() ? tr("No field to show.") : message).toUtf8().constData());
     requestRender();
 }
@@ -134,17 +183,102 @@ void FieldView::setSlice(const FieldSlice& slice, const QString& title, const QS
     if (!locked_ || !(range_ > 0))
         range_ = colourRange(slice.values);
     colors_->RemoveAllPoints();
-    colors_->AddRGBPoint(-range_, 0.230, 0.299, 0.754);
-    colors_->AddRGBPoint(0.0, 0.865, 0.865, 0.865);
-    colors_->AddRGBPoint(range_, 0.706, 0.016, 0.150);
-    actor_->GetMapper()->SetScalarRange(-range_, range_);
+    if (magnitude_) {
+        colors_->AddRGBPoint(0.0, 1.0, 1.0, 1.0);
+        colors_->AddRGBPoint(0.5 * range_, 0.957, 0.647, 0.510);
+        colors_->AddRGBPoint(range_, 0.706, 0.016, 0.150);
+        actor_->GetMapper()->SetScalarRange(0.0, range_);
+    } else {
+        colors_->AddRGBPoint(-range_, 0.230, 0.299, 0.754);
+        colors_->AddRGBPoint(0.0, 0.865, 0.865, 0.865);
+        colors_->AddRGBPoint(range_, 0.706, 0.016, 0.150);
+        actor_->GetMapper()->SetScalarRange(-range_, range_);
+    }
+    setOutline({}, {});
     actor_->VisibilityOn();
     bar_->SetTitle(quantity.toUtf8().constData());
     bar_->VisibilityOn();
     title_->SetInput(title.toUtf8().constData());
+    for (int i = 0; i < 2; ++i) {
+        axes_[i]->SetTitle(axisTitle(i).toUtf8().constData());
+        axes_[i]->VisibilityOn();
+    }
 
     fitCamera();
     requestRender();
+}
+
+void FieldView::setOutline(const std::vector<float>& eps, const std::vector<double>& levels) {
+    outline_->Initialize();
+    outlineActor_->VisibilityOff();
+    if (eps.empty() || levels.empty() || slice_.empty() || plane_->GetNumberOfPoints() == 0 ||
+        eps.size() != slice_.values.size()) {
+        requestRender();
+        return;
+    }
+    // The slice's points with eps as scalars (same widening of a single row as the coloured plane).
+    const int nu = std::max(2, slice_.nu), nv = std::max(2, slice_.nv);
+    vtkNew<vtkPolyData> grid;
+    grid->SetPoints(plane_->GetPoints());
+    grid->SetPolys(plane_->GetPolys());
+    vtkNew<vtkFloatArray> e;
+    e->SetName("eps");
+    e->SetNumberOfTuples(vtkIdType(nu) * nv);
+    for (int iv = 0; iv < nv; ++iv)
+        for (int iu = 0; iu < nu; ++iu) {
+            const int su = std::min(iu, slice_.nu - 1), sv = std::min(iv, slice_.nv - 1);
+            e->SetValue(iu + vtkIdType(nu) * iv, eps[std::size_t(su + slice_.nu * sv)]);
+        }
+    grid->GetPointData()->SetScalars(e);
+    vtkNew<vtkContourFilter> contour;
+    contour->SetInputData(grid);
+    contour->SetNumberOfContours(int(levels.size()));
+    for (std::size_t i = 0; i < levels.size(); ++i)
+        contour->SetValue(int(i), levels[i]);
+    contour->Update();
+    outline_->DeepCopy(contour->GetOutput());
+    // Lift the lines a little towards the camera so they never hide behind the coloured plane.
+    const double lift = 1e-3 * std::max(slice_.du * slice_.nu, slice_.dv * slice_.nv);
+    outlineActor_->SetPosition(0, 0, 0);
+    double pos[3] = {0, 0, 0};
+    pos[slice_.normal] = (slice_.normal == 1 ? -1.0 : 1.0) * lift;
+    outlineActor_->SetPosition(pos);
+    outlineActor_->SetVisibility(outline_->GetNumberOfCells() > 0);
+    requestRender();
+}
+
+int FieldView::outlineSegments() const {
+    return int(outline_->GetNumberOfCells());
+}
+
+std::array<double, 6> FieldView::outlineBounds() const {
+    std::array<double, 6> b{0, 0, 0, 0, 0, 0};
+    if (outline_->GetNumberOfCells() > 0) {
+        outline_->GetBounds(b.data());
+        double p[3];
+        outlineActor_->GetPosition(p);
+        for (int a = 0; a < 3; ++a) {
+            b[std::size_t(2 * a)] += p[a];
+            b[std::size_t(2 * a + 1)] += p[a];
+        }
+    }
+    return b;
+}
+
+QString FieldView::axisTitle(int which) const {
+    if (slice_.empty())
+        return {};
+    const int axis = which == 0 ? slice_.u : slice_.v;
+    return tr("%1 (\u00b5m)").arg(QChar('x' + axis));
+}
+
+std::pair<double, double> FieldView::axisRange(int which) const {
+    if (slice_.empty() || plane_->GetNumberOfPoints() == 0)
+        return {0, 0};
+    double b[6];
+    plane_->GetBounds(b);
+    const int axis = which == 0 ? slice_.u : slice_.v;
+    return {b[2 * axis], b[2 * axis + 1]};
 }
 
 void FieldView::fitCamera() {
@@ -164,10 +298,30 @@ void FieldView::fitCamera() {
     bar_->SetPosition(1.0 - barFraction, 0.1);
     bar_->SetWidth(barFraction - 0.01);
     const double kPlaneFraction = 1.0 - barFraction - 0.03;
-    const double scale = 1.08 * std::max(0.5 * h, 0.5 * w / (aspect * kPlaneFraction));
+    // Room for the axes' labels and titles: ~60 px on the left and below.
+    const double marginX = std::clamp(60.0 / std::max(1, width()), 0.05, 0.2);
+    const double marginY = std::clamp(60.0 / std::max(1, height()), 0.05, 0.25);
+    const double kUsable = kPlaneFraction - marginX;
+    const double scale = 1.04 * std::max(0.5 * h / (1.0 - marginY), 0.5 * w / (aspect * kUsable));
     const double viewWidth = 2.0 * scale * aspect;
     double focal[3] = {0.5 * (b[0] + b[1]), 0.5 * (b[2] + b[3]), 0.5 * (b[4] + b[5])};
-    focal[u] += (0.5 - 0.5 * kPlaneFraction) * viewWidth;
+    focal[u] += (0.5 - 0.5 * kUsable - marginX) * viewWidth;
+    focal[v] -= 0.5 * marginY * 2.0 * scale;
+    // The horizontal axis runs along the lower edge (labels below it), the vertical one down the left
+    // edge from top to bottom (labels to its left, so its range runs from the top value down).
+    double p1[3], p2[3];
+    for (int i = 0; i < 3; ++i)
+        p1[i] = p2[i] = b[2 * i];
+    p2[u] = b[2 * u + 1];
+    axes_[0]->GetPositionCoordinate()->SetValue(p1);
+    axes_[0]->GetPosition2Coordinate()->SetValue(p2);
+    axes_[0]->SetRange(b[2 * u], b[2 * u + 1]);
+    for (int i = 0; i < 3; ++i)
+        p1[i] = p2[i] = b[2 * i];
+    p1[v] = b[2 * v + 1];
+    axes_[1]->GetPositionCoordinate()->SetValue(p1);
+    axes_[1]->GetPosition2Coordinate()->SetValue(p2);
+    axes_[1]->SetRange(b[2 * v + 1], b[2 * v]);
     double pos[3] = {focal[0], focal[1], focal[2]}, up[3] = {0, 0, 0};
     // A y-normal plane is seen from -y so that x runs to the right with z up.
     pos[n] += (n == 1 ? -1.0 : 1.0) * 10.0 * std::max(w, h);

@@ -37,6 +37,7 @@
 #include "ui/HelpMenu.hpp"
 #include "ui/LogPanel.hpp"
 #include "ui/MaterialEditor.hpp"
+#include "ui/ModePanel.hpp"
 #include "ui/ObjectiveEditor.hpp"
 #include "ui/OptimizePanel.hpp"
 #include "ui/PropertyEditor.hpp"
@@ -217,7 +218,16 @@ void MainWindow::createDocks() {
     auto* matDock = addDock(materials_, QStringLiteral("materialDock"), tr("Material editor"),
                             Qt::RightDockWidgetArea, true);
     tabifyDockWidget(objDock, matDock);
-    tabifyDockWidget(matDock, optDock);
+    modes_ = new ModePanel(doc_, this);
+    auto* modeDock = addDock(modes_, QStringLiteral("modeDock"), tr("Modes"), Qt::RightDockWidgetArea);
+    tabifyDockWidget(matDock, modeDock);
+    // Selecting a port shows its mode.
+    connect(doc_, &SceneDocument::currentItemChanged, this, [this, modeDock](const ItemRef& ref) {
+        if (hasModes(doc_->scene(), ref))
+            modeDock->raise();
+    });
+    connect(modes_, &ModePanel::solveFailed, log_, &LogPanel::warning);
+    tabifyDockWidget(modeDock, optDock);
     tabifyDockWidget(optDock, runDock);
     devDock->raise();
     optimize_->setRunOptionsProvider(

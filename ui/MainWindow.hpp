@@ -21,6 +21,7 @@ class DevicesPanel;
 class GradientPanel;
 class LogPanel;
 class MaterialEditor;
+class ModePanel;
 class ObjectiveEditor;
 class OptimizePanel;
 class PropertyEditor;
@@ -52,6 +53,7 @@ public:
     ObjectiveEditor* objectiveEditor() const { return objective_; }
     OptimizePanel* optimizePanel() const { return optimize_; }
     MaterialEditor* materialEditor() const { return materials_; }
+    ModePanel* modePanel() const { return modes_; }
     RunHistory* runHistory() const { return history_; }
     LogPanel* log() const { return log_; }
     QTabWidget* centralTabs() const { return tabs_; }
@@ -153,6 +155,7 @@ private:
     ObjectiveEditor* objective_;
     OptimizePanel* optimize_;
     MaterialEditor* materials_;
+    ModePanel* modes_;
     LogPanel* log_;
     RunHistory* history_;
     SceneView* sceneView_;
