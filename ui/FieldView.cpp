@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include <vtkActor.h>
 #include <vtkAxisActor2D.h>
@@ -25,6 +26,29 @@
 #include <vtkTextProperty.h>
 
 namespace yee::ui {
+
+namespace {
+/// Round ticks inside [lo, hi]: the first and last tick and their count (steps of 1, 2 or 5 times a
+/// power of ten, as near six ticks as they come); [lo, hi] itself with two ticks otherwise.
+std::tuple<double, double, int> niceTicks(double lo, double hi) {
+    const double range = hi - lo;
+    if (!(range > 0))
+        return {lo, hi, 2};
+    const double p = std::pow(10.0, std::floor(std::log10(range / 6)));
+    std::tuple<double, double, int> best{lo, hi, 2};
+    int bestMiss = 1 << 30;
+    for (double m : {1.0, 2.0, 5.0, 10.0}) {
+        const double step = m * p;
+        const double first = std::ceil(lo / step - 1e-9) * step, last = std::floor(hi / step + 1e-9) * step;
+        const int count = int(std::lround((last - first) / step)) + 1;
+        if (count >= 2 && std::abs(count - 6) < bestMiss) {
+            bestMiss = std::abs(count - 6);
+            best = {first, last, count};
+        }
+    }
+    return best;
+}
+} // namespace
 
 void FieldView::setRangeLocked(bool locked) {
     locked_ = locked;
@@ -106,9 +130,9 @@ FieldView::FieldView(QWidget* parent)
         axis = vtkSmartPointer<vtkAxisActor2D>::New();
         axis->GetPositionCoordinate()->SetCoordinateSystemToWorld();
         axis->GetPosition2Coordinate()->SetCoordinateSystemToWorld();
-        axis->AdjustLabelsOn();
-        axis->SetNumberOfLabels(6);
-        axis->SetLabelFormat("%-#.3g");
+        axis->AdjustLabelsOff();
+        axis->LabelVisibilityOff(); // drawn as text actors (exact round values, never "-2.2e-16")
+        axis->TitleVisibilityOff(); // placed by fitCamera() clear of the labels
         axis->SetFontFactor(1.0);
         axis->SetLabelFactor(0.8);
         axis->GetProperty()->SetColor(0.1, 0.1, 0.1);
@@ -138,6 +162,9 @@ void FieldView::clear(const QString& message) {
     setOutline({}, {});
     for (auto& axis : axes_)
         axis->VisibilityOff();
+    for (auto& label : tickLabels_)
+        renderer()->RemoveViewProp(label);
+    tickLabels_.clear();
     title_->SetInput((message.isEmpty() ? tr("No field to show.") : message).toUtf8().constData());
     requestRender();
 }
@@ -200,7 +227,7 @@ void FieldView::setSlice(const FieldSlice& slice, const QString& title, const QS
     bar_->VisibilityOn();
     title_->SetInput(title.toUtf8().constData());
     for (int i = 0; i < 2; ++i) {
-        axes_[i]->SetTitle(axisTitle(i).toUtf8().constData());
+        axes_[i]->SetTitle("");
         axes_[i]->VisibilityOn();
     }
 
@@ -272,6 +299,16 @@ QString FieldView::axisTitle(int which) const {
     return tr("%1 (\u00b5m)").arg(QChar('x' + axis));
 }
 
+QStringList FieldView::tickLabels(int which) const {
+    // fitCamera() adds the horizontal axis's labels first, then the vertical one's, then both titles.
+    QStringList out;
+    const int n0 = axes_[0]->GetNumberOfLabels(), n1 = axes_[1]->GetNumberOfLabels();
+    for (int k = 0; k < std::min(int(tickLabels_.size()), n0 + n1); ++k)
+        if ((k < n0) == (which == 0))
+            out << QString::fromUtf8(tickLabels_[std::size_t(k)]->GetInput());
+    return out;
+}
+
 std::pair<double, double> FieldView::axisRange(int which) const {
     if (slice_.empty() || plane_->GetNumberOfPoints() == 0)
         return {0, 0};
@@ -298,8 +335,8 @@ void FieldView::fitCamera() {
     bar_->SetPosition(1.0 - barFraction, 0.1);
     bar_->SetWidth(barFraction - 0.01);
     const double kPlaneFraction = 1.0 - barFraction - 0.03;
-    // Room for the axes' labels and titles: ~60 px on the left and below.
-    const double marginX = std::clamp(60.0 / std::max(1, width()), 0.05, 0.2);
+    // Room for the axes' labels and titles: ~80 px on the left, ~60 px below.
+    const double marginX = std::clamp(80.0 / std::max(1, width()), 0.05, 0.25);
     const double marginY = std::clamp(60.0 / std::max(1, height()), 0.05, 0.25);
     const double kUsable = kPlaneFraction - marginX;
     const double scale = 1.04 * std::max(0.5 * h / (1.0 - marginY), 0.5 * w / (aspect * kUsable));
@@ -308,20 +345,83 @@ void FieldView::fitCamera() {
     focal[u] += (0.5 - 0.5 * kUsable - marginX) * viewWidth;
     focal[v] -= 0.5 * marginY * 2.0 * scale;
     // The horizontal axis runs along the lower edge (labels below it), the vertical one down the left
-    // edge from top to bottom (labels to its left, so its range runs from the top value down).
-    double p1[3], p2[3];
-    for (int i = 0; i < 3; ++i)
-        p1[i] = p2[i] = b[2 * i];
-    p2[u] = b[2 * u + 1];
-    axes_[0]->GetPositionCoordinate()->SetValue(p1);
-    axes_[0]->GetPosition2Coordinate()->SetValue(p2);
-    axes_[0]->SetRange(b[2 * u], b[2 * u + 1]);
-    for (int i = 0; i < 3; ++i)
-        p1[i] = p2[i] = b[2 * i];
-    p1[v] = b[2 * v + 1];
-    axes_[1]->GetPositionCoordinate()->SetValue(p1);
-    axes_[1]->GetPosition2Coordinate()->SetValue(p2);
-    axes_[1]->SetRange(b[2 * v + 1], b[2 * v]);
+    // edge from top to bottom (labels to its left, so its range runs from the top value down). Each
+    // spans its round ticks inside the slice (steps of 1, 2 or 5 times a power of ten), one label each.
+    for (auto& label : tickLabels_)
+        renderer()->RemoveViewProp(label);
+    tickLabels_.clear();
+    for (int which = 0; which < 2; ++which) {
+        const int a = which == 0 ? u : v;
+        const auto [first, last, count] = niceTicks(b[2 * a], b[2 * a + 1]);
+        double p1[3], p2[3];
+        for (int i = 0; i < 3; ++i)
+            p1[i] = p2[i] = b[2 * i];
+        p1[a] = which == 0 ? first : last;
+        p2[a] = which == 0 ? last : first;
+        axes_[which]->GetPositionCoordinate()->SetValue(p1);
+        axes_[which]->GetPosition2Coordinate()->SetValue(p2);
+        axes_[which]->SetRange(p1[a], p2[a]);
+        axes_[which]->SetNumberOfLabels(count);
+        // Labels 8 px outside the edge: below the horizontal axis, left of the vertical one.
+        const double px = 2.0 * scale / std::max(1, height());
+        const double step = count > 1 ? (last - first) / (count - 1) : 0.0;
+        for (int k = 0; k < count; ++k) {
+            double value = first + k * step;
+            if (std::abs(value) < 1e-9 * std::max(std::abs(step), 1e-30))
+                value = 0;
+            auto label = vtkSmartPointer<vtkTextActor>::New();
+            label->SetInput(QString::number(value, 'g', 4).toUtf8().constData());
+            label->GetPositionCoordinate()->SetCoordinateSystemToWorld();
+            double at[3];
+            for (int i = 0; i < 3; ++i)
+                at[i] = b[2 * i];
+            at[a] = value;
+            const int other = which == 0 ? v : u;
+            at[other] -= 8 * px;
+            label->GetPositionCoordinate()->SetValue(at);
+            vtkTextProperty* t = label->GetTextProperty();
+            t->SetFontSize(11);
+            t->SetColor(0.1, 0.1, 0.1);
+            t->ShadowOff();
+            if (which == 0) {
+                t->SetJustificationToCentered();
+                t->SetVerticalJustificationToTop();
+            } else {
+                t->SetJustificationToRight();
+                t->SetVerticalJustificationToCentered();
+            }
+            renderer()->AddViewProp(label);
+            tickLabels_.push_back(label);
+        }
+    }
+    // Axis titles: below the horizontal labels, left of the vertical ones (turned to read upwards).
+    for (int which = 0; which < 2; ++which) {
+        const double px = 2.0 * scale / std::max(1, height());
+        auto title = vtkSmartPointer<vtkTextActor>::New();
+        title->SetInput(axisTitle(which).toUtf8().constData());
+        title->GetPositionCoordinate()->SetCoordinateSystemToWorld();
+        double at[3];
+        for (int i = 0; i < 3; ++i)
+            at[i] = b[2 * i];
+        const int a = which == 0 ? u : v, other = which == 0 ? v : u;
+        at[a] = 0.5 * (b[2 * a] + b[2 * a + 1]);
+        at[other] -= (which == 0 ? 26 : 42) * px;
+        title->GetPositionCoordinate()->SetValue(at);
+        vtkTextProperty* t = title->GetTextProperty();
+        t->SetFontSize(13);
+        t->SetColor(0.1, 0.1, 0.1);
+        t->ShadowOff();
+        t->SetJustificationToCentered();
+        // Turned a quarter to read upwards, the vertical title's "bottom" faces the labels.
+        if (which == 1) {
+            t->SetOrientation(90);
+            t->SetVerticalJustificationToBottom();
+        } else {
+            t->SetVerticalJustificationToTop();
+        }
+        renderer()->AddViewProp(title);
+        tickLabels_.push_back(title); // removed with the labels (tickLabels() skips it)
+    }
     double pos[3] = {focal[0], focal[1], focal[2]}, up[3] = {0, 0, 0};
     // A y-normal plane is seen from -y so that x runs to the right with z up.
     pos[n] += (n == 1 ? -1.0 : 1.0) * 10.0 * std::max(w, h);

@@ -4,6 +4,7 @@
 /// along its lower and left edges, and optionally the structure's outline (material boundaries) over it.
 /// The mouse pans (middle button, or shift + left) and zooms (wheel, right button); it never rotates.
 #include <QString>
+#include <QStringList>
 
 #include <array>
 #include <utility>
@@ -58,6 +59,8 @@ public:
     QString axisTitle(int which) const;
     /// The range (um) the horizontal (0) or vertical (1) axis spans.
     std::pair<double, double> axisRange(int which) const;
+    /// The tick labels of axis `which` as drawn, in order ("-0.8", "-0.4", "0", ...).
+    QStringList tickLabels(int which) const;
 
 protected:
     void resizeGL(int w, int h) override;
@@ -77,6 +80,8 @@ private:
     vtkSmartPointer<vtkPolyData> outline_;
     vtkSmartPointer<vtkActor> outlineActor_;
     vtkSmartPointer<vtkAxisActor2D> axes_[2];
+    /// Tick labels of both axes (placed in world coordinates by fitCamera()).
+    std::vector<vtkSmartPointer<vtkTextActor>> tickLabels_;
 };
 
 } // namespace yee::ui

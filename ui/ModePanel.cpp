@@ -164,7 +164,7 @@ void ModePanel::showResult(std::uint64_t generation, const std::optional<ModePre
     }
     preview_ = p;
     title_->setText(p->title);
-    view_->setSlice(p->field, tr("|E| of %1").arg(p->title), tr("|E| (unit power)"));
+    view_->setSlice(p->field, tr("|E| (unit power) of %1").arg(p->title), tr("|E|"));
     info_->setText(infoText());
     emit previewShown();
 }

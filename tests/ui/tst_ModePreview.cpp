@@ -152,6 +152,10 @@ private slots:
         QCOMPARE(view->axisTitle(1), QString::fromUtf8("z (\u00b5m)"));
         QVERIFY(std::abs(view->axisRange(0).first + 0.95) < 1e-6 &&
                 std::abs(view->axisRange(0).second - 0.95) < 1e-6);
+        // Round ticks inside the port, 0.2 um apart: y -0.8 .. 0.8, z -0.6 .. 0.6.
+        QCOMPARE(view->tickLabels(0),
+                 QStringList({"-0.8", "-0.6", "-0.4", "-0.2", "0", "0.2", "0.4", "0.6", "0.8"}));
+        QCOMPARE(view->tickLabels(1), QStringList({"-0.6", "-0.4", "-0.2", "0", "0.2", "0.4", "0.6"}));
         QTest::qWait(100);
         const QImage img = view->grabFramebuffer();
         img.save(test::artifactDir() + "/mode_dock.png");
