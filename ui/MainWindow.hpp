@@ -13,6 +13,7 @@
 
 class QDockWidget;
 class QTabWidget;
+class QTimer;
 class QTreeView;
 
 namespace yee::ui {
@@ -170,6 +171,12 @@ private:
     mutable QString untitledFolder_; ///< run folder of the unsaved scene (one per new scene)
     int maxSteps_ = -1;
     scene::Scene runScene_;
+    /// Telemetry reaches the run monitor at once when it starts a phase, else at most once a second (a
+    /// report that arrives sooner waits for the timer; a newer one replaces it), so the window repaints
+    /// little while the time loop runs.
+    QTimer* reportTimer_;
+    std::optional<telemetry::Report> pendingReport_;
+    std::string shownPhase_; ///< phase of the report the monitor shows
 };
 
 } // namespace yee::ui

@@ -89,11 +89,12 @@ bool Runner::start(RunRequest request) {
     running_ = true;
     const QString deviceNotice = QString::fromStdString(request.options.deviceNotice);
     auto req = std::make_shared<const RunRequest>(std::move(request));
-    QMetaObject::invokeMethod(
-        worker_, [w = worker_, req] { w->execute(req); }, Qt::QueuedConnection);
+    // The GUI reacts to the start (and may paint it) before the worker takes the CPU for the time loop.
     if (!deviceNotice.isEmpty())
         emit notice(deviceNotice);
     emit runStarted();
+    QMetaObject::invokeMethod(
+        worker_, [w = worker_, req] { w->execute(req); }, Qt::QueuedConnection);
     return true;
 }
 
