@@ -7,9 +7,11 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineSeries>
 #include <QMenu>
+#include <QMouseEvent>
 #include <QPushButton>
 #include <QTextStream>
 #include <QVBoxLayout>
@@ -17,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstring>
 
 #include "yee/io/ResultsWriter.hpp"
@@ -28,10 +31,25 @@ const char* const kTime = "time_fs";
 const char* const kWavelength = "wavelengths_um";
 const char* const kFilePrefix = "file: ";
 
-const solver::NamedArray* spectrumOf(const solver::DetectorResult& d) {
-    if (const auto* p = d.find("power"))
-        return p;
-    return nullptr;
+const char* const kSParameters = "s_parameters";
+
+/// The spectrum a detector normalises others by: a flux's power, a mode monitor's forward power of its
+/// first mode; empty when it has none.
+std::vector<double> spectrumOf(const solver::DetectorResult& d) {
+    if (const auto* p = d.find("power"); p && p->shape.size() == 1)
+        return p->data;
+    if (const auto* p = d.find("power_plus"); p && p->shape.size() == 2 && p->shape[1] > 0) {
+        std::vector<double> out;
+        for (std::int64_t w = 0; w < p->shape[0]; ++w)
+            out.push_back(p->data[std::size_t(w * p->shape[1])]);
+        return out;
+    }
+    return {};
+}
+
+/// Arrays a normalised spectrum divides: powers.
+bool isPower(const std::string& name) {
+    return name == "power" || name == "power_plus" || name == "power_minus";
 }
 
 /// Linear interpolation of (x, y) at `at`; NaN outside the sampled range.
@@ -60,7 +78,8 @@ bool spectral(const std::string& name) {
         const std::size_t n = std::strlen(suffix);
         return name.size() >= n && name.compare(name.size() - n, n, suffix) == 0;
     };
-    return name == kWavelength || name == "power" || ends("_re") || ends("_im");
+    return name == kWavelength || isPower(name) || name == "neff" || ends("_re") || ends("_im") ||
+           name.rfind("|S", 0) == 0;
 }
 
 /// "Nice" tick step for a range (1, 2 or 5 times a power of ten), about `n` ticks.
@@ -87,9 +106,16 @@ QString arrayAxisTitle(const std::string& type, const std::string& array) {
         return DetectorPlot::tr("spectral power |P(\u03bb)| (source units)");
     if (array == "energy")
         return DetectorPlot::tr("energy (source units)");
+    if (array == "power_plus")
+        return DetectorPlot::tr("mode power P\u207a (source units)");
+    if (array == "power_minus")
+        return DetectorPlot::tr("mode power P\u207b (source units)");
+    if (array == "neff")
+        return DetectorPlot::tr("effective index n_eff (1)");
+    if (type == kSParameters)
+        return DetectorPlot::tr("|S_ij|\u00b2 (power ratio, 1)");
     if (!array.empty() && (array[0] == 'E' || array[0] == 'H'))
         return DetectorPlot::tr("%1 (field units)").arg(QString::fromStdString(array));
-    (void)type;
     return QString::fromStdString(array);
 }
 
@@ -143,7 +169,10 @@ DetectorPlot::DetectorPlot(QWidget* parent) : QWidget(parent) {
     chartView_->setRenderHint(QPainter::Antialiasing);
     // Drag a rectangle to zoom, right click to zoom out.
     chartView_->setRubberBand(QChartView::RectangleRubberBand);
-    chartView_->setToolTip(tr("Drag to zoom in, right click to zoom out"));
+    chartView_->setToolTip(
+        tr("Drag to zoom in, right click to zoom out; arrow keys or a middle-button drag pan"));
+    chartView_->viewport()->installEventFilter(this);
+    chartView_->installEventFilter(this);
     layout->addWidget(chartView_, 1);
     note_ = new QLabel(this);
     note_->setWordWrap(true);
@@ -156,11 +185,31 @@ DetectorPlot::DetectorPlot(QWidget* parent) : QWidget(parent) {
     replot();
 }
 
-void DetectorPlot::setDetectors(const std::vector<solver::DetectorResult>& detectors) {
+void DetectorPlot::setDetectors(const std::vector<solver::DetectorResult>& detectors,
+                                const std::optional<run::SParameters>& sp) {
     detectors_.clear();
     for (const auto& d : detectors)
         if (d.type != "snapshot")
             detectors_.push_back(d);
+    if (sp && !sp->ports.empty() && sp->s.size() == sp->wavelengthsUm.size() * sp->ports.size()) {
+        // The S-matrix column as a detector: |S_ij|^2 per port i against wavelength.
+        solver::DetectorResult d;
+        d.name = tr("S-parameters").toStdString();
+        d.type = kSParameters;
+        const std::int64_t nl = std::int64_t(sp->wavelengthsUm.size());
+        d.arrays.push_back(solver::NamedArray{kWavelength, {nl}, sp->wavelengthsUm});
+        const std::size_t j = std::size_t(sp->excited);
+        for (std::size_t i = 0; i < sp->ports.size(); ++i) {
+            solver::NamedArray a;
+            a.name = "|S" + std::to_string(i + 1) + std::to_string(j + 1) + "|^2 (" + sp->ports[i] + " <- " +
+                     sp->ports[j] + ")";
+            a.shape = {nl};
+            for (std::size_t w = 0; w < std::size_t(nl); ++w)
+                a.data.push_back(std::norm(sp->at(w, i)));
+            d.arrays.push_back(std::move(a));
+        }
+        detectors_.push_back(std::move(d));
+    }
     const QSignalBlocker b(detector_);
     const QString keep = detector_->currentText();
     detector_->clear();
@@ -199,10 +248,10 @@ void DetectorPlot::fillReferences() {
     reference_->clear();
     reference_->addItem(tr("none"), QString());
     for (const auto& d : detectors_)
-        if (spectrumOf(d))
+        if (!spectrumOf(d).empty())
             reference_->addItem(QString::fromStdString(d.name), QString::fromStdString(d.name));
     for (const auto& d : referenceFile_)
-        if (spectrumOf(d))
+        if (!spectrumOf(d).empty())
             reference_->addItem(
                 QStringLiteral("%1 (%2)").arg(QString::fromStdString(d.name), referenceLabel_),
                 QLatin1String(kFilePrefix) + QString::fromStdString(d.name));
@@ -222,6 +271,11 @@ QString DetectorPlot::xTitle() const {
 QString DetectorPlot::yTitle() const {
     const auto axes = chart_->axes(Qt::Vertical);
     return axes.isEmpty() ? QString() : axes.first()->titleText();
+}
+
+QString DetectorPlot::seriesName(int i) const {
+    const auto series = chart_->series();
+    return i >= 0 && i < series.size() ? series[i]->name() : QString();
 }
 
 QList<QPointF> DetectorPlot::seriesPoints(int i) const {
@@ -245,8 +299,19 @@ void DetectorPlot::replot() {
         return;
     }
     const auto& det = detectors_[std::size_t(di)];
-    const std::string xName = view_->currentData().toString().toStdString();
+    std::string xName = view_->currentData().toString().toStdString();
     const solver::NamedArray* x = det.find(xName);
+    if (!x || x->data.empty()) {
+        // A detector with only one kind of axis (a mode monitor, the S-parameters) opens on that one.
+        const int other = 1 - view_->currentIndex();
+        const std::string otherName = view_->itemData(other).toString().toStdString();
+        if (const solver::NamedArray* o = det.find(otherName); o && !o->data.empty()) {
+            const QSignalBlocker b(view_);
+            view_->setCurrentIndex(other);
+            xName = otherName;
+            x = o;
+        }
+    }
     chart_->setTitle(QString::fromStdString(det.name));
     if (!x || x->data.empty()) {
         note_->setText(view_->currentIndex() == 0
@@ -276,45 +341,69 @@ void DetectorPlot::replot() {
     bool first = true;
     int plotted = 0;
     QString yTitle;
+    // Normalising: the reference spectrum at these wavelengths.
+    std::vector<double> refAt;
+    if (ref) {
+        const solver::NamedArray* rx = ref->find(kWavelength);
+        const std::vector<double> ry = spectrumOf(*ref);
+        if (rx && ry.size() == rx->data.size())
+            for (double w : x->data)
+                refAt.push_back(interpolate(rx->data, ry, w));
+    }
+    const std::size_t nx = x->data.size();
     for (const auto& a : det.arrays) {
-        if (a.name == xName || a.shape.size() != 1 || a.data.size() != x->data.size() ||
-            spectral(a.name) != spectrum)
+        // 1-D arrays over x, or [x, modes] arrays (a mode monitor's): one series per column.
+        std::size_t columns = 0;
+        if (a.shape.size() == 1 && a.data.size() == nx)
+            columns = 1;
+        else if (a.shape.size() == 2 && a.shape[0] == std::int64_t(nx) && a.shape[1] > 0)
+            columns = std::size_t(a.shape[1]);
+        if (a.name == xName || columns == 0 || spectral(a.name) != spectrum)
             continue;
-        std::vector<double> y = a.data;
-        QString name = QString::fromStdString(a.name);
-        if (ref) {
-            const solver::NamedArray* rx = ref->find(kWavelength);
-            const solver::NamedArray* ry = spectrumOf(*ref);
-            if (!rx || !ry || a.name != "power")
-                continue;
-            for (std::size_t i = 0; i < y.size(); ++i)
-                y[i] = y[i] / interpolate(rx->data, ry->data, x->data[i]);
-            name = tr("T = %1 / %2").arg(QString::fromStdString(det.name), reference_->currentText());
-            yTitle = tr("transmission T(\u03bb) (1)");
-        } else if (yTitle.isEmpty()) {
-            yTitle = arrayAxisTitle(det.type, a.name);
-        } else {
-            yTitle = tr("value (see legend)");
+        // Mode monitors: the mode powers (n_eff and the amplitudes are in the mode panel and the file).
+        if (det.type == "mode_monitor" && !isPower(a.name))
+            continue;
+        if (ref && (!isPower(a.name) || refAt.size() != nx))
+            continue;
+        for (std::size_t c = 0; c < columns; ++c) {
+            std::vector<double> y(nx);
+            for (std::size_t i = 0; i < nx; ++i)
+                y[i] = a.data[i * columns + c];
+            QString name = QString::fromStdString(a.name);
+            if (a.shape.size() == 2)
+                name = tr("%1 (mode %2)").arg(name).arg(c);
+            if (ref) {
+                for (std::size_t i = 0; i < nx; ++i)
+                    y[i] = y[i] / refAt[i];
+                name = tr("T = %1 %2 / %3")
+                           .arg(QString::fromStdString(det.name), name, reference_->currentText());
+                yTitle = tr("transmission T(\u03bb) (1)");
+            } else if (yTitle.isEmpty()) {
+                yTitle = arrayAxisTitle(det.type, a.name);
+            } else if (yTitle != arrayAxisTitle(det.type, a.name)) {
+                yTitle = det.type == "mode_monitor" ? tr("mode power P\u00b1 (source units)")
+                                                    : tr("value (see legend)");
+            }
+            auto* s = new QLineSeries;
+            s->setName(name);
+            QList<QPointF> pts;
+            pts.reserve(qsizetype(y.size()));
+            for (std::size_t i = 0; i < y.size(); ++i) {
+                if (!std::isfinite(y[i]))
+                    continue;
+                pts.append({x->data[i], y[i]});
+                ymin = first ? y[i] : std::min(ymin, y[i]);
+                ymax = first ? y[i] : std::max(ymax, y[i]);
+                first = false;
+            }
+            s->replace(pts);
+            if (pts.size() <= 16)
+                s->setPointsVisible(true);
+            chart_->addSeries(s);
+            s->attachAxis(ax);
+            s->attachAxis(ay);
+            ++plotted;
         }
-        auto* s = new QLineSeries;
-        s->setName(name);
-        QList<QPointF> pts;
-        pts.reserve(qsizetype(y.size()));
-        for (std::size_t i = 0; i < y.size(); ++i) {
-            if (!std::isfinite(y[i]))
-                continue;
-            pts.append({x->data[i], y[i]});
-            ymin = first ? y[i] : std::min(ymin, y[i]);
-            ymax = first ? y[i] : std::max(ymax, y[i]);
-            first = false;
-        }
-        s->replace(pts);
-        if (pts.size() <= 16)
-            s->setPointsVisible(true);
-        chart_->addSeries(s);
-        s->attachAxis(ax);
-        s->attachAxis(ay);
-        ++plotted;
     }
     ay->setTitleText(yTitle);
     const auto [xmin, xmax] = std::minmax_element(x->data.begin(), x->data.end());
@@ -326,6 +415,48 @@ void DetectorPlot::replot() {
     note_->setText(plotted ? QString()
                    : ref   ? tr("The reference has no spectrum at these wavelengths.")
                            : tr("Nothing to plot against %1.").arg(QString::fromStdString(xName)));
+}
+
+bool DetectorPlot::eventFilter(QObject* watched, QEvent* event) {
+    // Pan: arrow keys move by a tenth of the view, a middle-button drag follows the mouse.
+    if (event->type() == QEvent::KeyPress) {
+        auto* k = static_cast<QKeyEvent*>(event);
+        const QRectF area = chart_->plotArea();
+        const qreal dx = 0.1 * area.width(), dy = 0.1 * area.height();
+        switch (k->key()) {
+        case Qt::Key_Left:
+            chart_->scroll(-dx, 0);
+            return true;
+        case Qt::Key_Right:
+            chart_->scroll(dx, 0);
+            return true;
+        case Qt::Key_Up:
+            chart_->scroll(0, dy);
+            return true;
+        case Qt::Key_Down:
+            chart_->scroll(0, -dy);
+            return true;
+        default:
+            break;
+        }
+    } else if (event->type() == QEvent::MouseButtonPress) {
+        auto* m = static_cast<QMouseEvent*>(event);
+        if (m->button() == Qt::MiddleButton) {
+            panning_ = true;
+            panFrom_ = m->position().toPoint();
+            return true;
+        }
+    } else if (event->type() == QEvent::MouseMove && panning_) {
+        auto* m = static_cast<QMouseEvent*>(event);
+        const QPoint d = m->position().toPoint() - panFrom_;
+        chart_->scroll(-d.x(), d.y());
+        panFrom_ = m->position().toPoint();
+        return true;
+    } else if (event->type() == QEvent::MouseButtonRelease && panning_) {
+        panning_ = false;
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 QString DetectorPlot::csv() const {

@@ -1,12 +1,17 @@
 #pragma once
 /// \file DetectorPlot.hpp
 /// Detector plots (Qt Charts): time series against time (fs) and spectra against wavelength (µm), with
-/// units on both axes, rubber-band zoom (right click zooms out), a normalised transmission T(λ) against a
-/// reference detector of the same results or of a reference results file, and export of the plotted data
-/// as CSV and of the plot as PNG or SVG.
+/// units on both axes, rubber-band zoom (right click zooms out; the arrow keys or a middle-button drag
+/// pan), a normalised transmission T(λ) against a reference detector of the same results or of a
+/// reference results file, and export of the plotted data as CSV and of the plot as PNG or SVG. Mode
+/// monitors plot the power of each mode forward and backward (P⁺_m, P⁻_m); results with S-parameters get
+/// an "S-parameters" entry plotting |S_ij|² of the excited port j against wavelength.
 #include <QWidget>
 
+#include <optional>
+
 #include "yee/run/Run.hpp"
+#include "yee/run/SParameters.hpp"
 
 class QChart;
 class QChartView;
@@ -21,7 +26,9 @@ class DetectorPlot : public QWidget {
     Q_OBJECT
 public:
     explicit DetectorPlot(QWidget* parent = nullptr);
-    void setDetectors(const std::vector<solver::DetectorResult>& detectors);
+    /// The detectors to plot, and the S-matrix column of the run when it has one (an extra entry).
+    void setDetectors(const std::vector<solver::DetectorResult>& detectors,
+                      const std::optional<run::SParameters>& sParameters = std::nullopt);
     /// Detectors of another results file to normalise against (its name shown as `label`).
     void setReferenceDetectors(const std::vector<solver::DetectorResult>& detectors, const QString& label);
     /// Read the detectors of results file `path` as references (setReferenceDetectors). False with
@@ -45,8 +52,13 @@ public:
     QImage image() const;
     /// The points of series `i` as plotted (after normalisation).
     QList<QPointF> seriesPoints(int i) const;
+    /// The name of series `i` as in the legend.
+    QString seriesName(int i) const;
     /// Write csv(), image() or svg() to `path` by its extension (.csv, .png, .svg). False on failure.
     bool exportTo(const QString& path, QString* error = nullptr) const;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void replot();
@@ -63,10 +75,13 @@ private:
     QChart* chart_;
     QChartView* chartView_;
     QLabel* note_;
+    QPoint panFrom_;
+    bool panning_ = false;
 };
 
 /// Unit text of a detector array for axis titles: "power (source units)", "energy (source units)",
-/// "Ez (field units)"; x axes "time (fs)" and "wavelength (µm)".
+/// "Ez (field units)", "mode power P⁺ (source units)", "|S_ij|² (power ratio)"; x axes "time (fs)" and
+/// "wavelength (µm)".
 QString arrayAxisTitle(const std::string& detectorType, const std::string& array);
 
 } // namespace yee::ui

@@ -1,7 +1,11 @@
 #include "ui/FieldSlice.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+
+#include "yee/scene/MaterialModel.hpp"
+#include "yee/scene/Rasterizer.hpp"
 
 namespace yee::ui {
 
@@ -71,6 +75,60 @@ solver::Snapshot gradientVolume(const scene::Scene& s, std::size_t design, const
     }
     out.data.assign(g.data.begin(), g.data.end());
     return out;
+}
+
+std::vector<float> permittivityOn(const scene::Scene& s, const scene::Rasterizer& raster,
+                                  const FieldSlice& like) {
+    std::vector<float> out(like.values.size());
+    const scene::Vec3 lo = s.domainLo();
+    int n[3];
+    for (int a = 0; a < 3; ++a)
+        n[a] = std::max(1, int(std::lround(s.domainSize[std::size_t(a)] / s.cellUm)));
+    for (int iv = 0; iv < like.nv; ++iv)
+        for (int iu = 0; iu < like.nu; ++iu) {
+            double p[3] = {like.origin[0], like.origin[1], like.origin[2]};
+            p[like.u] += iu * like.du;
+            p[like.v] += iv * like.dv;
+            int c[3];
+            for (int a = 0; a < 3; ++a)
+                c[a] =
+                    std::clamp(int(std::floor((p[a] - lo[std::size_t(a)]) / s.cellUm + 1e-6)), 0, n[a] - 1);
+            double eps = 0;
+            for (int comp = 0; comp < 3; ++comp)
+                eps += raster.atE(comp, c[0], c[1], c[2]).eps;
+            out[std::size_t(iu) + std::size_t(like.nu) * std::size_t(iv)] = float(eps / 3);
+        }
+    return out;
+}
+
+std::vector<double> outlineLevels(const scene::Scene& s) {
+    // Only materials the structure uses: an unused one would double the lines between two others.
+    auto used = [&](const std::string& name) {
+        if (name == s.background)
+            return true;
+        for (const auto& o : s.objects)
+            if (o.material == name)
+                return true;
+        for (const auto& d : s.designs)
+            if (d.materials[0] == name || d.materials[1] == name)
+                return true;
+        return false;
+    };
+    std::vector<double> eps;
+    for (const auto& m : s.materials)
+        if (used(m.name))
+            eps.push_back(scene::materialModel(m).epsInf);
+    if (s.background.empty())
+        eps.push_back(1.0);
+    std::sort(eps.begin(), eps.end());
+    eps.erase(
+        std::unique(eps.begin(), eps.end(),
+                    [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); }),
+        eps.end());
+    std::vector<double> levels;
+    for (std::size_t i = 0; i + 1 < eps.size(); ++i)
+        levels.push_back(0.5 * (eps[i] + eps[i + 1]));
+    return levels;
 }
 
 } // namespace yee::ui

@@ -6,6 +6,10 @@
 
 #include "yee/run/Run.hpp"
 
+namespace yee::scene {
+class Rasterizer;
+}
+
 namespace yee::ui {
 
 /// Values on an nu x nv grid spanning the plane normal to `normal`; u and v are the other two axes in
@@ -32,5 +36,16 @@ int naturalNormal(const solver::Snapshot& snap);
 /// centred on the design's voxels, so it can be sliced and drawn like a field.
 solver::Snapshot gradientVolume(const scene::Scene& s, std::size_t design,
                                 const solver::NamedArray& gradient);
+
+/// The relative permittivity the solver sees at every sample of `like` (same order as its values): the
+/// mean over Ex, Ey, Ez of the rasterised, subpixel-averaged eps of the grid cell holding the sample
+/// (clamped to the domain), from `raster` of scene `s`.
+std::vector<float> permittivityOn(const scene::Scene& s, const scene::Rasterizer& raster,
+                                  const FieldSlice& like);
+/// Contour levels that outline the structure of `s`: the midpoints between consecutive distinct
+/// permittivities (eps_inf of dispersive ones) of the scene's materials, vacuum included when the
+/// background is empty; only materials the background, objects or designs use. Empty for a scene of one
+/// permittivity.
+std::vector<double> outlineLevels(const scene::Scene& s);
 
 } // namespace yee::ui

@@ -37,6 +37,7 @@
 #include "ui/HelpMenu.hpp"
 #include "ui/LogPanel.hpp"
 #include "ui/MaterialEditor.hpp"
+#include "ui/ModePanel.hpp"
 #include "ui/ObjectiveEditor.hpp"
 #include "ui/OptimizePanel.hpp"
 #include "ui/PropertyEditor.hpp"
@@ -109,7 +110,43 @@ MainWindow::MainWindow(QWidget* parent)
     // A GPU request that runs on emulated CPU devices here: say so, and run.
     connect(runner_, &Runner::notice, log_, &LogPanel::warning);
     connect(runner_, &Runner::runStarted, monitor_, &RunMonitor::runStarted);
-    connect(runner_, &Runner::telemetryReceived, monitor_, &RunMonitor::showReport);
+    // The window shows the start of a run (actions, run monitor) and paints it now, before the worker
+    // starts: a repaint during the time loop takes CPU from it (much of it with software OpenGL).
+    connect(runner_, &Runner::runStarted, this, [this] {
+        emit stateChanged();
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        if (isVisible())
+            repaint();
+    });
+    reportTimer_ = new QTimer(this);
+    reportTimer_->setSingleShot(true);
+    reportTimer_->setInterval(1000);
+    connect(runner_, &Runner::telemetryReceived, this, [this](const telemetry::Report& r) {
+        // A new phase is shown at once (it is news); within a phase, at most a report a second.
+        if (reportTimer_->isActive() && r.phase == shownPhase_) {
+            pendingReport_ = r;
+            return;
+        }
+        pendingReport_.reset();
+        shownPhase_ = r.phase;
+        monitor_->showReport(r);
+        reportTimer_->start();
+    });
+    connect(reportTimer_, &QTimer::timeout, this, [this] {
+        if (!pendingReport_ || !runner_->isRunning())
+            return;
+        shownPhase_ = pendingReport_->phase;
+        monitor_->showReport(*pendingReport_);
+        pendingReport_.reset();
+        reportTimer_->start();
+    });
+    auto dropPending = [this] {
+        reportTimer_->stop();
+        pendingReport_.reset();
+        shownPhase_.clear();
+    };
+    connect(runner_, &Runner::runFinished, this, dropPending);
+    connect(runner_, &Runner::runFailed, this, dropPending);
     connect(runner_, &Runner::runFinished, monitor_, &RunMonitor::runFinished);
     connect(runner_, &Runner::runFailed, monitor_, &RunMonitor::runFailed);
     connect(runner_, &Runner::runFinished, this, &MainWindow::onRunFinished);
@@ -217,7 +254,16 @@ void MainWindow::createDocks() {
     auto* matDock = addDock(materials_, QStringLiteral("materialDock"), tr("Material editor"),
                             Qt::RightDockWidgetArea, true);
     tabifyDockWidget(objDock, matDock);
-    tabifyDockWidget(matDock, optDock);
+    modes_ = new ModePanel(doc_, this);
+    auto* modeDock = addDock(modes_, QStringLiteral("modeDock"), tr("Modes"), Qt::RightDockWidgetArea);
+    tabifyDockWidget(matDock, modeDock);
+    // Selecting a port shows its mode.
+    connect(doc_, &SceneDocument::currentItemChanged, this, [this, modeDock](const ItemRef& ref) {
+        if (hasModes(doc_->scene(), ref))
+            modeDock->raise();
+    });
+    connect(modes_, &ModePanel::solveFailed, log_, &LogPanel::warning);
+    tabifyDockWidget(modeDock, optDock);
     tabifyDockWidget(optDock, runDock);
     devDock->raise();
     optimize_->setRunOptionsProvider(
@@ -785,14 +831,13 @@ bool MainWindow::startRun(bool gradient, QString* why) {
         if (auto* dock = findChild<QDockWidget*>(QStringLiteral("gradientDock")))
             dock->raise();
     }
-    if (!runner_->start(std::move(req)))
-        return false;
+    // Everything the window shows for the run first: Runner::start() then paints it (runStarted) before
+    // the worker starts.
     if (auto* dock = findChild<QDockWidget*>(QStringLiteral("runMonitorDock")))
         dock->raise();
     statusBar()->showMessage(deviceNotice.isEmpty() ? tr("Running\u2026")
                                                     : tr("Running\u2026 (%1)").arg(deviceNotice));
-    emit stateChanged();
-    return true;
+    return runner_->start(std::move(req));
 }
 
 void MainWindow::cancelRun() {

@@ -13,6 +13,7 @@
 
 class QDockWidget;
 class QTabWidget;
+class QTimer;
 class QTreeView;
 
 namespace yee::ui {
@@ -21,6 +22,7 @@ class DevicesPanel;
 class GradientPanel;
 class LogPanel;
 class MaterialEditor;
+class ModePanel;
 class ObjectiveEditor;
 class OptimizePanel;
 class PropertyEditor;
@@ -52,6 +54,7 @@ public:
     ObjectiveEditor* objectiveEditor() const { return objective_; }
     OptimizePanel* optimizePanel() const { return optimize_; }
     MaterialEditor* materialEditor() const { return materials_; }
+    ModePanel* modePanel() const { return modes_; }
     RunHistory* runHistory() const { return history_; }
     LogPanel* log() const { return log_; }
     QTabWidget* centralTabs() const { return tabs_; }
@@ -153,6 +156,7 @@ private:
     ObjectiveEditor* objective_;
     OptimizePanel* optimize_;
     MaterialEditor* materials_;
+    ModePanel* modes_;
     LogPanel* log_;
     RunHistory* history_;
     SceneView* sceneView_;
@@ -167,6 +171,12 @@ private:
     mutable QString untitledFolder_; ///< run folder of the unsaved scene (one per new scene)
     int maxSteps_ = -1;
     scene::Scene runScene_;
+    /// Telemetry reaches the run monitor at once when it starts a phase, else at most once a second (a
+    /// report that arrives sooner waits for the timer; a newer one replaces it), so the window repaints
+    /// little while the time loop runs.
+    QTimer* reportTimer_;
+    std::optional<telemetry::Report> pendingReport_;
+    std::string shownPhase_; ///< phase of the report the monitor shows
 };
 
 } // namespace yee::ui

@@ -4,6 +4,7 @@
 #include <QChartView>
 #include <QComboBox>
 #include <QDoubleValidator>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -12,6 +13,8 @@
 #include <QLineSeries>
 #include <QLocale>
 #include <QPushButton>
+#include <QScatterSeries>
+#include <QSpinBox>
 #include <QStackedWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -173,6 +176,19 @@ MaterialEditor::MaterialEditor(SceneDocument* doc, QWidget* parent) : QWidget(pa
     validLo_ = series(tr("valid range"), Qt::DashLine);
     validHi_ = series(QString(), Qt::DashLine);
     validHi_->setPen(validLo_->pen());
+    auto scatter = [this](const QString& name, const QColor& colour) {
+        auto* s = new QScatterSeries;
+        s->setName(name);
+        s->setMarkerSize(7);
+        s->setColor(colour);
+        s->setBorderColor(colour.darker(140));
+        chart_->addSeries(s);
+        s->attachAxis(axisX_);
+        s->attachAxis(axisY_);
+        return s;
+    };
+    dataRe_ = scatter(tr("data Re \u03b5"), re_->color());
+    dataIm_ = scatter(tr("data Im \u03b5"), im_->color());
     auto* view = new QChartView(chart_, this);
     view->setObjectName(QStringLiteral("materialPlot"));
     view->setRenderHint(QPainter::Antialiasing);
@@ -187,7 +203,42 @@ MaterialEditor::MaterialEditor(SceneDocument* doc, QWidget* parent) : QWidget(pa
     lay->addWidget(applyButton, 0, Qt::AlignLeft);
     lay->addWidget(message_);
     lay->addWidget(view, 1);
+    auto* dataRow = new QHBoxLayout;
+    auto* loadData = new QPushButton(tr("Data (CSV)\u2026"), this);
+    loadData->setObjectName(QStringLiteral("materialLoadData"));
+    loadData->setToolTip(tr("Tabulated wavelength_um, n[, k] rows (as yee-fit reads), drawn over the plot"));
+    fitPoles_ = new QSpinBox(this);
+    fitPoles_->setObjectName(QStringLiteral("materialFitPoles"));
+    fitPoles_->setRange(1, 6);
+    fitPoles_->setValue(2);
+    fitPoles_->setSuffix(tr(" Lorentz"));
+    auto* fit = new QPushButton(tr("Fit poles"), this);
+    fit->setObjectName(QStringLiteral("materialFit"));
+    fit->setToolTip(
+        tr("Least-squares fit of \u03b5\u221e plus Lorentz poles to the loaded data (as yee-fit)"));
+    dataRow->addWidget(loadData);
+    dataRow->addWidget(fitPoles_);
+    dataRow->addWidget(fit);
+    dataRow->addStretch(1);
+    lay->addLayout(dataRow);
     lay->addWidget(info_);
+    connect(loadData, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("n, k data"), QString(),
+                                                          tr("CSV (*.csv *.txt);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        const QString why = loadFitData(path);
+        message_->setText(why);
+        if (!why.isEmpty())
+            emit problem(why);
+    });
+    connect(fit, &QPushButton::clicked, this, [this] {
+        double err = 0;
+        const QString why = fitLoadedData(fitPoles_->value(), &err);
+        message_->setText(why.isEmpty() ? QString() : why);
+        if (!why.isEmpty())
+            emit problem(why);
+    });
 
     // Long entries ("Si - crystalline silicon (Sellmeier, infrared)") must not widen the dock.
     for (QComboBox* c : {material_, form_, library_}) {
@@ -393,6 +444,8 @@ void MaterialEditor::replot() {
     im_->clear();
     validLo_->clear();
     validHi_->clear();
+    dataRe_->clear();
+    dataIm_->clear();
     info_->clear();
     const int i = materialIndex();
     if (i < 0)
@@ -417,6 +470,23 @@ void MaterialEditor::replot() {
     }
     re_->replace(re);
     im_->replace(im);
+    // Loaded data inside the band, eps = (n + i k)^2.
+    QList<QPointF> dre, dim;
+    int outside = 0;
+    const std::vector<scene::NkSample> data = fitData();
+    for (const scene::NkSample& d : data) {
+        if (d.wavelengthUm < band_.first || d.wavelengthUm > band_.second) {
+            ++outside;
+            continue;
+        }
+        const std::complex<double> e = std::complex<double>(d.n, d.k) * std::complex<double>(d.n, d.k);
+        dre << QPointF(d.wavelengthUm, e.real());
+        dim << QPointF(d.wavelengthUm, e.imag());
+        ylo = std::min({ylo, e.real(), e.imag()});
+        yhi = std::max({yhi, e.real(), e.imag()});
+    }
+    dataRe_->replace(dre);
+    dataIm_->replace(dim);
     if (!(ylo < yhi))
         yhi = ylo + 1;
     const double pad = 0.05 * (yhi - ylo);
@@ -437,6 +507,60 @@ void MaterialEditor::replot() {
                         .arg(num(band_.first), num(band_.second));
         info_->setText(text);
     }
+    if (!data.empty())
+        info_->setText(
+            info_->text() + (info_->text().isEmpty() ? QString() : QStringLiteral(" ")) +
+            tr("Data: %1 of %2 points inside the plotted band.").arg(data.size() - outside).arg(data.size()));
+}
+
+QString MaterialEditor::loadFitData(const QString& path) {
+    const int i = materialIndex();
+    if (i < 0)
+        return tr("Select a material first.");
+    try {
+        data_[doc_->scene().materials[std::size_t(i)].name] = scene::loadNkCsv(path.toStdString());
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+    replot();
+    return {};
+}
+
+std::vector<scene::NkSample> MaterialEditor::fitData() const {
+    const int i = materialIndex();
+    if (i < 0)
+        return {};
+    const auto it = data_.find(doc_->scene().materials[std::size_t(i)].name);
+    return it == data_.end() ? std::vector<scene::NkSample>{} : it->second;
+}
+
+QString MaterialEditor::fitLoadedData(int lorentz, double* maxError) {
+    const std::vector<scene::NkSample> data = fitData();
+    if (data.empty())
+        return tr("Load n, k data (CSV) first.");
+    scene::PoleFitOptions o;
+    o.lorentz = lorentz;
+    int inside = 0;
+    for (const scene::NkSample& d : data)
+        inside += d.wavelengthUm >= band_.first && d.wavelengthUm <= band_.second;
+    if (inside >= 2 * (1 + 3 * lorentz)) {
+        o.bandLoUm = band_.first;
+        o.bandHiUm = band_.second;
+    }
+    scene::PoleFitResult r;
+    try {
+        r = scene::fitPoles(data, o);
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+    if (maxError)
+        *maxError = r.maxRelError;
+    const QString why = setPoles(r.material.eps, r.material.poles);
+    if (why.isEmpty())
+        info_->setText(info_->text() + tr(" Fit: %1 samples, max |\u0394\u03b5| / |\u03b5| = %2.")
+                                           .arg(r.samples)
+                                           .arg(r.maxRelError, 0, 'g', 3));
+    return why;
 }
 
 QString MaterialEditor::infoText() const {

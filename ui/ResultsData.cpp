@@ -30,6 +30,11 @@ ResultsData ResultsData::fromRun(std::shared_ptr<const run::RunResult> result, c
     d.scene = s;
     d.detectors = result->detectors;
     d.devices = result->devices;
+    try {
+        d.sParameters = run::sParameters(s, *result);
+    } catch (const std::exception&) {
+        d.sParameters.reset(); // a port's monitor result is missing (a cancelled run): no S-parameters
+    }
     for (const auto& g : result->gradients)
         d.gradients[g.name] = g;
     d.forwardSeconds = result->forwardSeconds;
@@ -76,6 +81,7 @@ ResultsData ResultsData::load(const QString& path) {
     d.detectors = f.detectors;
     d.gradients = f.gradients;
     d.devices = f.devices;
+    d.sParameters = f.sParameters;
     if (!f.sceneJson.empty()) {
         try {
             d.scene = scene::parseScene(f.sceneJson, QFileInfo(path).absolutePath().toStdString(), false);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "yee/run/Run.hpp"
+#include "yee/run/SParameters.hpp"
 #include "yee/scene/Scene.hpp"
 
 namespace yee::ui {
@@ -47,6 +48,9 @@ struct ResultsData {
     std::map<std::string, solver::NamedArray> gradients;
     std::vector<solver::DeviceSummary> devices;
     std::vector<SnapshotSeries> snapshots;
+    /// The S-matrix column of the run (run/SParameters.hpp), when its scene names ports and one mode
+    /// source excites one.
+    std::optional<run::SParameters> sParameters;
 
     /// From a run just finished (keeps `result` alive for the in-memory snapshots).
     static ResultsData fromRun(std::shared_ptr<const run::RunResult> result, const scene::Scene& s,

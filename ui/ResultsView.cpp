@@ -17,6 +17,7 @@
 #include "ui/FieldView.hpp"
 #include "ui/Format.hpp"
 #include "yee/device/MemoryLedger.hpp"
+#include "yee/scene/Rasterizer.hpp"
 
 namespace yee::ui {
 
@@ -88,6 +89,13 @@ QWidget* ResultsView::buildFieldTab() {
     lockScale_->setToolTip(tr("Keep the colour range of the frame shown now, so frames can be compared"));
     f->addRow(QString(), lockScale_);
     connect(lockScale_, &QCheckBox::toggled, field_, &FieldView::setRangeLocked);
+    outline_ = new QCheckBox(tr("Structure outline"), controls);
+    outline_->setObjectName(QStringLiteral("structureOutline"));
+    outline_->setToolTip(tr("Draw the material boundaries (the rasterised permittivity on this plane) over "
+                            "the slice"));
+    outline_->setChecked(true);
+    f->addRow(QString(), outline_);
+    connect(outline_, &QCheckBox::toggled, this, &ResultsView::updateOutline);
 
     connect(series_, &QComboBox::currentIndexChanged, this, &ResultsView::seriesChanged);
     connect(component_, &QComboBox::currentIndexChanged, this, &ResultsView::updateSlice);
@@ -163,6 +171,9 @@ QString ResultsView::headerText() const {
 
 void ResultsView::setResults(const ResultsData& data) {
     data_ = data;
+    raster_.reset();
+    rasterTried_ = false;
+    outlineEps_.clear();
     QString where = data_.path.isEmpty() ? tr("in memory") : QFileInfo(data_.path).fileName();
     header_->setText(tr("<b>%1</b> \u2014 %2, %3 of %4 steps")
                          .arg(where.toHtmlEscaped(), data_.status.toHtmlEscaped())
@@ -177,7 +188,7 @@ void ResultsView::setResults(const ResultsData& data) {
         series_->setCurrentIndex(data_.snapshots.empty() ? -1 : 0);
     }
     seriesChanged();
-    plot_->setDetectors(data_.detectors);
+    plot_->setDetectors(data_.detectors, data_.sParameters);
     {
         const QSignalBlocker b(design_);
         design_->clear();
@@ -253,6 +264,32 @@ void ResultsView::updateSlice() {
                          .arg(QString::fromStdString(ss.detector), component_->currentText())
                          .arg(t, 0, 'f', 2),
                      component_->currentText());
+    updateOutline();
+}
+
+void ResultsView::updateOutline() {
+    if (!outline_->isChecked() || !data_.scene || field_->slice().empty()) {
+        field_->setOutline({}, {});
+        return;
+    }
+    if (!rasterTried_) {
+        rasterTried_ = true;
+        try {
+            raster_ = std::make_shared<const scene::Rasterizer>(*data_.scene);
+        } catch (const std::exception&) {
+            raster_.reset(); // a scene the rasteriser refuses has no outline
+        }
+    }
+    if (!raster_)
+        return;
+    const FieldSlice& f = field_->slice();
+    const std::array<double, 7> key{double(f.normal),          f.origin[0], f.origin[1], f.origin[2],
+                                    double(f.nu) + 1e6 * f.nv, f.du,        f.dv};
+    if (outlineEps_.size() != f.values.size() || key != outlineKey_) {
+        outlineEps_ = permittivityOn(*data_.scene, *raster_, f);
+        outlineKey_ = key;
+    }
+    field_->setOutline(outlineEps_, outlineLevels(*data_.scene));
 }
 
 void ResultsView::updateGradient() {

@@ -4,7 +4,15 @@
 /// bar, detector plots, gradient maps per design region, and a summary of the run.
 #include <QWidget>
 
+#include <array>
+#include <memory>
+#include <vector>
+
 #include "ui/ResultsData.hpp"
+
+namespace yee::scene {
+class Rasterizer;
+}
 
 class QCheckBox;
 class QComboBox;
@@ -45,6 +53,9 @@ public:
     QSlider* positionSlider() const { return position_; }
     QComboBox* planeBox() const { return plane_; }
     QComboBox* componentBox() const { return component_; }
+    /// "Structure outline": draws the material boundaries of the results' scene over field slices.
+    QCheckBox* outlineBox() const { return outline_; }
+    QCheckBox* lockScaleBox() const { return lockScale_; }
 
 signals:
     /// A user action failed (unreadable snapshot, ...).
@@ -55,6 +66,7 @@ private:
     void updateSlice();
     void updateGradient();
     void updateSummary();
+    void updateOutline();
     QWidget* buildFieldTab();
     QWidget* buildGradientTab();
 
@@ -82,6 +94,13 @@ private:
     QPlainTextEdit* summary_;
     QLabel* notice_;
     QCheckBox* lockScale_;
+    QCheckBox* outline_;
+    /// The rasteriser of data_.scene (built on first use; null when there is no usable scene).
+    std::shared_ptr<const scene::Rasterizer> raster_;
+    bool rasterTried_ = false;
+    /// The permittivity of the last outlined slice and that slice's geometry (reused while scrubbing time).
+    std::vector<float> outlineEps_;
+    std::array<double, 7> outlineKey_{};
 };
 
 } // namespace yee::ui

@@ -49,6 +49,11 @@ QString phaseTitle(const QString& name) {
 } // namespace
 
 RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
+    // Progress bars drawn without the style's animation (Fusion animates every bar in progress, ~25
+    // repaints a second of the whole window: CPU the time loop needs, most of all with software GL).
+    setStyleSheet(QStringLiteral("QProgressBar { border: 1px solid palette(mid); border-radius: 3px; "
+                                 "text-align: center; min-height: 16px; }"
+                                 "QProgressBar::chunk { background-color: palette(highlight); }"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
     auto* top = new QHBoxLayout;
@@ -192,7 +197,8 @@ void RunMonitor::runStarted() {
     current_.clear();
     showPhases({});
     status_->setText(tr("Preparing the run (rasterising, planning tiles)\u2026"));
-    progress_->setRange(0, 0); // busy until the first report
+    progress_->setRange(0, 1); // nothing done until the first report (a busy bar would animate)
+    progress_->setValue(0);
     rate_->setText(QStringLiteral("\u2014"));
     cells_->setText(QStringLiteral("\u2014"));
     elapsed_->setText(QStringLiteral("\u2014"));

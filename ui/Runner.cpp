@@ -5,6 +5,7 @@
 
 #include "yee/io/ResultsWriter.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
+#include "yee/run/SParameters.hpp"
 #include "yee/scene/SceneJson.hpp"
 
 namespace yee::ui {
@@ -25,6 +26,12 @@ void RunWorker::execute(const std::shared_ptr<const RunRequest>& request) {
             extras.timeline = std::move(timeline);
             for (const auto& g : result->gradients)
                 extras.gradients[g.name] = g;
+            // The S-matrix column of named ports, as yee-run writes it (/s_parameters).
+            try {
+                extras.sParameters = run::sParameters(request->scene, *result);
+            } catch (const std::exception&) {
+                extras.sParameters.reset(); // a port's monitor result is missing (a stopped run)
+            }
             if (!result->snapshots.empty()) {
                 QString dir = request->snapshotDir;
                 const QFileInfo fi(request->resultPath);
@@ -82,11 +89,12 @@ bool Runner::start(RunRequest request) {
     running_ = true;
     const QString deviceNotice = QString::fromStdString(request.options.deviceNotice);
     auto req = std::make_shared<const RunRequest>(std::move(request));
-    QMetaObject::invokeMethod(
-        worker_, [w = worker_, req] { w->execute(req); }, Qt::QueuedConnection);
+    // The GUI reacts to the start (and may paint it) before the worker takes the CPU for the time loop.
     if (!deviceNotice.isEmpty())
         emit notice(deviceNotice);
     emit runStarted();
+    QMetaObject::invokeMethod(
+        worker_, [w = worker_, req] { w->execute(req); }, Qt::QueuedConnection);
     return true;
 }
 

@@ -53,7 +53,8 @@ public:
     /// Cancels a run in progress and waits for the thread to end.
     ~Runner() override;
 
-    /// Start a run. Returns false (and does nothing) while another run is in progress.
+    /// Start a run: notice() and runStarted() are emitted (and their direct slots return) before the
+    /// worker begins. Returns false (and does nothing) while another run is in progress.
     bool start(RunRequest request);
     /// Ask the run in progress to stop after the current step batch. The result is then marked
     /// incomplete ("cancelled") and still written.

@@ -13,7 +13,12 @@
 #include "ui/ResultsView.hpp"
 #include "yee/io/ResultsWriter.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
+#include "yee/scene/Rasterizer.hpp"
 #include "yee/scene/SceneJson.hpp"
+
+#include <QCheckBox>
+#include <vtkGenericRenderWindowInteractor.h>
+#include <vtkInteractorObserver.h>
 
 using namespace yee;
 using namespace yee::ui;
@@ -129,6 +134,68 @@ private slots:
         qInfo("saturated red pixels: locked %d, rescaled %d", redLocked, redFree);
         QVERIFY(redFree > 2000);
         QVERIFY(redLocked < redFree / 10);
+    }
+
+    /// Slices carry axes in um along their edges and the structure's outline: over a z slice of the
+    /// small scene's waveguide (y = +-0.15 um, the whole x range) the outline runs along both faces within
+    /// a cell, draws dark pixels where the plain slice has none, and goes when unticked; the view pans and
+    /// zooms but never rotates a slice.
+    void outlineAndAxesOverSlice() {
+        scene::Scene s = test::smallScene();
+        s.objects.resize(1); // the strip alone (no sphere, no design region)
+        s.designs.clear();
+        s.objective.terms.clear();
+        const std::vector<double> levels = outlineLevels(s);
+        QCOMPARE(levels.size(), std::size_t(1));
+        QCOMPARE(levels[0], 2.5); // between air (1) and core (4)
+        ResultsView view;
+        view.resize(900, 600);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.outlineBox()->setChecked(false);
+        view.setResults(ResultsData::fromRun(fakeRun(), s, {}));
+        FieldView* f = view.fieldView();
+        QCOMPARE(f->outlineSegments(), 0);
+        QTest::qWait(50);
+        const QImage plain = f->grabFramebuffer();
+        view.outlineBox()->setChecked(true);
+        QVERIFY(f->outlineSegments() > 20);
+        const auto b = f->outlineBounds();
+        qInfo("outline: %d segments, x %.4f..%.4f, y %.4f..%.4f um", f->outlineSegments(), b[0], b[1], b[2],
+              b[3]);
+        QVERIFY(std::abs(b[2] + 0.15) <= s.cellUm && std::abs(b[3] - 0.15) <= s.cellUm);
+        QVERIFY(b[0] <= -0.6 + 0.03 && b[1] >= 0.575 - 1e-6); // the whole slice along x
+        // Permittivity on the slice: the core's inside, air outside.
+        const std::vector<float> eps = permittivityOn(s, scene::Rasterizer(s), f->slice());
+        const FieldSlice& sl = f->slice();
+        QCOMPARE(eps[std::size_t(24 + sl.nu * 18)], 4.0f); // (x, y) = (0, 0)
+        QCOMPARE(eps[std::size_t(24 + sl.nu * 2)], 1.0f);  // y = -0.4 um
+        QTest::qWait(50);
+        const QImage outlined = f->grabFramebuffer();
+        outlined.save(test::artifactDir() + "/field_view_outline.png");
+        auto dark = [](const QImage& img) {
+            int n = 0;
+            for (int y = 0; y < img.height(); ++y)
+                for (int x = 0; x < img.width(); ++x)
+                    n += QColor(img.pixel(x, y)).valueF() < 0.2;
+            return n;
+        };
+        qInfo("dark pixels: plain %d, outlined %d", dark(plain), dark(outlined));
+        QVERIFY(dark(outlined) > dark(plain) + 300);
+        // Axes in um with the slice's extent; a slice is panned and zoomed, never turned.
+        QCOMPARE(f->axisTitle(0), QString::fromUtf8("x (\u00b5m)"));
+        QCOMPARE(f->axisTitle(1), QString::fromUtf8("y (\u00b5m)"));
+        QVERIFY(std::abs(f->axisRange(0).first + 0.6) < 1e-6 &&
+                std::abs(f->axisRange(0).second - 0.575) < 1e-6);
+        QVERIFY(std::abs(f->axisRange(1).first + 0.45) < 1e-6 &&
+                std::abs(f->axisRange(1).second - 0.425) < 1e-6);
+        QCOMPARE(f->tickLabels(0), QStringList({"-0.6", "-0.4", "-0.2", "0", "0.2", "0.4"}));
+        QCOMPARE(f->tickLabels(1), QStringList({"-0.4", "-0.2", "0", "0.2", "0.4"}));
+        QVERIFY(f->interactor()->GetInteractorStyle()->IsA("vtkInteractorStyleImage"));
+        QCOMPARE(f->vtkIssueCount(), 0);
+        // Scrubbing time keeps the outline (same plane).
+        view.timeSlider()->setValue(0);
+        QVERIFY(f->outlineSegments() > 20);
     }
 
     void resultsFromMemory() {

@@ -1,4 +1,8 @@
+#include <QFile>
 #include <QLineSeries>
+#include <QScatterSeries>
+#include <QTemporaryDir>
+#include <QTextStream>
 #include <QtTest>
 
 #include <cmath>
@@ -8,6 +12,7 @@
 #include "ui/MaterialEditor.hpp"
 #include "ui/SceneDocument.hpp"
 #include "yee/scene/MaterialLibrary.hpp"
+#include "yee/scene/MaterialModel.hpp"
 #include "yee/scene/SceneJson.hpp"
 
 using namespace yee;
@@ -122,6 +127,77 @@ private slots:
         QCOMPARE(back.materials[2].library, std::string("Si"));
         QVERIFY(ed.setLibrary("Unobtainium").contains("Unobtainium"));
         QCOMPARE(doc.scene().materials[2].library, std::string("Si"));
+    }
+
+    /// Tabulated n, k data (from a known Lorentz material) loaded from CSV is drawn over the plot as
+    /// eps = (n + i k)^2 at the data's wavelengths inside the band; a malformed file is refused naming it
+    /// and the line; "Fit poles" recovers the material (one undo step), its curve through the points.
+    void fitDataOverlayAndFit() {
+        SceneDocument doc;
+        doc.resetScene(bandScene(), {});
+        MaterialEditor ed(&doc);
+        ed.setMaterialIndex(2);
+        scene::Material truth;
+        truth.name = "truth";
+        truth.eps = 2.0;
+        scene::Pole p;
+        p.type = scene::PoleType::Lorentz;
+        p.deltaEps = 1.5;
+        p.omegaEv = 4.0;
+        p.gammaEv = 0.1;
+        truth.poles = {p};
+        const scene::MaterialModel model = scene::materialModel(truth);
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("nk.csv");
+        {
+            QFile f(csv);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            QTextStream o(&f);
+            o << "wavelength_um,n,k\n";
+            for (int i = 0; i <= 28; ++i) {
+                const double um = 0.3 + 0.05 * i;
+                const std::complex<double> nk =
+                    std::sqrt(scene::permittivity(model, scene::omegaOfWavelength(um)));
+                o << QString::number(um, 'g', 15) << ',' << QString::number(nk.real(), 'g', 15) << ','
+                  << QString::number(nk.imag(), 'g', 15) << '\n';
+            }
+            o << "2.0,1.5,0\n2.2,1.5,0\n"; // outside the band 0.2-1.8 um
+        }
+        QCOMPARE(ed.loadFitData(csv), QString());
+        QCOMPARE(ed.fitData().size(), std::size_t(31));
+        QCOMPARE(ed.dataRealSeries()->count(), 29);
+        QCOMPARE(ed.dataImagSeries()->count(), 29);
+        const std::complex<double> at1 = scene::permittivity(model, scene::omegaOfWavelength(1.0));
+        const QPointF d1 = ed.dataRealSeries()->at(14);
+        QVERIFY(std::abs(d1.x() - 1.0) < 1e-12);
+        QVERIFY2(std::abs(d1.y() - at1.real()) < 1e-9 * std::abs(at1.real()),
+                 qPrintable(QString::number(d1.y())));
+        QVERIFY(std::abs(ed.dataImagSeries()->at(14).y() - at1.imag()) < 1e-9);
+        QVERIFY2(ed.infoText().contains("29 of 31"), qPrintable(ed.infoText()));
+        // A malformed file: refused with the file and line; the loaded data stays.
+        const QString bad = dir.filePath("bad.csv");
+        {
+            QFile f(bad);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("1.0,1.5,0\n1.1,abc,0\n1.2,1.5,0\n1.3,1.5,0\n");
+        }
+        const QString why = ed.loadFitData(bad);
+        QVERIFY2(why.contains("bad.csv:2"), qPrintable(why));
+        QCOMPARE(ed.fitData().size(), std::size_t(31));
+        // Fit one Lorentz pole to the points.
+        const int steps = doc.undoStack()->count();
+        double maxError = 1;
+        QCOMPARE(ed.fitLoadedData(1, &maxError), QString());
+        qInfo("fit of 1 Lorentz pole: max relative error %.3g", maxError);
+        QVERIFY(maxError < 1e-3);
+        QCOMPARE(doc.undoStack()->count(), steps + 1);
+        QCOMPARE(ed.form(), MaterialEditor::Form::Poles);
+        QCOMPARE(doc.scene().materials[2].poles.size(), std::size_t(1));
+        QVERIFY(std::abs(nearest(ed.realSeries(), 1.0).y() - at1.real()) < 2e-3 * std::abs(at1.real()));
+        QCOMPARE(ed.dataRealSeries()->count(), 29); // the points stay over the fitted curve
+        // Data belongs to its material: another material shows none.
+        ed.setMaterialIndex(1);
+        QCOMPARE(ed.dataRealSeries()->count(), 0);
     }
 
     void badPolesAreRefused() {

@@ -38,6 +38,34 @@ telemetry::Report report(const std::string& phase, int step, std::vector<telemet
 class tst_RunMonitor : public QObject {
     Q_OBJECT
 private slots:
+    /// The monitor repaints when a report comes, not in between: no busy bar before the first report and
+    /// no animated bars in progress (each repaint of the window takes CPU from the time loop).
+    void barsDoNotAnimate() {
+        RunMonitor m;
+        m.resize(360, 480);
+        m.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&m));
+        m.runStarted();
+        QVERIFY(m.progress()->maximum() > m.progress()->minimum()); // not a busy (animated) bar
+        m.showReport(report("forward", 40, {{"forward", 40, 100, 2.0}}));
+        QTest::qWait(100);
+        struct Paints : QObject {
+            int n = 0;
+            bool eventFilter(QObject*, QEvent* e) override {
+                n += e->type() == QEvent::Paint;
+                return false;
+            }
+        } paints;
+        m.progress()->installEventFilter(&paints);
+        m.phaseBar("forward")->installEventFilter(&paints);
+        QTest::qWait(800);
+        qInfo("progress bar paints in 0.8 s without a report: %d", paints.n);
+        QCOMPARE(paints.n, 0);
+        m.showReport(report("forward", 60, {{"forward", 60, 100, 2.0}}));
+        QTest::qWait(100);
+        QVERIFY(paints.n > 0); // a report does repaint them
+    }
+
     void everyPhaseShown() {
         RunMonitor m;
         m.runStarted();

@@ -60,6 +60,8 @@ if(TARGET yee-run)
   add_dependencies(tst_ui_main_window yee-run)
   target_compile_definitions(tst_ui_main_window PRIVATE YEE_RUN_EXE="$<TARGET_FILE:yee-run>")
 endif()
+# Mode previews (the mode dock), mode-monitor and S-parameter plots.
+yee_add_ui_render_test(NAME ui_mode_preview SOURCES ${UI_TEST_DIR}/tst_ModePreview.cpp TIMEOUT 600)
 # The scripted end-to-end journey (screenshots of every step in <build>/ui-artifacts/journey_*.png).
 yee_add_ui_render_test(NAME ui_journey SOURCES ${UI_TEST_DIR}/tst_Journey.cpp TIMEOUT 900)
 

@@ -15,12 +15,12 @@
 #include <cmath>
 #include <complex>
 #include <memory>
-#include <numbers>
 #include <optional>
 
 #include "yee/core/Error.hpp"
 #include "yee/detectors/Flux.hpp"
 #include "yee/modes/ModeCache.hpp"
+#include "yee/modes/PortRequest.hpp"
 #include "yee/solver/ModeSource.hpp"
 
 namespace yee::detectors {
@@ -37,27 +37,8 @@ const scene::Detector& sceneDetector(const DetectorPlan& dp, const solver::Plan&
 /// The modes of the monitor's cross-section at wavelength `wl` (index into dp.omegas).
 std::shared_ptr<const modes::ModeSet> monitorModes(const DetectorPlan& dp, const solver::Plan& p,
                                                    std::size_t wl, int count) {
-    const scene::Detector& d = sceneDetector(dp, p);
-    modes::ModeRequest q;
-    q.normal = dp.normal;
-    q.plane = dp.box.lo[dp.normal];
-    const int u = (dp.normal + 1) % 3, w = (dp.normal + 2) % 3;
-    q.lo = {dp.box.lo[u], dp.box.lo[w]};
-    q.hi = {dp.box.hi[u], dp.box.hi[w]};
-    q.omega = dp.omegas[wl];
-    if (!scene::detectorParam<bool>(d, "solve_each_wavelength")) {
-        // One solve at the centre wavelength of the (first mode, else first) source, as a source launches.
-        const scene::Source* lit = nullptr;
-        for (const scene::Source& src : p.scene.sources)
-            if (!lit || (src.type == scene::SourceType::Mode && lit->type != scene::SourceType::Mode))
-                lit = &src;
-        q.omega = lit ? 2 * std::numbers::pi * p.scene.cellUm / lit->profile.wavelength
-                      : dp.omegas[dp.omegas.size() / 2];
-    }
-    q.dt = p.dt;
-    q.count = count;
-    q.nGuess = scene::detectorParam<double>(d, "n_guess");
-    q.pml = scene::detectorParam<int>(d, "port_pml_cells");
+    const modes::ModeRequest q =
+        modes::monitorRequest(p.scene, std::size_t(dp.index), dp.normal, dp.box, dp.omegas, wl, p.dt, count);
     return p.modeCache->get(*p.raster, q, "detectors[" + std::to_string(dp.index) + "].modes");
 }
 
