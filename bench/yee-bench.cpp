@@ -664,8 +664,10 @@ int main(int argc, char** argv) {
     }
     try {
         if (!writeScene.empty()) {
-            // The benchmark box as a scene file, e.g. for `mpirun -np 2 yee-run --tiles 2x1x1 FILE`.
-            scene::saveScene(benchScene(n, pml, steps), writeScene);
+            // The benchmark box as a scene file, e.g. for `mpirun -np 2 yee-run --tiles 2x1x1 FILE`; with
+            // --gradient the gradient benchmark's waveguide (e.g. for `yee-run --grad FILE`).
+            scene::saveScene(gradient ? waveguideScene(wgLength, wgDuration) : benchScene(n, pml, steps),
+                             writeScene);
             return 0;
         }
         if (!gpus.empty()) {

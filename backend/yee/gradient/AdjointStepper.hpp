@@ -46,8 +46,12 @@ public:
               const std::function<void()>& betweenHalves);
 
 private:
-    void cpmlEAdjoint();
-    void cpmlHAdjoint();
+    /// Pass 1 of CPML-E^T (eField) or CPML-H^T over every slab.
+    void cpmlW(bool eField);
+    /// Pass 2 of CPML-E^T over every slab, then Q -= Db curl P (M: per-cell Db).
+    template <bool M> void qAndUpdateH();
+    /// Pass 2 of CPML-H^T over every slab, then P += Cb curl Q.
+    void pAndUpdateE();
     /// Halo exchange of the E-type (field 0) or H-type (1) adjoint slots, with the forward's if merged.
     void exchange(comm::Communicator& comm, int field, bool merged);
 
