@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "yee/core/WorkerPool.hpp"
 #include "yee/device/Exec.hpp"
 #include "yee/device/SlabLaunch.hpp"
 #include "yee/kernels/Adjoint.hpp"
@@ -228,6 +229,60 @@ template <class E0, class E1, class E2> struct AxisLists {
         passesOf(dev, x);
     }
 };
+/// Every row of every kernel of `lists` (SlabKernel lists) as one parallel range on `threads` threads:
+/// the rows of the kernels' boxes, concatenated.
+template <class L> void slabRows(const L& lists, int threads) {
+    struct Part {
+        int axis = 0, index = 0;
+        std::int64_t first = 0; ///< its first row in the range
+        int ny = 0;
+    };
+    struct Ctx {
+        const L* lists;
+        std::vector<Part> parts;
+    } c{&lists, {}};
+    std::int64_t rows = 0;
+    auto add = [&](int axis, const auto& v) {
+        for (std::size_t q = 0; q < v.size(); ++q) {
+            const Box& b = v[q].box;
+            if (b.empty())
+                continue;
+            c.parts.push_back({axis, int(q), rows, b.extent(1)});
+            rows += std::int64_t(b.extent(1)) * b.extent(2);
+        }
+    };
+    add(0, lists.x);
+    add(1, lists.y);
+    add(2, lists.z);
+    if (rows == 0)
+        return;
+    WorkerPool::run(
+        threads, rows, WorkerPool::defaultGrain(rows, threads),
+        [](const void* p, std::int64_t r0, std::int64_t r1) {
+            const Ctx& x = *static_cast<const Ctx*>(p);
+            std::size_t q = 0;
+            for (std::int64_t r = r0; r < r1; ++r) {
+                while (q + 1 < x.parts.size() && x.parts[q + 1].first <= r)
+                    ++q;
+                const Part& pt = x.parts[q];
+                const std::int64_t off = r - pt.first;
+                auto one = [&](const auto& v) {
+                    const auto& sk = v[std::size_t(pt.index)];
+                    const Box& b = sk.box;
+                    kernels::detail::runRow(sk.k, b.lo[0], b.hi[0], b.lo[1] + int(off % pt.ny),
+                                            b.lo[2] + int(off / pt.ny));
+                };
+                if (pt.axis == 0)
+                    one(x.lists->x);
+                else if (pt.axis == 1)
+                    one(x.lists->y);
+                else
+                    one(x.lists->z);
+            }
+        },
+        &c);
+}
+
 /// Push make(axisTag, slab index) onto the list of the slab's axis, for the slabs from last to first
 /// (the reverse of the forward order; with AxisLists::row's z, y, x order: the forward order reversed).
 template <class L, class Slabs, class Make> void collect(L& lists, const Slabs& slabs, Make&& make) {
@@ -269,9 +324,8 @@ template <class T> void AdjointStepper<T>::cpmlW(bool eField) {
         w.passes(dev);
         return;
     }
-    // Pointwise in the fields and each slab's own state: every slab in one parallel region.
-    const Box all{{0, 0, 0}, tile_.box().extents()};
-    kernels::forEachRow(all, tile_.threads(), [&w](int j, int k, int i0, int i1) { w.row(j, k, i0, i1); });
+    // Pointwise in the fields and each slab's own state: the rows of every slab in one parallel range.
+    slabRows(w, tile_.threads());
 }
 
 template <class T> template <bool M> void AdjointStepper<T>::qAndUpdateH() {
