@@ -221,6 +221,25 @@ void printPhaseCosts(const run::RunResult& g, double fwdStep, const char* method
     }
 }
 
+/// The fewest forward steps (the forward run's own N included, over N) that binomial checkpointing needs
+/// to reverse N steps with c stored states besides the initial one (Griewank 1992): with s = c + 1 and
+/// the repetition number r (C(s + r - 1, s) < N <= C(s + r, s)), r N - C(s + r, s + 1) advances plus the
+/// N steps re-run with their capture.
+double revolveBoundFactor(std::int64_t N, int c) {
+    auto binom = [](int n, int k) {
+        double v = 1;
+        for (int i = 1; i <= k; ++i)
+            v = v * double(n - k + i) / double(i);
+        return v;
+    };
+    const int s = c + 1;
+    int r = 0;
+    while (binom(s + r, s) < double(N))
+        ++r;
+    const double advances = double(r) * double(N) - binom(s + r, s + 1);
+    return (advances + double(N)) / double(N);
+}
+
 /// Value-and-grad on 1, 2, 4 emulated devices: per-device peak memory, VJP / forward time, and the
 /// checkpointed method's recompute factor.
 void gradientBenchmark(double lengthUm, double durationFs) {
@@ -279,10 +298,17 @@ void gradientBenchmark(double lengthUm, double durationFs) {
         const run::RunResult f = runGradCase(s, 1, false);
         const run::RunResult g = runGradCase(s, 1, true);
         const double recompute = double(g.steps + g.recomputedSteps) / double(g.steps);
-        std::printf("checkpointed num_checkpoints=%d: recompute_factor %.3f vjp/fwd %.3f peak %.2f MiB\n", c,
-                    recompute, (g.forwardSeconds + g.backwardSeconds) / f.seconds,
-                    double(g.devices[0].memory.peakTotal) / 1048576.0);
-        printPhaseCosts(g, f.seconds / double(f.steps), "checkpointed");
+        const double fwdStep = f.seconds / double(f.steps);
+        double adjointStep = 0;
+        for (const auto& ph : g.phases)
+            if (ph.name == "adjoint" && ph.step > 0)
+                adjointStep = ph.seconds / double(ph.step) / fwdStep;
+        std::printf(
+            "checkpointed num_checkpoints=%d: recompute_factor %.3f revolve_bound_factor %.3f vjp/fwd %.3f "
+            "adjoint_step_vs_forward_step %.3f peak %.2f MiB\n",
+            c, recompute, revolveBoundFactor(g.steps, c), (g.forwardSeconds + g.backwardSeconds) / f.seconds,
+            adjointStep, double(g.devices[0].memory.peakTotal) / 1048576.0);
+        printPhaseCosts(g, fwdStep, "checkpointed");
     }
 }
 
