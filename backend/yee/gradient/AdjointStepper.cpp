@@ -36,7 +36,8 @@ template <class T> AdjointStepper<T>::AdjointStepper(solver::Tile<T>& tile) : ti
         for (int q = 0; q < 2; ++q) {
             sa.psiE[q] = Buffer<T>(dev, n, Category::Adjoint);
             sa.psiH[q] = Buffer<T>(dev, n, Category::Adjoint);
-            sa.w[q] = Buffer<T>(dev, n, Category::Adjoint);
+            sa.wE[q] = Buffer<T>(dev, n, Category::Adjoint);
+            sa.wH[q] = Buffer<T>(dev, n, Category::Adjoint);
         }
         slabAdj_.push_back(std::move(sa));
     }
@@ -304,21 +305,28 @@ template <class T, int A, bool M>
 using QSplit = SplitSlab<kernels::CpmlEAdjointQ<T, A, M>, kernels::CpmlEAdjointQ<T, A, M, true>>;
 template <class T, int A>
 using PSplit = SplitSlab<kernels::CpmlHAdjointP<T, A>, kernels::CpmlHAdjointP<T, A, true>>;
-} // namespace
-
-template <class T> void AdjointStepper<T>::cpmlW(bool eField) {
-    View<T> f[6];
-    for (int c = 0; c < 6; ++c)
-        f[c] = tile_.view(adj_, c);
-    auto& slabs = tile_.slabs();
+/// Pass 1 of CPML-E^T (eField: reads P, writes psiE and wE) or CPML-H^T (reads Q, writes psiH and wH)
+/// of every slab of `tile`; `adj` is parallel to tile.slabs().
+template <class T, class SlabAdjs>
+WLists<T> wLists(solver::Tile<T>& tile, const View<T>* f, SlabAdjs& adj, bool eField) {
+    auto& slabs = tile.slabs();
     WLists<T> w;
     collect(w, slabs, [&](auto axis, int s) {
         constexpr int A = decltype(axis)::value;
         auto& sl = *slabs[std::size_t(s)];
-        auto& sa = slabAdj_[std::size_t(s)];
-        return WKernel<T, A>{sl.local,
-                             eField ? eAdjW<T, A>(f, sl, sa.psiE, sa.w) : hAdjW<T, A>(f, sl, sa.psiH, sa.w)};
+        auto& sa = adj[std::size_t(s)];
+        return WKernel<T, A>{sl.local, eField ? eAdjW<T, A>(f, sl, sa.psiE, sa.wE)
+                                              : hAdjW<T, A>(f, sl, sa.psiH, sa.wH)};
     });
+    return w;
+}
+} // namespace
+
+template <class T> void AdjointStepper<T>::cpmlEW() {
+    View<T> f[6];
+    for (int c = 0; c < 6; ++c)
+        f[c] = tile_.view(adj_, c);
+    const WLists<T> w = wLists(tile_, f, slabAdj_, true);
     device::Device& dev = tile_.device();
     if (dev.staged()) {
         w.passes(dev);
@@ -336,22 +344,26 @@ template <class T> template <bool M> void AdjointStepper<T>::qAndUpdateH() {
     AxisLists<QSplit<T, 0, M>, QSplit<T, 1, M>, QSplit<T, 2, M>> q;
     collect(q, slabs, [&](auto axis, int s) {
         constexpr int A = decltype(axis)::value;
-        return eAdjQ<T, A, M>(f, tile_, *slabs[std::size_t(s)], slabAdj_[std::size_t(s)].w);
+        return eAdjQ<T, A, M>(f, tile_, *slabs[std::size_t(s)], slabAdj_[std::size_t(s)].wE);
     });
+    const WLists<T> wH = wLists(tile_, f, slabAdj_, false);
     const Box all{{0, 0, 0}, tile_.box().extents()};
     device::Device& dev = tile_.device();
     if (dev.staged()) {
         q.passes(dev);
         tile_.updateH(adj_, all);
+        wH.passes(dev);
         return;
     }
-    // Per H cell: the slab corrections in their order, then Q -= Db curl P; nothing reads another
-    // cell's Q, so one row sweep keeps every cell's operations and their order.
+    // Per H cell: the slab corrections in their order, then Q -= Db curl P, then (Q final) CPML-H^T pass
+    // 1. Nothing reads another cell's Q, and pass 1 writes the H transpose's own w (not the wE that pass 2
+    // reads from neighbouring rows), so one row sweep keeps every cell's operations and their order.
     const kernels::UpdateH<T, M> upd{f[3], f[4],        f[5],        f[0],        f[1],
                                      f[2], tile_.db(0), tile_.db(1), tile_.db(2), tile_.dbScalar()};
     kernels::forEachRow(all, tile_.threads(), [&](int j, int k, int i0, int i1) {
         q.row(j, k, i0, i1);
         kernels::detail::runRow(upd, i0, i1, j, k);
+        wH.row(j, k, i0, i1);
     });
 }
 
@@ -363,7 +375,7 @@ template <class T> void AdjointStepper<T>::pAndUpdateE() {
     AxisLists<PSplit<T, 0>, PSplit<T, 1>, PSplit<T, 2>> p;
     collect(p, slabs, [&](auto axis, int s) {
         constexpr int A = decltype(axis)::value;
-        return hAdjP<T, A>(f, tile_, *slabs[std::size_t(s)], slabAdj_[std::size_t(s)].w);
+        return hAdjP<T, A>(f, tile_, *slabs[std::size_t(s)], slabAdj_[std::size_t(s)].wH);
     });
     const Box all{{0, 0, 0}, tile_.box().extents()};
     device::Device& dev = tile_.device();
@@ -405,9 +417,10 @@ void AdjointStepper<T>::step(comm::Communicator& comm, bool withForward, const s
     // sweep; the order of every cell's operations is the order of the transposed forward step.
     sources(); // P = Cb dJ/dE^{n+1} complete now
     polesAfterE();
-    cpmlW(true);                    // CPML-E^T pass 1 (reads P)
+    cpmlEW();                       // CPML-E^T pass 1 (reads P)
     exchange(comm, 0, withForward); // P halos (and the forward E^n's when merged), one group
-    if (tile_.plan().magnetic) // CPML-E^T pass 2, then Q -= Db curl P (transpose of the E update's curl H)
+    // CPML-E^T pass 2, Q -= Db curl P (the transpose of the E update's curl H), CPML-H^T pass 1 (final Q)
+    if (tile_.plan().magnetic)
         qAndUpdateH<true>();
     else
         qAndUpdateH<false>();
@@ -417,7 +430,6 @@ void AdjointStepper<T>::step(comm::Communicator& comm, bool withForward, const s
         launch(tile_.device(), all, tile_.threads(), k);
     }
     polesBeforeE(); // the E^n the poles read, after the Ca scaling
-    cpmlW(false);   // CPML-H^T pass 1 (reads Q)
     if (betweenHalves)
         betweenHalves();
     exchange(comm, 1, withForward); // Q halos (and the forward H^{n-1/2}'s when merged), one group
