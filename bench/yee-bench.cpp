@@ -16,6 +16,7 @@
 ///
 /// With --shared-cores SCENE: the scene's forward run and value-and-grad, each alone and then next to a
 /// competing busy job (a child process with --busy-threads threads, default 2), and the slowdowns.
+/// With --scaling: thread scaling 1 -> 2 and the halo overlap on against off, alone and next to a busy job.
 /// With --dispersive: the box half filled with a 2-pole Lorentz material against the same box without
 /// poles (issue 13's benchmark): time ratio, cost per dispersive cell and its bytes.
 #include <algorithm>
@@ -23,10 +24,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <csignal>
+#include <ctime>
 #include <thread>
 
 #include <omp.h>
@@ -201,6 +204,13 @@ double runOnce(const scene::Scene& s, run::Precision p, std::array<int, 3> tiles
     return double(r.cellUpdates) / r.seconds / 1e6;
 }
 
+/// CPU time of this process so far, all threads (s).
+double processCpuSeconds() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
 run::RunResult runGradCase(const scene::Scene& s, int n, bool gradient) {
     run::RunOptions o = run::RunOptions::fromScene(s);
     o.tiles = {n, 1, 1};
@@ -221,6 +231,25 @@ void printPhaseCosts(const run::RunResult& g, double fwdStep, const char* method
     }
 }
 
+/// The fewest forward steps (the forward run's own N included, over N) that binomial checkpointing needs
+/// to reverse N steps with c stored states besides the initial one (Griewank 1992): with s = c + 1 and
+/// the repetition number r (C(s + r - 1, s) < N <= C(s + r, s)), r N - C(s + r, s + 1) advances plus the
+/// N steps re-run with their capture.
+double revolveBoundFactor(std::int64_t N, int c) {
+    auto binom = [](int n, int k) {
+        double v = 1;
+        for (int i = 1; i <= k; ++i)
+            v = v * double(n - k + i) / double(i);
+        return v;
+    };
+    const int s = c + 1;
+    int r = 0;
+    while (binom(s + r, s) < double(N))
+        ++r;
+    const double advances = double(r) * double(N) - binom(s + r, s + 1);
+    return (advances + double(N)) / double(N);
+}
+
 /// Value-and-grad on 1, 2, 4 emulated devices: per-device peak memory, VJP / forward time, and the
 /// checkpointed method's recompute factor.
 void gradientBenchmark(double lengthUm, double durationFs) {
@@ -230,12 +259,17 @@ void gradientBenchmark(double lengthUm, double durationFs) {
         "gradient benchmark: waveguide %dx%dx%d cells, %d steps, reversible + LinearReconstructEveryK(5) + "
         "bfloat16\n",
         cells[0], cells[1], cells[2], s.steps());
-    std::printf("%-8s %-14s %-14s %-16s %-14s %-12s %-12s\n", "devices", "fwd_s", "vjp_s", "vjp/fwd",
-                "peak/dev_MiB", "peak_ratio", "recorder_MiB");
+    std::printf("%-8s %-14s %-14s %-16s %-14s %-12s %-12s %-12s\n", "devices", "fwd_s", "vjp_s", "vjp/fwd",
+                "peak/dev_MiB", "peak_ratio", "recorder_MiB", "vjp/fwd_cpu");
     double single = 0;
     for (int n : {1, 2, 4}) {
+        // The CPU time ratio next to the wall time one: on a loaded machine wall time also counts the waits
+        // for a core, CPU time only the work (the pool's waits sleep).
+        const double c0 = processCpuSeconds();
         const run::RunResult f = runGradCase(s, n, false);
+        const double c1 = processCpuSeconds();
         const run::RunResult g = runGradCase(s, n, true);
+        const double c2 = processCpuSeconds();
         std::int64_t peak = 0, rec = 0;
         for (const auto& d : g.devices) {
             peak = std::max(peak, d.memory.peakTotal);
@@ -244,9 +278,9 @@ void gradientBenchmark(double lengthUm, double durationFs) {
         if (n == 1)
             single = double(peak);
         const double vjp = g.forwardSeconds + g.backwardSeconds;
-        std::printf("%-8d %-14.3f %-14.3f %-16.3f %-14.2f %-12.3f %-12.2f\n", n, f.seconds, vjp,
+        std::printf("%-8d %-14.3f %-14.3f %-16.3f %-14.2f %-12.3f %-12.2f %-12.3f\n", n, f.seconds, vjp,
                     vjp / f.seconds, double(peak) / 1048576.0, double(peak) / (single / n),
-                    double(rec) / 1048576.0);
+                    double(rec) / 1048576.0, (c2 - c1) / (c1 - c0));
         printPeaks(g.devices);
         if (n == 1)
             printPhaseCosts(g, f.seconds / double(f.steps), "reversible");
@@ -276,13 +310,23 @@ void gradientBenchmark(double lengthUm, double durationFs) {
     s.gradient.recorder.clear();
     for (int c : {8, 32}) {
         s.gradient.numCheckpoints = c;
+        const double c0 = processCpuSeconds();
         const run::RunResult f = runGradCase(s, 1, false);
+        const double c1 = processCpuSeconds();
         const run::RunResult g = runGradCase(s, 1, true);
+        const double c2 = processCpuSeconds();
         const double recompute = double(g.steps + g.recomputedSteps) / double(g.steps);
-        std::printf("checkpointed num_checkpoints=%d: recompute_factor %.3f vjp/fwd %.3f peak %.2f MiB\n", c,
-                    recompute, (g.forwardSeconds + g.backwardSeconds) / f.seconds,
-                    double(g.devices[0].memory.peakTotal) / 1048576.0);
-        printPhaseCosts(g, f.seconds / double(f.steps), "checkpointed");
+        const double fwdStep = f.seconds / double(f.steps);
+        double adjointStep = 0;
+        for (const auto& ph : g.phases)
+            if (ph.name == "adjoint" && ph.step > 0)
+                adjointStep = ph.seconds / double(ph.step) / fwdStep;
+        std::printf(
+            "checkpointed num_checkpoints=%d: recompute_factor %.3f revolve_bound_factor %.3f vjp/fwd %.3f "
+            "vjp/fwd_cpu %.3f adjoint_step_vs_forward_step %.3f peak %.2f MiB\n",
+            c, recompute, revolveBoundFactor(g.steps, c), (g.forwardSeconds + g.backwardSeconds) / f.seconds,
+            (c2 - c1) / (c1 - c0), adjointStep, double(g.devices[0].memory.peakTotal) / 1048576.0);
+        printPhaseCosts(g, fwdStep, "checkpointed");
     }
 }
 
@@ -417,6 +461,40 @@ void sharedCoresBenchmark(const std::string& scenePath, int busyThreads, int rep
                 fwdLoaded / fwdAlone);
     std::printf("shared_cores value_and_grad alone_s %.3f loaded_s %.3f slowdown %.2f\n", gradAlone,
                 gradLoaded, gradLoaded / gradAlone);
+}
+
+// ---- scaling
+// ----------------------------------------------------------------------------------------------------
+
+/// Issue 17 item 5: thread scaling 1 -> 2 threads and the halo overlap on against off (the box cut in two
+/// tiles on two emulated devices, LocalComm), each measured alone and next to a competing busy job of
+/// `busyThreads` threads, float32, best of `reps` alternating runs. Prints the ratios. (MPI ranks:
+/// bench/scaling.sh, which runs yee-run under mpirun.)
+void scalingBenchmark(int n, int pml, int steps, int reps, int busyThreads) {
+    const scene::Scene s = benchScene(n, pml, steps);
+    const auto f32 = run::Precision::Float32;
+    std::printf(
+        "scaling benchmark: %d^3 cells (PML %d), %d steps, float32, %d host threads, best of %d; loaded = "
+        "next to a competing job of %d busy threads\n",
+        n, pml, steps, device::hostThreads(), reps, busyThreads);
+    for (int loaded = 0; loaded < 2; ++loaded) {
+        std::unique_ptr<BusyJob> job;
+        if (loaded)
+            job = std::make_unique<BusyJob>(busyThreads);
+        double one = 0, two = 0, over = 0, plain = 0;
+        for (int r = 0; r < reps; ++r) {
+            one = std::max(one, runOnce(s, f32, {1, 1, 1}, steps, true, 1));
+            two = std::max(two, runOnce(s, f32, {1, 1, 1}, steps, true, 2));
+            over = std::max(over, runOnce(s, f32, {2, 1, 1}, steps, true));
+            plain = std::max(plain, runOnce(s, f32, {2, 1, 1}, steps, false));
+        }
+        const char* tag = loaded ? "loaded" : "alone";
+        std::printf("scaling %s threads_1 Mcell_per_s %.1f threads_2 Mcell_per_s %.1f ratio_2_to_1 %.3f\n",
+                    tag, one, two, two / one);
+        std::printf("scaling %s tiles_2x1x1 overlap Mcell_per_s %.1f no_overlap Mcell_per_s %.1f "
+                    "overlap_to_no_overlap %.3f\n",
+                    tag, over, plain, over / plain);
+    }
 }
 
 // ---- GPUs
@@ -630,7 +708,7 @@ int main(int argc, char** argv) {
     int gpuN = 384, gpuSteps = 200;
     std::string writeScene, gpus, sharedScene;
     int busyThreads = 2;
-    bool dispersive = false;
+    bool dispersive = false, scaling = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
@@ -670,20 +748,24 @@ int main(int argc, char** argv) {
             dispersive = true;
         else if (a == "--busy-threads")
             busyThreads = next();
+        else if (a == "--scaling")
+            scaling = true;
         else {
             std::fprintf(
                 stderr,
                 "usage: yee-bench [--n N] [--steps S] [--pml P] [--reps R] [--decomposed] "
                 "[--float32-only] [--gradient] [--no-forward] [--wg-length UM] [--wg-duration FS] "
                 "[--write-scene FILE] [--gpus all|ID[,ID...] [--gpu-n N] [--gpu-steps S]] [--cuda-info] "
-                "[--shared-cores SCENE [--busy-threads N]] [--dispersive]\n");
+                "[--shared-cores SCENE [--busy-threads N]] [--dispersive] [--scaling [--busy-threads N]]\n");
             return 2;
         }
     }
     try {
         if (!writeScene.empty()) {
-            // The benchmark box as a scene file, e.g. for `mpirun -np 2 yee-run --tiles 2x1x1 FILE`.
-            scene::saveScene(benchScene(n, pml, steps), writeScene);
+            // The benchmark box as a scene file, e.g. for `mpirun -np 2 yee-run --tiles 2x1x1 FILE`; with
+            // --gradient the gradient benchmark's waveguide (e.g. for `yee-run --grad FILE`).
+            scene::saveScene(gradient ? waveguideScene(wgLength, wgDuration) : benchScene(n, pml, steps),
+                             writeScene);
             return 0;
         }
         if (!gpus.empty()) {
@@ -719,6 +801,10 @@ int main(int argc, char** argv) {
         }
         if (dispersive) {
             dispersiveBenchmark(n, pml, steps, reps);
+            return 0;
+        }
+        if (scaling) {
+            scalingBenchmark(n, pml, steps, reps, busyThreads);
             return 0;
         }
         if (gradient)

@@ -2,7 +2,9 @@
 /// decomposed gradients bit-identical to single-domain; pinned adjoint collective counts; sharded memory.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "decomp/ResultCompare.hpp"
 #include "gradient/GradScene.hpp"
@@ -31,6 +33,35 @@ run::RunResult runGrad(const scene::Scene& s, std::array<int, 3> tiles = {1, 1, 
     return r;
 }
 
+/// The fewest forward steps the reverse sweep of the checkpointed method can run, by exhaustive search
+/// over binomial schedules: F(l, c) reverses l steps from a restorable state with c free slots (each step
+/// re-run once with its capture, the rest advances), G(l, c) the same at the top, where the forward run
+/// stores the chain of first checkpoints for free.
+std::int64_t optimalRecompute(int steps, int c) {
+    const int L = steps + 1, C = c + 1;
+    std::vector<std::int64_t> F(std::size_t(L * C), 0), G(std::size_t(L * C), 0);
+    auto at = [C](std::vector<std::int64_t>& v, int l, int k) -> std::int64_t& {
+        return v[std::size_t(l * C + k)];
+    };
+    for (int l = 1; l < L; ++l)
+        for (int k = 0; k < C; ++k) {
+            if (l == 1 || k == 0) {
+                at(F, l, k) = at(G, l, k) = std::int64_t(l) * (l + 1) / 2;
+                continue;
+            }
+            std::int64_t f = -1, g = -1;
+            for (int m = 1; m < l; ++m) {
+                const std::int64_t fm = m + at(F, l - m, k - 1) + at(F, m, k);
+                const std::int64_t gm = at(F, m, k) + at(G, l - m, k - 1);
+                f = f < 0 ? fm : std::min(f, fm);
+                g = g < 0 ? gm : std::min(g, gm);
+            }
+            at(F, l, k) = f;
+            at(G, l, k) = g;
+        }
+    return at(G, steps, c);
+}
+
 double objectiveOf(scene::Scene s, int d, std::size_t v, double value) {
     s.designs[std::size_t(d)].latent[v] = value;
     return *runGrad(s, {1, 1, 1}, run::Precision::Float64, false).objective;
@@ -47,6 +78,7 @@ private slots:
     void decomposedBitIdentical();
     void adjointCountsPinned_data();
     void adjointCountsPinned();
+    void checkpointScheduleOptimal();
     void memorySharded_data();
     void memorySharded();
     void lossyRecorderErrorBounded();
@@ -164,6 +196,33 @@ void tst_Gradient::adjointCountsPinned() {
         QVERIFY(recomputed1 > go.steps);
     else
         QCOMPARE(recomputed1, std::int64_t(0));
+}
+
+/// The checkpointed method's schedule: the forward steps its reverse sweep re-runs are within one step of
+/// the fewest any binomial schedule needs (the revolve bound), for short and long sweeps and few and many
+/// checkpoints.
+void tst_Gradient::checkpointScheduleOptimal() {
+    GradSceneOptions go;
+    go.nx = 24;
+    go.lossy = false;
+    for (int steps : {7, 40, 150})
+        for (int c : {1, 2, 3, 5, 8, 30}) {
+            go.steps = steps;
+            scene::Scene s = gradScene(go);
+            setGradientMethod(s, "checkpointed");
+            s.gradient.numCheckpoints = c;
+            run::RunOptions o = run::RunOptions::fromScene(s);
+            o.gradient = true;
+            const std::int64_t planned = run::estimate(s, o).recomputeSteps;
+            const int N = s.steps(), kept = std::max(1, std::min(c, N - 1));
+            const std::int64_t best = optimalRecompute(N, kept);
+            QVERIFY2(planned >= best && planned <= best + 1,
+                     qPrintable(QString("steps %1, %2 checkpoints: %3 recomputed, the fewest is %4")
+                                    .arg(N)
+                                    .arg(c)
+                                    .arg(planned)
+                                    .arg(best)));
+        }
 }
 
 void tst_Gradient::memorySharded_data() {

@@ -1,8 +1,11 @@
 #include "yee/gradient/AdjointStepper.hpp"
 
+#include <algorithm>
 #include <type_traits>
 
+#include "yee/core/WorkerPool.hpp"
 #include "yee/device/Exec.hpp"
+#include "yee/device/SlabLaunch.hpp"
 #include "yee/kernels/Adjoint.hpp"
 #include "yee/kernels/Dispersion.hpp"
 #include "yee/kernels/Yee.hpp"
@@ -33,7 +36,8 @@ template <class T> AdjointStepper<T>::AdjointStepper(solver::Tile<T>& tile) : ti
         for (int q = 0; q < 2; ++q) {
             sa.psiE[q] = Buffer<T>(dev, n, Category::Adjoint);
             sa.psiH[q] = Buffer<T>(dev, n, Category::Adjoint);
-            sa.w[q] = Buffer<T>(dev, n, Category::Adjoint);
+            sa.wE[q] = Buffer<T>(dev, n, Category::Adjoint);
+            sa.wH[q] = Buffer<T>(dev, n, Category::Adjoint);
         }
         slabAdj_.push_back(std::move(sa));
     }
@@ -102,123 +106,291 @@ template <class F> void withAxis(int a, F&& f) {
     else
         f(std::integral_constant<int, 2>{});
 }
-template <class T, int A>
-void eAdjW(device::Device& dev, View<T>* f, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& psi,
-           std::array<Buffer<T>, 2>& w, int th) {
+template <class T> kernels::SlabIndex slabIndex(const typename solver::Tile<T>::Slab& sl) {
     const Box& L = sl.local;
-    kernels::SlabIndex idx{L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)),
-                           std::int64_t(L.extent(0)) * L.extent(1)};
-    kernels::CpmlAdjointW<T, A> k{f[(A + 1) % 3],
-                                  f[(A + 2) % 3],
-                                  psi[0].data(),
-                                  psi[1].data(),
-                                  w[0].data(),
-                                  w[1].data(),
-                                  idx,
-                                  {sl.profE[0].data(), sl.profE[1].data(), sl.profE[2].data()},
-                                  sl.profLo};
-    launch(dev, L, th, k);
+    return {L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)), std::int64_t(L.extent(0)) * L.extent(1)};
 }
+/// Pass 1 of CPML-E^T on one slab (reads P on the slab, writes its psi and w).
+template <class T, int A>
+kernels::CpmlAdjointW<T, A> eAdjW(const View<T>* f, typename solver::Tile<T>::Slab& sl,
+                                  std::array<Buffer<T>, 2>& psi, std::array<Buffer<T>, 2>& w) {
+    return {f[(A + 1) % 3],   f[(A + 2) % 3],
+            psi[0].data(),    psi[1].data(),
+            w[0].data(),      w[1].data(),
+            slabIndex<T>(sl), {sl.profE[0].data(), sl.profE[1].data(), sl.profE[2].data()},
+            sl.profLo};
+}
+/// A pass-2 kernel of one slab: the tested form `k` over `box`, and the test-free form `inner` for the
+/// cells whose coordinate along the slab axis lies in [lo, hi) (both w locations they difference lie in
+/// the slab). Both compute the same values there.
+template <class G, class I> struct SplitSlab {
+    Box box;
+    G k;
+    I inner;
+    int axis, lo, hi;
+};
+/// Pass 2 of CPML-E^T on one slab, over the H locations it covers.
 template <class T, int A, bool M>
-void eAdjQ(View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& w,
-           int th) {
+SplitSlab<kernels::CpmlEAdjointQ<T, A, M>, kernels::CpmlEAdjointQ<T, A, M, true>>
+eAdjQ(const View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl,
+      std::array<Buffer<T>, 2>& w) {
     const Box& L = sl.local;
-    kernels::SlabIndex idx{L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)),
-                           std::int64_t(L.extent(0)) * L.extent(1)};
     Box hb = L;
     if (hb.lo[A] > 0)
         hb.lo[A] -= 1; // the H location just below the slab also receives -w(lo)
-    kernels::CpmlEAdjointQ<T, A, M> k{f[3 + (A + 2) % 3],
-                                      f[3 + (A + 1) % 3],
-                                      tile.db((A + 2) % 3),
-                                      tile.db((A + 1) % 3),
-                                      tile.dbScalar(),
-                                      w[0].data(),
-                                      w[1].data(),
-                                      idx,
-                                      L.lo[A],
-                                      L.hi[A]};
-    launch(tile.device(), hb, th, k);
+    const kernels::CpmlEAdjointQ<T, A, M> k{f[3 + (A + 2) % 3],
+                                            f[3 + (A + 1) % 3],
+                                            tile.db((A + 2) % 3),
+                                            tile.db((A + 1) % 3),
+                                            tile.dbScalar(),
+                                            w[0].data(),
+                                            w[1].data(),
+                                            slabIndex<T>(sl),
+                                            L.lo[A],
+                                            L.hi[A]};
+    return {hb, k,       {k.q2, k.q1, k.db2, k.db1, k.db, k.w1, k.w2, k.idx, k.slo, k.shi},
+            A,  L.lo[A], L.hi[A] - 1};
 }
+/// Pass 1 of CPML-H^T on one slab (reads Q on the slab, writes its psi and w).
 template <class T, int A>
-void hAdjW(device::Device& dev, View<T>* f, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& psi,
-           std::array<Buffer<T>, 2>& w, int th) {
-    const Box& L = sl.local;
-    kernels::SlabIndex idx{L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)),
-                           std::int64_t(L.extent(0)) * L.extent(1)};
-    kernels::CpmlAdjointW<T, A> k{f[3 + (A + 1) % 3],
-                                  f[3 + (A + 2) % 3],
-                                  psi[0].data(),
-                                  psi[1].data(),
-                                  w[0].data(),
-                                  w[1].data(),
-                                  idx,
-                                  {sl.profH[0].data(), sl.profH[1].data(), sl.profH[2].data()},
-                                  sl.profLo};
-    launch(dev, L, th, k);
+kernels::CpmlAdjointW<T, A> hAdjW(const View<T>* f, typename solver::Tile<T>::Slab& sl,
+                                  std::array<Buffer<T>, 2>& psi, std::array<Buffer<T>, 2>& w) {
+    return {f[3 + (A + 1) % 3], f[3 + (A + 2) % 3],
+            psi[0].data(),      psi[1].data(),
+            w[0].data(),        w[1].data(),
+            slabIndex<T>(sl),   {sl.profH[0].data(), sl.profH[1].data(), sl.profH[2].data()},
+            sl.profLo};
 }
+/// Pass 2 of CPML-H^T on one slab, over the E locations it covers.
 template <class T, int A>
-void hAdjP(View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl, std::array<Buffer<T>, 2>& w,
-           int th) {
+SplitSlab<kernels::CpmlHAdjointP<T, A>, kernels::CpmlHAdjointP<T, A, true>>
+hAdjP(const View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl,
+      std::array<Buffer<T>, 2>& w) {
     const Box& L = sl.local;
-    kernels::SlabIndex idx{L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)),
-                           std::int64_t(L.extent(0)) * L.extent(1)};
     Box eb = L;
     if (eb.hi[A] < tile.box().extent(A))
         eb.hi[A] += 1; // the E location just above the slab gets w(hi-1)
-    kernels::CpmlHAdjointP<T, A> k{f[(A + 2) % 3],
-                                   f[(A + 1) % 3],
-                                   tile.cb((A + 2) % 3),
-                                   tile.cb((A + 1) % 3),
-                                   w[0].data(),
-                                   w[1].data(),
-                                   idx,
-                                   L.lo[A],
-                                   L.hi[A]};
-    launch(tile.device(), eb, th, k);
+    const kernels::CpmlHAdjointP<T, A> k{f[(A + 2) % 3],       f[(A + 1) % 3], tile.cb((A + 2) % 3),
+                                         tile.cb((A + 1) % 3), w[0].data(),    w[1].data(),
+                                         slabIndex<T>(sl),     L.lo[A],        L.hi[A]};
+    return {eb, k, {k.p2, k.p1, k.cb2, k.cb1, k.w1, k.w2, k.idx, k.slo, k.shi}, A, L.lo[A] + 1, L.hi[A]};
+}
+
+/// Row (j, k, [i0, i1)) of every kernel of v, in order.
+template <class K> void rowOf(const std::vector<device::SlabKernel<K>>& v, int j, int k, int i0, int i1) {
+    device::detail::rowSlabs(v, j, k, i0, i1);
+}
+template <class G, class I> void rowOf(const std::vector<SplitSlab<G, I>>& v, int j, int k, int i0, int i1) {
+    using kernels::detail::runRow;
+    for (const auto& s : v) {
+        if (j < s.box.lo[1] || j >= s.box.hi[1] || k < s.box.lo[2] || k >= s.box.hi[2])
+            continue;
+        const int lo = std::max(i0, s.box.lo[0]), hi = std::min(i1, s.box.hi[0]);
+        if (lo >= hi)
+            continue;
+        if (s.axis == 0) { // tested cells at the slab's ends, test-free between
+            const int a = std::clamp(s.lo, lo, hi), b = std::clamp(s.hi, a, hi);
+            if (lo < a)
+                runRow(s.k, lo, a, j, k);
+            if (a < b)
+                runRow(s.inner, a, b, j, k);
+            if (b < hi)
+                runRow(s.k, b, hi, j, k);
+        } else {
+            const int c = s.axis == 1 ? j : k;
+            if (c >= s.lo && c < s.hi)
+                runRow(s.inner, lo, hi, j, k);
+            else
+                runRow(s.k, lo, hi, j, k);
+        }
+    }
+}
+/// One launch per kernel of v over its box, in order (staged devices: the tested form only).
+template <class E> void passesOf(device::Device& dev, const std::vector<E>& v) {
+    for (const auto& s : v)
+        launch(dev, s.box, 1, s.k);
+}
+
+/// One kind of per-slab kernel (SlabKernel or SplitSlab), one list per axis; each list in the order its
+/// kernels apply.
+template <class E0, class E1, class E2> struct AxisLists {
+    std::vector<E0> x;
+    std::vector<E1> y;
+    std::vector<E2> z;
+    /// Row (j, k, [i0, i1)) of every kernel, axis z first, then y, then x (the transposes' order).
+    void row(int j, int k, int i0, int i1) const {
+        rowOf(z, j, k, i0, i1);
+        rowOf(y, j, k, i0, i1);
+        rowOf(x, j, k, i0, i1);
+    }
+    /// One launch per kernel over its box, in the same order (staged devices).
+    void passes(device::Device& dev) const {
+        passesOf(dev, z);
+        passesOf(dev, y);
+        passesOf(dev, x);
+    }
+};
+/// Every row of every kernel of `lists` (SlabKernel lists) as one parallel range on `threads` threads:
+/// the rows of the kernels' boxes, concatenated.
+template <class L> void slabRows(const L& lists, int threads) {
+    struct Part {
+        int axis = 0, index = 0;
+        std::int64_t first = 0; ///< its first row in the range
+        int ny = 0;
+    };
+    struct Ctx {
+        const L* lists;
+        std::vector<Part> parts;
+    } c{&lists, {}};
+    std::int64_t rows = 0;
+    auto add = [&](int axis, const auto& v) {
+        for (std::size_t q = 0; q < v.size(); ++q) {
+            const Box& b = v[q].box;
+            if (b.empty())
+                continue;
+            c.parts.push_back({axis, int(q), rows, b.extent(1)});
+            rows += std::int64_t(b.extent(1)) * b.extent(2);
+        }
+    };
+    add(0, lists.x);
+    add(1, lists.y);
+    add(2, lists.z);
+    if (rows == 0)
+        return;
+    WorkerPool::run(
+        threads, rows, WorkerPool::defaultGrain(rows, threads),
+        [](const void* p, std::int64_t r0, std::int64_t r1) {
+            const Ctx& x = *static_cast<const Ctx*>(p);
+            std::size_t q = 0;
+            for (std::int64_t r = r0; r < r1; ++r) {
+                while (q + 1 < x.parts.size() && x.parts[q + 1].first <= r)
+                    ++q;
+                const Part& pt = x.parts[q];
+                const std::int64_t off = r - pt.first;
+                auto one = [&](const auto& v) {
+                    const auto& sk = v[std::size_t(pt.index)];
+                    const Box& b = sk.box;
+                    kernels::detail::runRow(sk.k, b.lo[0], b.hi[0], b.lo[1] + int(off % pt.ny),
+                                            b.lo[2] + int(off / pt.ny));
+                };
+                if (pt.axis == 0)
+                    one(x.lists->x);
+                else if (pt.axis == 1)
+                    one(x.lists->y);
+                else
+                    one(x.lists->z);
+            }
+        },
+        &c);
+}
+
+/// Push make(axisTag, slab index) onto the list of the slab's axis, for the slabs from last to first
+/// (the reverse of the forward order; with AxisLists::row's z, y, x order: the forward order reversed).
+template <class L, class Slabs, class Make> void collect(L& lists, const Slabs& slabs, Make&& make) {
+    for (int s = int(slabs.size()) - 1; s >= 0; --s)
+        withAxis(slabs[std::size_t(s)]->slab.axis, [&](auto axis) {
+            constexpr int A = decltype(axis)::value;
+            auto v = make(axis, s);
+            if constexpr (A == 0)
+                lists.x.push_back(std::move(v));
+            else if constexpr (A == 1)
+                lists.y.push_back(std::move(v));
+            else
+                lists.z.push_back(std::move(v));
+        });
+}
+template <class T, int A> using WKernel = device::SlabKernel<kernels::CpmlAdjointW<T, A>>;
+template <class T> using WLists = AxisLists<WKernel<T, 0>, WKernel<T, 1>, WKernel<T, 2>>;
+template <class T, int A, bool M>
+using QSplit = SplitSlab<kernels::CpmlEAdjointQ<T, A, M>, kernels::CpmlEAdjointQ<T, A, M, true>>;
+template <class T, int A>
+using PSplit = SplitSlab<kernels::CpmlHAdjointP<T, A>, kernels::CpmlHAdjointP<T, A, true>>;
+/// Pass 1 of CPML-E^T (eField: reads P, writes psiE and wE) or CPML-H^T (reads Q, writes psiH and wH)
+/// of every slab of `tile`; `adj` is parallel to tile.slabs().
+template <class T, class SlabAdjs>
+WLists<T> wLists(solver::Tile<T>& tile, const View<T>* f, SlabAdjs& adj, bool eField) {
+    auto& slabs = tile.slabs();
+    WLists<T> w;
+    collect(w, slabs, [&](auto axis, int s) {
+        constexpr int A = decltype(axis)::value;
+        auto& sl = *slabs[std::size_t(s)];
+        auto& sa = adj[std::size_t(s)];
+        return WKernel<T, A>{sl.local, eField ? eAdjW<T, A>(f, sl, sa.psiE, sa.wE)
+                                              : hAdjW<T, A>(f, sl, sa.psiH, sa.wH)};
+    });
+    return w;
 }
 } // namespace
 
-template <class T> void AdjointStepper<T>::cpmlEAdjoint() {
+template <class T> void AdjointStepper<T>::cpmlEW() {
     View<T> f[6];
     for (int c = 0; c < 6; ++c)
         f[c] = tile_.view(adj_, c);
-    const int th = tile_.threads();
-    const bool m = tile_.plan().magnetic;
-    auto& slabs = tile_.slabs();
-    // Reverse of the forward order (z, y, x; high before low): transposes apply in reverse.
-    for (int a = 2; a >= 0; --a)
-        for (int s = int(slabs.size()) - 1; s >= 0; --s) {
-            auto& sl = *slabs[std::size_t(s)];
-            if (sl.slab.axis != a)
-                continue;
-            auto& sa = slabAdj_[std::size_t(s)];
-            withAxis(a, [&](auto axis) {
-                constexpr int A = decltype(axis)::value;
-                eAdjW<T, A>(tile_.device(), f, sl, sa.psiE, sa.w, th);
-                m ? eAdjQ<T, A, true>(f, tile_, sl, sa.w, th) : eAdjQ<T, A, false>(f, tile_, sl, sa.w, th);
-            });
-        }
+    const WLists<T> w = wLists(tile_, f, slabAdj_, true);
+    device::Device& dev = tile_.device();
+    if (dev.staged()) {
+        w.passes(dev);
+        return;
+    }
+    // Pointwise in the fields and each slab's own state: the rows of every slab in one parallel range.
+    slabRows(w, tile_.threads());
 }
 
-template <class T> void AdjointStepper<T>::cpmlHAdjoint() {
+template <class T> template <bool M> void AdjointStepper<T>::qAndUpdateH() {
     View<T> f[6];
     for (int c = 0; c < 6; ++c)
         f[c] = tile_.view(adj_, c);
-    const int th = tile_.threads();
     auto& slabs = tile_.slabs();
-    for (int a = 2; a >= 0; --a)
-        for (int s = int(slabs.size()) - 1; s >= 0; --s) {
-            auto& sl = *slabs[std::size_t(s)];
-            if (sl.slab.axis != a)
-                continue;
-            auto& sa = slabAdj_[std::size_t(s)];
-            withAxis(a, [&](auto axis) {
-                constexpr int A = decltype(axis)::value;
-                hAdjW<T, A>(tile_.device(), f, sl, sa.psiH, sa.w, th);
-                hAdjP<T, A>(f, tile_, sl, sa.w, th);
-            });
-        }
+    AxisLists<QSplit<T, 0, M>, QSplit<T, 1, M>, QSplit<T, 2, M>> q;
+    collect(q, slabs, [&](auto axis, int s) {
+        constexpr int A = decltype(axis)::value;
+        return eAdjQ<T, A, M>(f, tile_, *slabs[std::size_t(s)], slabAdj_[std::size_t(s)].wE);
+    });
+    const WLists<T> wH = wLists(tile_, f, slabAdj_, false);
+    const Box all{{0, 0, 0}, tile_.box().extents()};
+    device::Device& dev = tile_.device();
+    if (dev.staged()) {
+        q.passes(dev);
+        tile_.updateH(adj_, all);
+        wH.passes(dev);
+        return;
+    }
+    // Per H cell: the slab corrections in their order, then Q -= Db curl P, then (Q final) CPML-H^T pass
+    // 1. Nothing reads another cell's Q, and pass 1 writes the H transpose's own w (not the wE that pass 2
+    // reads from neighbouring rows), so one row sweep keeps every cell's operations and their order.
+    const kernels::UpdateH<T, M> upd{f[3], f[4],        f[5],        f[0],        f[1],
+                                     f[2], tile_.db(0), tile_.db(1), tile_.db(2), tile_.dbScalar()};
+    kernels::forEachRow(all, tile_.threads(), [&](int j, int k, int i0, int i1) {
+        q.row(j, k, i0, i1);
+        kernels::detail::runRow(upd, i0, i1, j, k);
+        wH.row(j, k, i0, i1);
+    });
+}
+
+template <class T> void AdjointStepper<T>::pAndUpdateE() {
+    View<T> f[6];
+    for (int c = 0; c < 6; ++c)
+        f[c] = tile_.view(adj_, c);
+    auto& slabs = tile_.slabs();
+    AxisLists<PSplit<T, 0>, PSplit<T, 1>, PSplit<T, 2>> p;
+    collect(p, slabs, [&](auto axis, int s) {
+        constexpr int A = decltype(axis)::value;
+        return hAdjP<T, A>(f, tile_, *slabs[std::size_t(s)], slabAdj_[std::size_t(s)].wH);
+    });
+    const Box all{{0, 0, 0}, tile_.box().extents()};
+    device::Device& dev = tile_.device();
+    if (dev.staged()) {
+        p.passes(dev);
+        tile_.updateE(adj_, all, false);
+        return;
+    }
+    // Per E cell: the slab corrections in their order, then P += Cb curl Q (no other cell's P is read).
+    const kernels::UpdateE<T, false> upd{f[0],        f[1],        f[2],        f[3], f[4], f[5],
+                                         tile_.cb(0), tile_.cb(1), tile_.cb(2), {},   {},   {}};
+    kernels::forEachRow(all, tile_.threads(), [&](int j, int k, int i0, int i1) {
+        p.row(j, k, i0, i1);
+        kernels::detail::runRow(upd, i0, i1, j, k);
+    });
 }
 
 template <class T> void AdjointStepper<T>::exchange(comm::Communicator& comm, int field, bool merged) {
@@ -240,22 +412,28 @@ template <class T>
 void AdjointStepper<T>::step(comm::Communicator& comm, bool withForward, const std::function<void()>& sources,
                              const std::function<void()>& betweenHalves) {
     const Box all{{0, 0, 0}, tile_.box().extents()};
+    // Each CPML transpose is two passes per slab: pass 1 (w from the adjoint field, pointwise) and pass 2
+    // (w differenced into the other field). Pass 2 and the transposed curl of the same field run as one
+    // sweep; the order of every cell's operations is the order of the transposed forward step.
     sources(); // P = Cb dJ/dE^{n+1} complete now
     polesAfterE();
-    cpmlEAdjoint();
+    cpmlEW();                       // CPML-E^T pass 1 (reads P)
     exchange(comm, 0, withForward); // P halos (and the forward E^n's when merged), one group
-    tile_.updateH(adj_, all);       // Q -= Db curl P  (transpose of the E update's curl H)
+    // CPML-E^T pass 2, Q -= Db curl P (the transpose of the E update's curl H), CPML-H^T pass 1 (final Q)
+    if (tile_.plan().magnetic)
+        qAndUpdateH<true>();
+    else
+        qAndUpdateH<false>();
     if (tile_.plan().lossy) {
         kernels::ScaleCa<T> k{tile_.view(adj_, 0), tile_.view(adj_, 1), tile_.view(adj_, 2),
                               tile_.ca(0),         tile_.ca(1),         tile_.ca(2)};
         launch(tile_.device(), all, tile_.threads(), k);
     }
     polesBeforeE(); // the E^n the poles read, after the Ca scaling
-    cpmlHAdjoint();
     if (betweenHalves)
         betweenHalves();
-    exchange(comm, 1, withForward);  // Q halos (and the forward H^{n-1/2}'s when merged), one group
-    tile_.updateE(adj_, all, false); // P += Cb curl Q  (transpose of the H update's curl E)
+    exchange(comm, 1, withForward); // Q halos (and the forward H^{n-1/2}'s when merged), one group
+    pAndUpdateE(); // CPML-H^T pass 2, then P += Cb curl Q (transpose of the H update's curl E)
 }
 
 template class AdjointStepper<float>;

@@ -33,12 +33,15 @@ public:
     ///                    P of this step (the design gradient) runs here too,
     ///   CPML E transposes, E-type exchange,
     ///   the transposed pole update (dispersive cells: PoleAdvanceT, PoleCurrentT),
-    ///   Q -= Db curl P   (the transpose of the E update's curl H; then P *= Ca when lossy, and the
-    ///                    transposed E^n capture of the poles, PoleSaveET),
-    ///   CPML H transposes,
+    ///   Q -= Db curl P   (the transpose of the E update's curl H), CPML H transposes pass 1 (they read
+    ///                    only Q); then P *= Ca when lossy, and the transposed E^n capture of the poles,
+    ///                    PoleSaveET,
     ///   betweenHalves()  (if set: the reversible strategy reconstructs the forward H^{n-1/2} here),
     ///   H-type exchange,
-    ///   P += Cb curl Q   (the transpose of the H update's curl E).
+    ///   CPML H transposes pass 2 (they write P), then P += Cb curl Q (the transpose of the H update's
+    ///                    curl E).
+    /// CPU devices run each pass 2 with the curl that follows it in one row sweep (and pass 1 of CPML-H^T
+    /// in the sweep of Q); every cell sees the same operations in the same order as in separate passes.
     /// With `withForward`, each exchange also carries the forward field set's halos of the same type (one
     /// merged group: the caller has made the forward E current before the call and the forward H current
     /// in betweenHalves()). Throws what the communicator throws.
@@ -46,8 +49,12 @@ public:
               const std::function<void()>& betweenHalves);
 
 private:
-    void cpmlEAdjoint();
-    void cpmlHAdjoint();
+    /// Pass 1 of CPML-E^T over every slab.
+    void cpmlEW();
+    /// Pass 2 of CPML-E^T over every slab, then Q -= Db curl P (M: per-cell Db), then pass 1 of CPML-H^T.
+    template <bool M> void qAndUpdateH();
+    /// Pass 2 of CPML-H^T over every slab, then P += Cb curl Q.
+    void pAndUpdateE();
     /// Halo exchange of the E-type (field 0) or H-type (1) adjoint slots, with the forward's if merged.
     void exchange(comm::Communicator& comm, int field, bool merged);
 
@@ -56,7 +63,8 @@ private:
     comm::ExchangeGroup mergedE_, mergedH_; ///< forward + adjoint faces of one type, one group each
     /// Adjoint CPML state of one slab: the transposed psi recursions and the curl weights they feed.
     struct SlabAdj {
-        std::array<device::Buffer<T>, 2> psiE, psiH, w;
+        std::array<device::Buffer<T>, 2> psiE, psiH;
+        std::array<device::Buffer<T>, 2> wE, wH; ///< curl weights of each transpose (both live in one sweep)
     };
     std::vector<SlabAdj> slabAdj_; ///< parallel to tile.slabs()
     /// Adjoint of one pole list (kernels/Dispersion.hpp): its state's and its E^n scratch's adjoints.

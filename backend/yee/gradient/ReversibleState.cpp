@@ -184,6 +184,19 @@ template <class T> void ReversibleState<T>::record(int n) {
     store_->put(r, bytes.data(), scale);
 }
 
+template <class T> const std::vector<double>& ReversibleState<T>::decoded(int r, int keep) {
+    for (Decoded& d : decoded_)
+        if (d.record == r)
+            return d.values;
+    Decoded& d = decoded_[0].record == keep ? decoded_[1] : decoded_[0];
+    d.values.resize(std::size_t(recordLen_));
+    double scale = 1;
+    const unsigned char* src = store_->get(r, scale);
+    decode(src, recordLen_, gp_.dtype, scale, d.values.data());
+    d.record = r;
+    return d.values;
+}
+
 template <class T> void ReversibleState<T>::replay(int n, int part) {
     if (recordLen_ == 0)
         return;
@@ -191,35 +204,29 @@ template <class T> void ReversibleState<T>::replay(int n, int part) {
         replayOnDevice(n, part);
         return;
     }
-    std::vector<double> rec(static_cast<std::size_t>(recordLen_), 0.0);
-    if (n >= 0) {
-        auto load = [&](int r, std::vector<double>& out) {
-            out.resize(std::size_t(recordLen_));
-            double scale = 1;
-            const unsigned char* src = store_->get(r, scale);
-            decode(src, recordLen_, gp_.dtype, scale, out.data());
-        };
-        if (keptIndex_[std::size_t(n)] >= 0) {
-            load(keptIndex_[std::size_t(n)], rec);
-        } else {
-            // LinearReconstructEveryK: interpolate between the kept neighbours.
-            const auto it = std::upper_bound(kept_.begin(), kept_.end(), n);
-            const int n1 = *it, n0 = *(it - 1);
-            std::vector<double> a, b;
-            load(keptIndex_[std::size_t(n1)], b); // the reverse sweep reads downwards
-            load(keptIndex_[std::size_t(n0)], a);
-            const double w = double(n - n0) / double(n1 - n0);
-            for (std::size_t q = 0; q < rec.size(); ++q)
-                rec[q] = (1 - w) * a[q] + w * b[q];
-        }
-    }
     // The record holds the H layers, then the E layers; write back the part asked for.
     const std::int64_t lenH = solver::Tile<T>::regionCells(layerRegions_[0]);
-    const auto first = rec.begin() + (part == 0 ? 0 : lenH);
-    const auto last = part == 0 ? rec.begin() + lenH : rec.end();
-    std::vector<T> vals(static_cast<std::size_t>(last - first));
-    std::transform(first, last, vals.begin(), [](double v) { return T(v); });
-    tile_.upload(tile_.forward(), layerRegions_[part], layerStage_, vals);
+    const std::size_t first = part == 0 ? 0 : std::size_t(lenH);
+    const std::size_t last = part == 0 ? std::size_t(lenH) : std::size_t(recordLen_);
+    vals_.resize(last - first);
+    if (n < 0) {
+        std::fill(vals_.begin(), vals_.end(), T(0));
+    } else if (keptIndex_[std::size_t(n)] >= 0) {
+        const std::vector<double>& rec = decoded(keptIndex_[std::size_t(n)], -1);
+        std::transform(rec.begin() + std::ptrdiff_t(first), rec.begin() + std::ptrdiff_t(last), vals_.begin(),
+                       [](double v) { return T(v); });
+    } else {
+        // LinearReconstructEveryK: interpolate between the kept neighbours.
+        const auto it = std::upper_bound(kept_.begin(), kept_.end(), n);
+        const int n1 = *it, n0 = *(it - 1);
+        const int r1 = keptIndex_[std::size_t(n1)], r0 = keptIndex_[std::size_t(n0)];
+        const std::vector<double>& b = decoded(r1, r0); // the reverse sweep reads downwards
+        const std::vector<double>& a = decoded(r0, r1);
+        const double w = double(n - n0) / double(n1 - n0);
+        for (std::size_t q = first; q < last; ++q)
+            vals_[q - first] = T((1 - w) * a[q] + w * b[q]);
+    }
+    tile_.upload(tile_.forward(), layerRegions_[part], layerStage_, vals_);
 }
 
 template <class T> void ReversibleState<T>::reconstructE(int n) {
@@ -285,6 +292,9 @@ template <class T> void ReversibleState<T>::backward(comm::Communicator& comm) {
     tile_.finishPending(comm);
     if (store_)
         store_->finishWrites();
+    // Records decoded by an earlier sweep belong to an earlier forward run (a Session evaluates many).
+    for (Decoded& d : decoded_)
+        d.record = -1;
     for (int n = tile_.plan().steps - 1; n >= 0; --n) {
         // A full-state checkpoint of state n+1 replaces the reconstruction (bounds drift in lossy media).
         const auto it = std::find(checkpointSteps_.begin(), checkpointSteps_.end(), n + 1);

@@ -72,6 +72,15 @@ private:
     std::vector<int> checkpointSteps_; ///< states stored during the forward run, ascending
     std::unique_ptr<StateSnapshots> checkpoints_;
     std::vector<T> after_, before_;
+    /// The last two records decoded (the reverse sweep reads each kept record for up to 2k steps).
+    struct Decoded {
+        int record = -1;
+        std::vector<double> values;
+    };
+    Decoded decoded_[2];
+    std::vector<T> vals_; ///< one part of a replayed record, as uploaded
+    /// Record r decoded, from the cache or the store; evicts the cached record other than `keep`.
+    const std::vector<double>& decoded(int r, int keep);
     double drift_ = 0;
 };
 

@@ -12,13 +12,18 @@ double beta(int c, int r) {
         v = v * double(r + i) / double(i);
     return v;
 }
+/// The first checkpoint of steps [a, b) with c free slots (state a is restorable besides them): the
+/// optimal split of binomial checkpointing (Griewank 1992). With s = c + 1 states and the repetition
+/// number r (beta(s, r-1) < l <= beta(s, r), l = b - a), every advance m in
+/// [max(beta(s, r-2), l - beta(s-1, r)), min(beta(s, r-1), l - beta(s-1, r-1))] reaches the minimal
+/// number of forward steps; this takes the low end.
 int revolveSplit(int a, int b, int c) {
-    const int l = b - a;
-    int r = 1;
-    while (beta(c, r) < l)
+    const int l = b - a, s = c + 1;
+    int r = 0;
+    while (beta(s, r) < l)
         ++r;
-    int m = a + std::max(1, l - int(std::min(beta(c - 1, r), double(l))));
-    return std::clamp(m, a + 1, b - 1);
+    const double m = std::max(r >= 2 ? beta(s, r - 2) : 0.0, double(l) - beta(s - 1, r));
+    return std::clamp(a + int(std::min(m, double(l))), a + 1, b - 1);
 }
 int slotCount(int requested, int steps) {
     return std::max(1, std::min(requested, std::max(1, steps - 1)));

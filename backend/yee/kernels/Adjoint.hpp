@@ -25,10 +25,10 @@ namespace yee::kernels {
 /// w is stored for pass 2.
 template <class T, int A> struct CpmlAdjointW {
     View<const T> x1, x2;
-    T* psi1;
-    T* psi2;
-    T* w1;
-    T* w2;
+    T* YEE_RESTRICT psi1; ///< the four slab arrays are distinct buffers (restrict: the row loop vectorises)
+    T* YEE_RESTRICT psi2;
+    T* YEE_RESTRICT w1;
+    T* YEE_RESTRICT w2;
     SlabIndex idx;
     PmlProfile<T> prof;
     int profLo;
@@ -47,7 +47,9 @@ template <class T, int A> struct CpmlAdjointW {
 
 /// Transpose of CpmlE, pass 2 over H locations: Hbar_q(i) += w(i) - w(i+1) along A, i.e.
 /// Q_q -= Db (w(i) - w(i+1)), with w = 0 outside the slab. q = A+2 takes w1, q = A+1 takes w2.
-template <class T, int A, bool Magnetic> struct CpmlEAdjointQ {
+/// Inner: only for cells whose i and i+1 both lie in the slab (the same values, without the tests, so
+/// the CPU row loop vectorises).
+template <class T, int A, bool Magnetic, bool Inner = false> struct CpmlEAdjointQ {
     View<T> q2, q1; ///< Q_{A+2}, Q_{A+1}
     View<const T> db2, db1;
     T db;
@@ -58,7 +60,7 @@ template <class T, int A, bool Magnetic> struct CpmlEAdjointQ {
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         constexpr int di = A == 0, dj = A == 1, dk = A == 2;
         const int ia = A == 0 ? i : (A == 1 ? j : k);
-        const bool in0 = ia >= slo && ia < shi, in1 = ia + 1 >= slo && ia + 1 < shi;
+        const bool in0 = Inner || (ia >= slo && ia < shi), in1 = Inner || (ia + 1 >= slo && ia + 1 < shi);
         const T a1 = (in0 ? w1[idx(i, j, k)] : T(0)) - (in1 ? w1[idx(i + di, j + dj, k + dk)] : T(0));
         const T a2 = (in0 ? w2[idx(i, j, k)] : T(0)) - (in1 ? w2[idx(i + di, j + dj, k + dk)] : T(0));
         if constexpr (Magnetic) {
@@ -72,8 +74,9 @@ template <class T, int A, bool Magnetic> struct CpmlEAdjointQ {
 };
 
 /// Transpose of CpmlH, pass 2 over E locations: Ebar_p(i) += w(i-1) - w(i), i.e. P_p += Cb (...).
-/// H_{A+1} (w1) was driven by E_{A+2}; H_{A+2} (w2) by E_{A+1}.
-template <class T, int A> struct CpmlHAdjointP {
+/// H_{A+1} (w1) was driven by E_{A+2}; H_{A+2} (w2) by E_{A+1}. Inner: only for cells whose i-1 and i
+/// both lie in the slab (as CpmlEAdjointQ).
+template <class T, int A, bool Inner = false> struct CpmlHAdjointP {
     View<T> p2, p1; ///< P_{A+2}, P_{A+1}
     View<const T> cb2, cb1;
     const T* w1;
@@ -83,7 +86,7 @@ template <class T, int A> struct CpmlHAdjointP {
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         constexpr int di = A == 0, dj = A == 1, dk = A == 2;
         const int ia = A == 0 ? i : (A == 1 ? j : k);
-        const bool in0 = ia >= slo && ia < shi, inm = ia - 1 >= slo && ia - 1 < shi;
+        const bool in0 = Inner || (ia >= slo && ia < shi), inm = Inner || (ia - 1 >= slo && ia - 1 < shi);
         const T a1 = (inm ? w1[idx(i - di, j - dj, k - dk)] : T(0)) - (in0 ? w1[idx(i, j, k)] : T(0));
         const T a2 = (inm ? w2[idx(i - di, j - dj, k - dk)] : T(0)) - (in0 ? w2[idx(i, j, k)] : T(0));
         p2(i, j, k) += cb2(i, j, k) * a1;
