@@ -304,8 +304,10 @@ Mode extract(const Pair<S>& e, const Operators<S>& o, const Materials& mt, const
 
 /// Eigenpairs (K^2, unit h) of the complex `a` nearest `sigma` from Spectra's real Arnoldi on the real
 /// 2n x 2n equivalent of (a - sigma)^-1 (the route without ARPACK): `want` pairs are sought, twice as many
-/// Ritz vectors, since the equivalent holds every eigenvalue twice (a's and its conjugate's).
-std::vector<Pair<cplx>> realEquivalentPairs(const SpT<cplx>& a, double sigma, int want, int n) {
+/// Ritz vectors, since the equivalent holds every eigenvalue twice (a's and its conjugate's). Throws
+/// std::runtime_error naming `field` when Arnoldi does not converge.
+std::vector<Pair<cplx>> realEquivalentPairs(const SpT<cplx>& a, double sigma, int want, int n,
+                                            const std::string& field) {
     const int nev = std::min(2 * want, 2 * n - 2);
     const int ncv = std::min(2 * n, std::max(2 * nev + 1, 64));
     ComplexShiftInverse op(a, sigma);
@@ -313,7 +315,7 @@ std::vector<Pair<cplx>> realEquivalentPairs(const SpT<cplx>& a, double sigma, in
     eigs.init();
     eigs.compute(Spectra::SortRule::LargestMagn, 4000, 1e-12, Spectra::SortRule::LargestMagn);
     if (eigs.info() != Spectra::CompInfo::Successful)
-        throw std::runtime_error("the mode solver (PML edges) did not converge");
+        throw std::runtime_error(field + ": the mode solver (PML edges) did not converge");
     const Eigen::VectorXcd mu = eigs.eigenvalues();
     const Eigen::MatrixXcd vecs = eigs.eigenvectors();
     // a's eigenvector from [p; q] is p + i q (zero for conj(a)'s). Keep new directions only (a conjugate
@@ -486,7 +488,7 @@ ModeSet solveAt(const scene::Rasterizer& raster, const ModeRequest& req, const s
                 nev += req.count - int(cand.size());
             }
         } else {
-            for (Pair<cplx>& p : realEquivalentPairs(o.A, sigma, req.count + 1, n))
+            for (Pair<cplx>& p : realEquivalentPairs(o.A, sigma, req.count + 1, n, field))
                 if (guided(p))
                     cand.push_back(std::move(p));
         }
