@@ -1,11 +1,13 @@
 /// yee-mode-bench: the cost of waveguide modes, measured in one run.
 ///
-///   yee-mode-bench [--steps N] [--large]
+///   yee-mode-bench [--steps N] [--solver-only] [--real-pml-300]
 ///
 /// 1. Mode solver time and peak memory on 100 x 100 and 300 x 300 cell cross-sections of 2 x 2 um (a
-///    500 x 220 nm silicon wire in silica at 1.55 um, two modes; PEC edges, and 100 x 100 with an 8-cell PML
-///    too). Peak memory is the process's resident high-water mark after the solve (Linux VmHWM; the larger
-///    section dominates it).
+///    500 x 220 nm silicon wire in silica at 1.55 um, two modes), with PEC edges and with an 8-cell PML
+///    outside them. PML-edged solves use ARPACK's complex Arnoldi; at 100 x 100 also the real 2n x 2n
+///    route without ARPACK (Spectra), for comparison in the same run (at 300 x 300 too with
+///    --real-pml-300: minutes). Peak memory is the process's resident high-water mark after the solve
+///    (Linux VmHWM, so it only grows down the table). --solver-only stops after this table.
 /// 2. Throughput of a 200 x 100 x 100 cell silicon-strip scene with one mode source and two mode
 ///    monitors (three wavelengths each) against the same scene with a uniform plane source and no
 ///    monitors: the forward sweep's cell updates per second, the time-loop overhead, and the one-off
@@ -15,6 +17,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "yee/core/Error.hpp"
 #include "yee/modes/ModeSolver.hpp"
@@ -81,19 +84,34 @@ std::string strip(int nx, int ny, int nz, bool ports, bool pmlBoundaries = true,
 
 int main(int argc, char** argv) {
     int steps = 200;
+    bool realPml300 = false, solverOnly = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--steps" && i + 1 < argc)
             steps = std::max(10, std::atoi(argv[++i]));
+        else if (a == "--real-pml-300")
+            realPml300 = true;
+        else if (a == "--solver-only")
+            solverOnly = true;
         else {
-            std::printf("usage: yee-mode-bench [--steps N]\n");
+            std::printf("usage: yee-mode-bench [--steps N] [--solver-only] [--real-pml-300]\n");
             return a == "-h" || a == "--help" ? 0 : 2;
         }
     }
     try {
-        std::printf("mode solver (silicon wire, 2 modes):\n%10s %6s %10s %10s %12s %10s\n", "cells", "edges",
-                    "unknowns", "seconds", "peak MiB", "n_eff 0");
-        for (const auto& [n, pml] : {std::pair{100, 0}, std::pair{100, 8}, std::pair{300, 0}}) {
+        std::printf("mode solver (silicon wire, 2 modes):\n%10s %6s %-14s %10s %10s %12s %10s\n", "cells",
+                    "edges", "eigensolver", "unknowns", "seconds", "peak MiB", "n_eff 0");
+        struct Case {
+            int n, pml;
+            bool realEquivalent;
+        };
+        std::vector<Case> cases{
+            {100, 0, false}, {100, 8, false}, {100, 8, true}, {300, 0, false}, {300, 8, false}};
+        if (!modes::arpackAvailable())
+            cases = {{100, 0, false}, {100, 8, true}, {300, 0, false}, {300, 8, true}};
+        else if (realPml300)
+            cases.push_back({300, 8, true});
+        for (const auto& [n, pml, realEquivalent] : cases) {
             const scene::Scene s = scene::parseScene(strip(4, n, n, false, false, 2.0 / n));
             const scene::Rasterizer r(s);
             modes::ModeRequest q;
@@ -104,11 +122,15 @@ int main(int argc, char** argv) {
             q.dt = s.dt();
             q.count = 2;
             q.pml = pml;
+            q.realEquivalent = realEquivalent;
             const modes::ModeSet ms = modes::solveModes(r, q, "bench");
-            std::printf("%6d x %-3d %6s %10lld %10.2f %12.0f %10.5f\n", n, n, pml ? "PML 8" : "PEC",
-                        (long long)ms.unknowns, ms.seconds, peakMiB(), ms.modes[0].neff);
+            const char* how = pml == 0 ? "Spectra real" : realEquivalent ? "Spectra 2n" : "ARPACK complex";
+            std::printf("%6d x %-3d %6s %-14s %10lld %10.2f %12.0f %10.7f\n", n, n, pml ? "PML 8" : "PEC",
+                        how, (long long)ms.unknowns, ms.seconds, peakMiB(), ms.modes[0].neff);
             std::fflush(stdout);
         }
+        if (solverOnly)
+            return 0;
         std::printf("\nthroughput, 200 x 100 x 100 cells, %d steps:\n%34s %12s %10s %10s\n", steps, "",
                     "Mcell/s", "loop s", "total s");
         double base = 0;

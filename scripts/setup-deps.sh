@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build clang libclang-rt-14-dev
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev libvtk9-dev libhdf5-dev
   libopenmpi-dev openmpi-bin nlohmann-json3-dev
-  libeigen3-dev libspectra-dev libnlopt-cxx-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest
+  libeigen3-dev libspectra-dev libarpack2-dev libnlopt-cxx-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest
   python3-dev python3-scipy python3-pip
   xvfb xauth mesa-utils libgl1-mesa-dri appstream desktop-file-utils
 )

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 
@@ -240,6 +241,52 @@ private slots:
         }
         QVERIFY(prev < 1e-4);
         QVERIFY(prev < ePec / 100);
+
+        // ARPACK's complex Arnoldi and the real 2n equivalent (Spectra) find the same mode; ARPACK's
+        // solves are deterministic whatever ran before them (a fixed start vector).
+        if (!modes::arpackAvailable())
+            QSKIP("this build has no ARPACK");
+        q.pml = 8;
+        const modes::ModeSet a1 = modes::solveModes(r, q, "pml");
+        q.realEquivalent = true;
+        const modes::ModeSet re = modes::solveModes(r, q, "pml");
+        q.realEquivalent = false;
+        const modes::ModeSet a2 = modes::solveModes(r, q, "pml");
+        qInfo("PML 8 cells: ARPACK %.2f s, real 2n equivalent %.2f s; n_eff %.12f vs %.12f", a1.seconds,
+              re.seconds, a1.modes[0].neff, re.modes[0].neff);
+        QVERIFY(std::fabs(a1.modes[0].neff - re.modes[0].neff) < 1e-10);
+        QVERIFY(std::fabs(std::fabs(modes::overlap(a1.modes[0], re.modes[0], 0)) - 1) < 1e-8);
+        QCOMPARE(std::memcmp(&a1.modes[0].neff, &a2.modes[0].neff, sizeof(double)), 0);
+        for (int c = 0; c < 6; ++c)
+            QVERIFY(a1.modes[0].field[std::size_t(c)] == a2.modes[0].field[std::size_t(c)]);
+    }
+
+    /// Group index of a PEC-bounded homogeneous guide against the grid's exact dispersion relation
+    /// K^2 = W^2 eps - k_t^2 (K = 2 sin(beta / 2), W = 2 sin(omega dt / 2) / dt):
+    /// n_g = d beta / d omega = W eps cos(omega dt / 2) / (K sqrt(1 - K^2 / 4)).
+    void groupIndexPecGuide() {
+        const double cell = 0.05, eps = 2.25, wl = 1.0;
+        scene::Scene s = testing::boxScene(6, 24, 12, cell, scene::BoundaryType::Pec,
+                                           scene::BoundaryType::Pec, scene::BoundaryType::Pec);
+        s.materials.push_back(testing::material("glass", eps));
+        s.background = "glass";
+        const scene::Rasterizer r(s);
+        modes::ModeRequest q;
+        q.normal = 0;
+        q.plane = 3;
+        q.hi = {24, 12};
+        q.omega = 2 * M_PI * cell / wl;
+        q.dt = s.dt();
+        q.count = 1;
+        QCOMPARE(modes::solveModes(r, q, "test").modes[0].ng, 0.0); // not asked for
+        q.groupIndex = true;
+        const modes::Mode m = modes::solveModes(r, q, "test").modes[0];
+        const double W = 2 * std::sin(q.omega * q.dt / 2) / q.dt;
+        const double K2 = W * W * eps - std::pow(2 * std::sin(M_PI / 48), 2);
+        const double ng = W * eps * std::cos(q.omega * q.dt / 2) / (std::sqrt(K2) * std::sqrt(1 - K2 / 4));
+        qInfo("TE10 n_g %.10f (grid dispersion %.10f, error %.1e; continuum eps / n_eff %.6f)", m.ng, ng,
+              std::fabs(m.ng - ng) / ng, eps / m.neff);
+        QVERIFY(std::fabs(m.ng - ng) < 1e-7 * ng);
     }
 
     /// Solver time and memory on 100 x 100 cells (and 300 x 300 with YEE_MODE_BENCH=1): a silicon wire's

@@ -24,7 +24,7 @@ public:
     int solves() const;
 
 private:
-    using Key = std::tuple<int, int, int, int, int, int, double, double, double, int>;
+    using Key = std::tuple<int, int, int, int, int, int, double, double, double, int, bool, bool>;
     mutable std::mutex mutex_;
     std::map<Key, std::shared_ptr<const ModeSet>> sets_;
     int solves_ = 0;

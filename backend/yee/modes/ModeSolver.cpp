@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "yee/core/Error.hpp"
+#include "yee/modes/ComplexEigs.hpp"
 
 namespace yee::modes {
 
@@ -301,9 +302,44 @@ Mode extract(const Pair<S>& e, const Operators<S>& o, const Materials& mt, const
     return md;
 }
 
-} // namespace
+/// Eigenpairs (K^2, unit h) of the complex `a` nearest `sigma` from Spectra's real Arnoldi on the real
+/// 2n x 2n equivalent of (a - sigma)^-1 (the route without ARPACK): `want` pairs are sought, twice as many
+/// Ritz vectors, since the equivalent holds every eigenvalue twice (a's and its conjugate's). Throws
+/// std::runtime_error naming `field` when Arnoldi does not converge.
+std::vector<Pair<cplx>> realEquivalentPairs(const SpT<cplx>& a, double sigma, int want, int n,
+                                            const std::string& field) {
+    const int nev = std::min(2 * want, 2 * n - 2);
+    const int ncv = std::min(2 * n, std::max(2 * nev + 1, 64));
+    ComplexShiftInverse op(a, sigma);
+    Spectra::GenEigsSolver<ComplexShiftInverse> eigs(op, nev, ncv);
+    eigs.init();
+    eigs.compute(Spectra::SortRule::LargestMagn, 4000, 1e-12, Spectra::SortRule::LargestMagn);
+    if (eigs.info() != Spectra::CompInfo::Successful)
+        throw std::runtime_error(field + ": the mode solver (PML edges) did not converge");
+    const Eigen::VectorXcd mu = eigs.eigenvalues();
+    const Eigen::MatrixXcd vecs = eigs.eigenvectors();
+    // a's eigenvector from [p; q] is p + i q (zero for conj(a)'s). Keep new directions only (a conjugate
+    // pair of a nearly real eigenvalue can give the same vector twice).
+    std::vector<Pair<cplx>> out;
+    for (int k = 0; k < mu.size(); ++k) {
+        const Eigen::VectorXcd x = vecs.col(k).head(n) + cplx(0, 1) * vecs.col(k).tail(n);
+        const double xn = x.norm();
+        if (xn < 0.5 * vecs.col(k).norm())
+            continue;
+        const cplx k2 = sigma + 1.0 / mu[k];
+        Eigen::VectorXcd r = x / xn;
+        for (const Pair<cplx>& c : out)
+            if (std::abs(c.k2 - k2) < 1e-6 * std::abs(k2))
+                r -= c.h.dot(r) * c.h; // c.h has unit norm (dot conjugates its first argument)
+        if (r.norm() < 1e-3)
+            continue;
+        out.push_back({k2, x / xn});
+    }
+    return out;
+}
 
-ModeSet solveModes(const scene::Rasterizer& raster, const ModeRequest& req, const std::string& field) {
+/// One solve at req.omega: solveModes() without the group index.
+ModeSet solveAt(const scene::Rasterizer& raster, const ModeRequest& req, const std::string& field) {
     const auto t0 = std::chrono::steady_clock::now();
     const int a = req.normal;
     const int P = req.pml;
@@ -416,36 +452,11 @@ ModeSet solveModes(const scene::Rasterizer& raster, const ModeRequest& req, cons
         }
     } else {
         const Operators<cplx> o = assemble<cplx>(L, mt, W, P);
-        // The real 2n equivalent holds every eigenvalue twice (A's and its conjugate's): twice the vectors.
-        const int want = req.count + 1;
-        const int nev = std::min(2 * want, 2 * n - 2);
-        const int ncv = std::min(2 * n, std::max(2 * nev + 1, 64));
-        ComplexShiftInverse op(o.A, sigma);
-        Spectra::GenEigsSolver<ComplexShiftInverse> eigs(op, nev, ncv);
-        eigs.init();
-        eigs.compute(Spectra::SortRule::LargestMagn, 4000, 1e-12, Spectra::SortRule::LargestMagn);
-        if (eigs.info() != Spectra::CompInfo::Successful)
-            throw std::runtime_error(field + ": the mode solver (PML edges) did not converge");
-        const Eigen::VectorXcd mu = eigs.eigenvalues();
-        const Eigen::MatrixXcd vecs = eigs.eigenvectors();
-        // A's eigenvector from [p; q] is p + i q (zero for conj(A)'s). Keep new directions only (a
-        // conjugate pair of a nearly real eigenvalue can give the same vector twice), and drop modes with
-        // most of their energy in the PML.
-        std::vector<Pair<cplx>> cand;
-        for (int k = 0; k < mu.size(); ++k) {
-            const Eigen::VectorXcd x = vecs.col(k).head(n) + cplx(0, 1) * vecs.col(k).tail(n);
-            const double xn = x.norm();
-            if (xn < 0.5 * vecs.col(k).norm())
-                continue;
-            const cplx k2 = sigma + 1.0 / mu[k];
-            if (!(k2.real() > 0 && k2.real() < 4))
-                continue;
-            Eigen::VectorXcd r = x / xn;
-            for (const Pair<cplx>& c : cand)
-                if (std::abs(c.k2 - k2) < 1e-6 * std::abs(k2))
-                    r -= c.h.dot(r) * c.h; // c.h has unit norm (dot conjugates its first argument)
-            if (r.norm() < 1e-3)
-                continue;
+        // Modes with most of their energy in the PML (and K^2 outside the grid's band) are dropped.
+        auto guided = [&](const Pair<cplx>& p) {
+            if (!(p.k2.real() > 0 && p.k2.real() < 4))
+                return false;
+            const Eigen::VectorXcd& x = p.h;
             double inPml = 0;
             for (int iu = 0; iu < nu - 1; ++iu)
                 for (int iw = 0; iw < nw; ++iw) // L1: u integer iu + 1, w half iw
@@ -455,9 +466,31 @@ ModeSet solveModes(const scene::Rasterizer& raster, const ModeRequest& req, cons
                 for (int iw = 0; iw < nw - 1; ++iw) // L2: u half iu, w integer iw + 1
                     if (iu < P || iu >= nu - P || iw + 1 < P || iw + 1 > nw - P)
                         inPml += std::norm(x[n1 + iu * (nw - 1) + iw]);
-            if (inPml > 0.5 * xn * xn)
-                continue;
-            cand.push_back({k2, x / xn});
+            return inPml <= 0.5 * x.squaredNorm();
+        };
+        std::vector<Pair<cplx>> cand;
+        if (ComplexEigs::available() && !req.realEquivalent) {
+            // ARPACK's complex Arnoldi, for just the modes asked for: past the guided modes the
+            // shift-inverse's eigenvalues crowd into the PML's dense continuum, where Arnoldi converges
+            // slowly. Modes the filter drops are made up for by asking again for more (same factorisation).
+            const ComplexEigs eigs(o.A, sigma);
+            for (int nev = req.count;;) {
+                const int ncv = std::min(n, std::max(2 * nev + 1, 20));
+                const ComplexEigenpairs e = eigs.nearest(nev, ncv, 1e-12, 3000);
+                if (e.values.size() < nev)
+                    throw std::runtime_error(field + ": the mode solver (PML edges) did not converge");
+                cand.clear();
+                for (int k = 0; k < e.values.size(); ++k)
+                    if (Pair<cplx> p{e.values[k], e.vectors.col(k)}; guided(p))
+                        cand.push_back(std::move(p));
+                if (int(cand.size()) >= req.count || nev >= req.count + 6 || nev + 3 > n)
+                    break;
+                nev += req.count - int(cand.size());
+            }
+        } else {
+            for (Pair<cplx>& p : realEquivalentPairs(o.A, sigma, req.count + 1, n, field))
+                if (guided(p))
+                    cand.push_back(std::move(p));
         }
         std::sort(cand.begin(), cand.end(),
                   [&](const Pair<cplx>& x, const Pair<cplx>& y) { return before(x.k2, y.k2); });
@@ -468,6 +501,48 @@ ModeSet solveModes(const scene::Rasterizer& raster, const ModeRequest& req, cons
     }
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
+}
+
+} // namespace
+
+ModeSet solveModes(const scene::Rasterizer& raster, const ModeRequest& req, const std::string& field) {
+    const auto t0 = std::chrono::steady_clock::now();
+    ModeSet out = solveAt(raster, req, field);
+    if (req.groupIndex) {
+        // n_g = d beta / d omega by a central difference; each mode is matched to the side solve's mode of
+        // nearest n_eff (the same branch: n_eff moves by ~1e-4 (n_g - n_eff) between the solves).
+        constexpr double delta = 1e-4;
+        std::array<std::vector<Mode>, 2> side;
+        for (int s = 0; s < 2; ++s) {
+            ModeRequest q = req;
+            q.groupIndex = false;
+            q.omega = req.omega * (s == 0 ? 1 - delta : 1 + delta);
+            try {
+                side[std::size_t(s)] = solveAt(raster, q, field).modes;
+            } catch (const InputError&) {
+                // a mode at its cut-off: no group index
+            }
+        }
+        for (Mode& m : out.modes) {
+            std::array<double, 2> beta{};
+            bool ok = true;
+            for (int s = 0; s < 2; ++s) {
+                const Mode* best = nullptr;
+                for (const Mode& c : side[std::size_t(s)])
+                    if (!best || std::fabs(c.neff - m.neff) < std::fabs(best->neff - m.neff))
+                        best = &c;
+                ok = ok && best;
+                beta[std::size_t(s)] = best ? best->beta : 0;
+            }
+            m.ng = ok ? (beta[1] - beta[0]) / (2 * delta * req.omega) : 0;
+        }
+    }
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+bool arpackAvailable() {
+    return ComplexEigs::available();
 }
 
 double overlap(const Mode& a, const Mode& b, int normal) {

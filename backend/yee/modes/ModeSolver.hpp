@@ -23,14 +23,14 @@
 /// is divided by s = kappa(t) - i sigma(t) / W at its own Yee position, t the depth into the layer
 /// (0 at the port's edge, 1 at the window's PEC back wall), kappa = 1 + 2 t^3 (faster decay of
 /// evanescent tails), sigma = 4 ln(1e6) / (2 P) t^3 (1e-6 round-trip reflection of a normally incident
-/// wave). The operator is then complex; it is solved as its real 2n x 2n equivalent (Spectra's real
-/// Arnoldi on a shift-inverted operator factorised by Eigen's complex sparse LU), and modes living
-/// mostly in the layer (PML modes) are dropped. The returned mode is the part of the window inside the
-/// port, phase-rotated to be as real as possible and stored as its real part (Mode::imagFraction says
-/// how much was dropped: ~0 for a guided mode, larger for a leaky one), normalised to unit power over
-/// the port. So a mode source injects, and a mode monitor projects on, the open-boundary mode cut at
-/// the port's edges; power outside the port is not counted.
-/// Conductivity is ignored (the modes of the lossless guide).
+/// wave). The operator is then complex non-Hermitian; it is solved by ARPACK's complex shift-invert
+/// Arnoldi (modes/ComplexEigs.hpp, Eigen's complex sparse LU) or, without ARPACK, as its real 2n x 2n
+/// equivalent (Spectra's real Arnoldi), and modes living mostly in the layer (PML modes) are dropped. The
+/// returned mode is the part of the window inside the port, phase-rotated to be as real as possible and
+/// stored as its real part (Mode::imagFraction says how much was dropped: ~0 for a guided mode, larger for a
+/// leaky one), normalised to unit power over the port. So a mode source injects, and a mode monitor projects
+/// on, the open-boundary mode cut at the port's edges; power outside the port is not counted. Conductivity is
+/// ignored (the modes of the lossless guide).
 ///
 /// Normalised units: cell = 1, c = 1, eps0 = mu0 = 1 (as the solver's fields).
 #include <array>
@@ -54,6 +54,12 @@ struct ModeRequest {
     int count = 1;               ///< number of modes, in order of decreasing n_eff (or distance from nGuess)
     double nGuess = 0;           ///< > 0: the modes whose n_eff is nearest this; 0: the largest n_eff
     int pml = 0;                 ///< 0: PEC port edges; > 0: a PML of this many cells outside each edge
+    /// PML-edged solves: false (default) uses ARPACK's complex Arnoldi when the build has it
+    /// (arpackAvailable()); true, or a build without ARPACK, Spectra's real Arnoldi on the real
+    /// 2n x 2n equivalent (same modes to the solver's tolerance, several times slower; for comparisons).
+    bool realEquivalent = false;
+    /// Also compute each mode's group index (Mode::ng) by two more solves at omega (1 +- 1e-4).
+    bool groupIndex = false;
 };
 
 /// One mode. Profiles are stored per component c (0..5 = Ex..Hz) on the cross-section's local index
@@ -70,6 +76,11 @@ struct Mode {
     double neffImag = 0;
     /// |Im|^2 / |value|^2 of the phase-rotated complex profile over the port (0 with PEC edges).
     double imagFraction = 0;
+    /// Group index d beta / d omega (c = 1) of the grid's own dispersion (the discrete time and
+    /// longitudinal differences included, so a pulse's envelope moves at 1 / ng cells per unit time on
+    /// the grid), by a central difference of two solves at omega (1 +- 1e-4) (error ~1e-8 relative).
+    /// Computed when ModeRequest::groupIndex is set (else 0, also when a side solve finds no mode).
+    double ng = 0;
     int nu = 0, nw = 0;
     std::array<std::vector<double>, 6> field; ///< (nu + 1) * (nw + 1) values each, iu slow
     /// The value of component c at local index (iu, iw) (0 outside the grid).
@@ -94,6 +105,9 @@ struct ModeSet {
 /// exist near the shift, or when req.pml is negative; std::runtime_error when the eigen solver does not
 /// converge.
 ModeSet solveModes(const scene::Rasterizer& raster, const ModeRequest& req, const std::string& field);
+
+/// True when this build has ARPACK, so PML-edged solves use its complex Arnoldi (else the real 2n route).
+bool arpackAvailable();
 
 /// sum (E_u H'_w - E_w H'_u) over the cross-section for E of `a` and H of `b` (the unconjugated overlap
 /// that the mode normalisation and the orthogonality of distinct modes use).
