@@ -58,7 +58,7 @@ if ((!REUSE)); then
     gen=()
     [[ -f $BUILD/CMakeCache.txt ]] || gen=(-G Ninja)
     cmake -S "$ROOT" -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DYEE_ENABLE_CUDA=ON \
-        -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DYEE_BUILD_UI=OFF -DYEE_ENABLE_MPI=OFF "${launcher[@]}"
+        -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DYEE_BUILD_UI=OFF -DYEE_ENABLE_MPI=OFF -DYEE_WITH_ARPACK=OFF "${launcher[@]}"
     targets=()
     for t in "${REQUIRED[@]}" "${OPTIONAL[@]}"; do targets+=("$(basename "$t")"); done
     help=$(cmake --build "$BUILD" --target help 2>/dev/null || true)

@@ -153,6 +153,19 @@ def test_session_equals_fresh_runs(scenes):
     assert_same_results(b, fresh)
 
 
+@pytest.mark.parametrize("method", ["reversible", "checkpointed"])
+def test_session_evaluations_forget_the_previous_design(scenes, method):
+    """Every evaluation of a Session equals a fresh run at its design, whatever was evaluated before
+    (state kept between sweeps, such as the reversible replay's decoded records, must not leak)."""
+    s = yee.Scene.load(str(scenes / "ar_coating_opt.json"))
+    s.set("gradient.method", method)
+    first, second = np.linspace(0.9, 0.1, 20), np.linspace(0.1, 0.9, 20)
+    with yee.Session(s) as session:
+        session.evaluate(first)
+        b = session.evaluate(second)
+    assert_same_results(b, yee.run(s, gradient=True, latent={"coating": second}))
+
+
 def test_gpu_request_without_gpu_warns_and_runs_on_cpu(scenes):
     """As yee-run's note: a GPU list on a machine (or build) without a usable GPU runs on CPU devices."""
     s = yee.Scene.load(str(scenes / "ar_coating_opt.json"))
