@@ -96,17 +96,9 @@ template <class T> std::string recordCodecDiff(device::Device& dev, gradient::Dt
     const std::vector<Region> rs = regions();
     kernels::RecordLayout<T> L;
     std::int64_t len = 0;
-    for (const Region& r : rs) {
-        const int q = L.count++;
-        L.field[q] = View<T>(f[std::size_t(r.comp)].data(), sh);
-        for (int a = 0; a < 3; ++a)
-            L.lo[q][a] = r.box.lo[a];
-        L.nx[q] = r.box.extent(0);
-        L.nxy[q] = L.nx[q] * r.box.extent(1);
-        L.start[q] = len;
-        len += r.box.cells();
-    }
-    L.start[L.count] = len;
+    for (const Region& r : rs)
+        len = L.append(View<T>(f[std::size_t(r.comp)].data(), sh), {r.box.lo[0], r.box.lo[1], r.box.lo[2]},
+                       {r.box.extent(0), r.box.extent(1), r.box.extent(2)});
     const int bytes = gradient::dtypeBytes(dtype);
     const bool nonFinite = kind == CodecValues::NonFinite;
     device::Buffer<unsigned char> rec(dev, 2 * len * bytes, device::Category::Recorder);

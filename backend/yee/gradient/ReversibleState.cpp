@@ -100,21 +100,13 @@ template <class T> void ReversibleState<T>::afterForwardStep(int n, comm::Commun
 
 template <class T> kernels::RecordLayout<T> ReversibleState<T>::recordLayout() const {
     kernels::RecordLayout<T> L;
-    std::int64_t start = 0;
     for (int part = 0; part < 2; ++part)
         for (const auto& reg : layerRegions_[part]) {
             if (L.count == kernels::RecordLayout<T>::kMax)
                 throw std::logic_error("reversible recorder: more than 12 layer regions");
-            const int r = L.count++;
-            L.field[r] = tile_.field(reg.comp);
-            for (int a = 0; a < 3; ++a)
-                L.lo[r][a] = reg.box.lo[a];
-            L.nx[r] = reg.box.extent(0);
-            L.nxy[r] = L.nx[r] * reg.box.extent(1);
-            L.start[r] = start;
-            start += reg.box.cells();
+            L.append(tile_.field(reg.comp), {reg.box.lo[0], reg.box.lo[1], reg.box.lo[2]},
+                     {reg.box.extent(0), reg.box.extent(1), reg.box.extent(2)});
         }
-    L.start[L.count] = start;
     return L;
 }
 

@@ -250,6 +250,20 @@ template <class T> struct RecordLayout {
     std::int64_t nx[kMax], nxy[kMax];
     std::int64_t start[kMax + 1];
     int count = 0;
+    /// Append the region of `field` with first cell `lo3` and extents `ext` (cells along x, y, z) after
+    /// the regions already there; returns the record length so far. The caller keeps count < kMax.
+    std::int64_t append(View<T> f, const int (&lo3)[3], const std::int64_t (&ext)[3]) {
+        const int r = count++;
+        const std::int64_t first = r == 0 ? 0 : start[r];
+        field[r] = f;
+        for (int a = 0; a < 3; ++a)
+            lo[r][a] = lo3[a];
+        nx[r] = ext[0];
+        nxy[r] = ext[0] * ext[1];
+        start[r] = first;
+        start[r + 1] = first + ext[0] * ext[1] * ext[2];
+        return start[r + 1];
+    }
     /// The field value of record element e.
     YEE_HD YEE_FORCEINLINE T& at(std::int64_t e) const {
         int r = 0;
