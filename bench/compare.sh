@@ -11,7 +11,7 @@
 #   yee-bench --gradient --no-forward                                (value-and-grad / forward, phase costs)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${1:-$root/build}"
+build="$(cd "${1:-$root/build}" && pwd)" # absolute: the MPI part runs in a temporary folder
 n="${2:-200}"
 steps="${3:-200}"
 shared="${YEE_SHARED_BENCH:-$root/../shared/bench}"
