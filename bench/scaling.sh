@@ -8,7 +8,7 @@
 # Usage: bench/scaling.sh [BUILD_DIR] [N] [STEPS] [REPS]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${1:-$root/build}"
+build="$(cd "${1:-$root/build}" && pwd)" # absolute: yee-run runs from a temporary folder
 n="${2:-128}"
 steps="${3:-200}"
 reps="${4:-2}"
