@@ -114,11 +114,15 @@ void tst_GpuPaths::forwardBitIdentical() {
     QVERIFY2(diff.empty(), diff.c_str());
     QVERIFY(direct.objective && *direct.objective != 0);
     // The staged paths add staging buffers only: fields, materials, PML, detectors are the same bytes.
+    // Pole state: CPU devices fold the pole update into the E sweep and need no E^n scratch, which the
+    // staged (GPU) passes keep, so there the staged paths hold more.
     for (std::size_t d = 0; d < direct.devices.size(); ++d) {
         const auto& a = direct.devices[d].memory;
         const auto& b = staged.devices[d].memory;
         for (int c = 0; c < device::kCategoryCount; ++c)
-            if (c != int(device::Category::Staging))
+            if (c == int(device::Category::Dispersive))
+                QVERIFY(b.peak[std::size_t(c)] >= a.peak[std::size_t(c)]);
+            else if (c != int(device::Category::Staging))
                 QCOMPARE(b.peak[std::size_t(c)], a.peak[std::size_t(c)]);
         QVERIFY(b.peak[int(device::Category::Staging)] > 0);
         if (dispersive)

@@ -9,13 +9,8 @@
 #include <vector>
 
 #ifdef YEE_HAVE_ARPACK
-#include <arpack.hpp>
-
-// OpenBLAS's thread control, null when the BLAS that ARPACK runs on is another.
-extern "C" {
-__attribute__((weak)) void openblas_set_num_threads(int threads);
-__attribute__((weak)) int openblas_get_num_threads();
-}
+#include <arpackdef.h> // a_int only: the library is opened at first use (arpackApi())
+#include <dlfcn.h>
 #endif
 
 namespace yee::modes {
@@ -28,9 +23,52 @@ struct ComplexEigs::Impl {
     Eigen::SparseLU<Eigen::SparseMatrix<cplx>> lu;
 };
 
+#ifdef YEE_HAVE_ARPACK
+namespace {
+
+// ARPACK's C entry points (arpack.h), with std::complex<double> for C's double _Complex: the same layout,
+// and passed by value in the same SSE registers on x86-64.
+using Naupd = void (*)(a_int* ido, const char* bmat, a_int n, const char* which, a_int nev, double tol,
+                       cplx* resid, a_int ncv, cplx* v, a_int ldv, a_int* iparam, a_int* ipntr, cplx* workd,
+                       cplx* workl, a_int lworkl, double* rwork, a_int* info);
+using Neupd = void (*)(a_int rvec, const char* howmny, const a_int* select, cplx* d, cplx* z, a_int ldz,
+                       cplx sigma, cplx* workev, const char* bmat, a_int n, const char* which, a_int nev,
+                       double tol, cplx* resid, a_int ncv, cplx* v, a_int ldv, a_int* iparam, a_int* ipntr,
+                       cplx* workd, cplx* workl, a_int lworkl, double* rwork, a_int* info);
+
+/// libarpack, opened at first use (as NCCL is): a binary that never solves a PML-edged port needs neither
+/// it nor the BLAS it loads. OpenBLAS's thread control is looked up in what it loaded (null for another
+/// BLAS). All null when the library is not there: solves take the real-equivalent route.
+struct ArpackApi {
+    Naupd naupd = nullptr;
+    Neupd neupd = nullptr;
+    void (*setThreads)(int) = nullptr;
+    int (*getThreads)() = nullptr;
+};
+
+const ArpackApi& arpackApi() {
+    static const ArpackApi api = [] {
+        ArpackApi a;
+        void* h = dlopen("libarpack.so.2", RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+            return a;
+        a.naupd = reinterpret_cast<Naupd>(dlsym(h, "znaupd_c"));
+        a.neupd = reinterpret_cast<Neupd>(dlsym(h, "zneupd_c"));
+        if (!a.naupd || !a.neupd)
+            return ArpackApi{};
+        a.setThreads = reinterpret_cast<void (*)(int)>(dlsym(h, "openblas_set_num_threads"));
+        a.getThreads = reinterpret_cast<int (*)()>(dlsym(h, "openblas_get_num_threads"));
+        return a;
+    }();
+    return api;
+}
+
+} // namespace
+#endif
+
 bool ComplexEigs::available() {
 #ifdef YEE_HAVE_ARPACK
-    return true;
+    return arpackApi().naupd != nullptr;
 #else
     return false;
 #endif
@@ -64,21 +102,22 @@ std::mutex& arpackMutex() {
     return m;
 }
 
-/// One BLAS thread while ARPACK runs, when the BLAS is OpenBLAS (found by weak reference; other BLAS
-/// libraries are left alone): ARPACK's BLAS work, O(n ncv) per step, is small next to the sparse LU
+/// One BLAS thread while ARPACK runs, when the BLAS is OpenBLAS (looked up in what libarpack loaded; other
+/// BLAS libraries are left alone): ARPACK's BLAS work, O(n ncv) per step, is small next to the sparse LU
 /// solves, and OpenBLAS's spinning worker threads would take the cores from those (a third slower on a
 /// loaded two-core machine). The previous thread count is restored.
 class SerialBlas {
 public:
     SerialBlas() {
-        if (openblas_get_num_threads && openblas_set_num_threads) {
-            saved_ = openblas_get_num_threads();
-            openblas_set_num_threads(1);
+        const ArpackApi& a = arpackApi();
+        if (a.getThreads && a.setThreads) {
+            saved_ = a.getThreads();
+            a.setThreads(1);
         }
     }
     ~SerialBlas() {
         if (saved_ > 0)
-            openblas_set_num_threads(saved_);
+            arpackApi().setThreads(saved_);
     }
     SerialBlas(const SerialBlas&) = delete;
     SerialBlas& operator=(const SerialBlas&) = delete;
@@ -115,13 +154,13 @@ ComplexEigenpairs ComplexEigs::nearest(int nev, int ncv, double tol, int maxRest
     a_int ido = 0, info = 1;        // info 1: resid holds the start vector
 
     ComplexEigenpairs out;
+    const ArpackApi& api = arpackApi();
     std::lock_guard<std::mutex> lock(arpackMutex());
     const SerialBlas serial;
     Eigen::VectorXcd x(impl_->n);
     for (;;) {
-        arpack::naupd(ido, arpack::bmat::identity, n, arpack::which::largest_magnitude, a_int(nev), tol,
-                      resid.data(), a_int(ncv), v.data(), n, iparam, ipntr, workd.data(), workl.data(),
-                      lworkl, rwork.data(), info);
+        api.naupd(&ido, "I", n, "LM", a_int(nev), tol, resid.data(), a_int(ncv), v.data(), n, iparam, ipntr,
+                  workd.data(), workl.data(), lworkl, rwork.data(), &info);
         if (ido != -1 && ido != 1)
             break;
         // y = OP x, x at workd[ipntr[0] - 1], y at workd[ipntr[1] - 1] (Fortran's 1-based offsets).
@@ -139,10 +178,9 @@ ComplexEigenpairs ComplexEigs::nearest(int nev, int ncv, double tol, int maxRest
     std::vector<a_int> select(nc, 1);
     std::vector<cplx> d(ne + 1), z(nn * ne), workev(2 * nc);
     a_int info2 = 0;
-    arpack::neupd(1, arpack::howmny::ritz_vectors, select.data(), d.data(), z.data(), n, impl_->sigma,
-                  workev.data(), arpack::bmat::identity, n, arpack::which::largest_magnitude, a_int(nev), tol,
-                  resid.data(), a_int(ncv), v.data(), n, iparam, ipntr, workd.data(), workl.data(), lworkl,
-                  rwork.data(), info2);
+    api.neupd(1, "A", select.data(), d.data(), z.data(), n, impl_->sigma, workev.data(), "I", n, "LM",
+              a_int(nev), tol, resid.data(), a_int(ncv), v.data(), n, iparam, ipntr, workd.data(),
+              workl.data(), lworkl, rwork.data(), &info2);
     if (info2 != 0)
         throw std::runtime_error("ARPACK zneupd failed (info " + std::to_string(info2) + ")");
     out.values = Eigen::Map<const Eigen::VectorXcd>(d.data(), Eigen::Index(nconv));
