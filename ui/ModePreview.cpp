@@ -114,6 +114,7 @@ ModePreview solveModePreview(const scene::Scene& s, const ItemRef& ref, int mode
                         .arg(mode)
                         .arg(wls[wavelength], 0, 'g', 6);
     }
+    q.groupIndex = groupIndex; // the solver's n_g (Mode::ng): two more solves at omega (1 -+ 1e-4)
     const std::shared_ptr<const modes::ModeSet> set = plan->modeCache->get(*plan->raster, q, field);
     const modes::Mode& m = set->modes.at(std::size_t(mode));
     out.mode = mode;
@@ -126,17 +127,7 @@ ModePreview solveModePreview(const scene::Scene& s, const ItemRef& ref, int mode
         out.neffs.push_back(k.neff);
     out.field = magnitude(m, q, plan->geom);
     out.cells = {out.field.nu - 1, out.field.nv - 1};
-    if (groupIndex) {
-        // n_g = c d(beta)/d(omega), central difference on the same grid and cross-section.
-        const double h = 1e-3 * q.omega;
-        double beta[2] = {0, 0};
-        for (int side = 0; side < 2; ++side) {
-            modes::ModeRequest r = q;
-            r.omega = q.omega + (side ? h : -h);
-            beta[side] = modes::solveModes(*plan->raster, r, field).modes.at(std::size_t(mode)).beta;
-        }
-        out.groupIndex = (beta[1] - beta[0]) / (2 * h);
-    }
+    out.groupIndex = m.ng;
     return out;
 }
 

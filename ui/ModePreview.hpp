@@ -42,7 +42,7 @@ int previewModeCount(const scene::Scene& s, const ItemRef& ref);
 
 /// Solve mode `mode` of `ref` at wavelength index `wavelength` of previewWavelengths() (a source shows
 /// its own mode_index whatever `mode` says). With `groupIndex` the cross-section is solved again at
-/// omega (1 +- 1e-3) and n_g = d(beta)/d(omega) by central difference. Throws yee::InputError with the
+/// omega (1 -+ 1e-4) by the mode solver (ModeRequest::groupIndex, Mode::ng). Throws yee::InputError with the
 /// validator's or the mode solver's message (naming the scene field) when the scene or port is refused,
 /// std::invalid_argument when `ref` has no modes or an index is out of range.
 ModePreview solveModePreview(const scene::Scene& s, const ItemRef& ref, int mode, std::size_t wavelength,

@@ -284,9 +284,6 @@ template <class T> void ReversibleState<T>::backward(comm::Communicator& comm) {
     tile_.finishPending(comm);
     if (store_)
         store_->finishWrites();
-    // Records decoded by an earlier sweep belong to an earlier forward run (a Session evaluates many).
-    for (Decoded& d : decoded_)
-        d.record = -1;
     for (int n = tile_.plan().steps - 1; n >= 0; --n) {
         // A full-state checkpoint of state n+1 replaces the reconstruction (bounds drift in lossy media).
         const auto it = std::find(checkpointSteps_.begin(), checkpointSteps_.end(), n + 1);
