@@ -167,7 +167,7 @@ void tst_Session::forwardMatchesFreshRuns() {
         const std::string diff = bitDiff(got, want);
         QVERIFY2(diff.empty(), ("evaluation " + std::to_string(k) + ": " + diff).c_str());
         QVERIFY(got.gradients.empty());
-        // The index (2 bytes per location and component) and small tables, not per-cell floats.
+        // The index (2 bytes per cell) and small tables, not per-cell floats.
         const std::int64_t mats = got.devices[0].memory.peak[int(device::Category::Materials)];
         const std::array<int, 3> n = s.gridCells();
         const std::int64_t cells = std::int64_t(n[0] / px + 2) * (n[1] + 2) * (n[2] + 2);

@@ -239,11 +239,13 @@ template <class T> int Tile<T>::fillThreads() const {
     return std::max(1, device::hostThreads() / std::max(1, plan_->tiles->count()));
 }
 
-template <class T> typename Tile<T>::TupleKey Tile<T>::keyOf(const CoefTuple& t) {
+template <class T> typename Tile<T>::TupleKey Tile<T>::keyOf(const CellTuple& t) {
     TupleKey k{};
-    std::memcpy(&k[0], &t.cb, sizeof(T));
-    std::memcpy(&k[1], &t.ca, sizeof(T));
-    std::memcpy(&k[2], &t.db, sizeof(T));
+    for (std::size_t c = 0; c < 3; ++c) {
+        std::memcpy(&k[3 * c], &t[c].cb, sizeof(T));
+        std::memcpy(&k[3 * c + 1], &t[c].ca, sizeof(T));
+        std::memcpy(&k[3 * c + 2], &t[c].db, sizeof(T));
+    }
     return k;
 }
 
@@ -254,7 +256,7 @@ template <class T> std::size_t Tile<T>::TupleHash::operator()(const TupleKey& k)
     return std::size_t(h);
 }
 
-template <class T> void Tile<T>::coefRow(int c, int gj, int gk, int gi0, int gi1, CoefTuple* out) const {
+template <class T> void Tile<T>::coefRow(int c, int gj, int gk, int gi0, int gi1, CellTuple* out) const {
     const Plan& p = *plan_;
     const scene::Rasterizer& r = *p.raster;
     const double dt = p.dt;
@@ -276,7 +278,7 @@ template <class T> void Tile<T>::coefRow(int c, int gj, int gk, int gi0, int gi1
         for (int a = 0; a < 3; ++a)
             if (a != c && g[a] == 0 && p.bc[a] != tiling::AxisBoundary::Periodic)
                 cbv = 0;
-        CoefTuple& t = out[ii];
+        CoefTuple& t = out[ii][std::size_t(c)];
         t.cb = T(cbv);
         t.ca = p.lossy ? T((1 - s) / (1 + s)) : T(0);
         t.db = p.magnetic ? T(dt / rowH[std::size_t(ii)].mu) : T(0);
@@ -290,12 +292,12 @@ template <class T> int Tile<T>::designOf(const Index3& g) const {
     return -1;
 }
 
-template <class T> std::int64_t Tile<T>::designSlot(int c, int d, const Index3& g) const {
+template <class T> std::int64_t Tile<T>::designSlot(int d, const Index3& g) const {
     const Box& b = designBox_[std::size_t(d)];
     const std::int64_t lin =
         (g[0] - b.lo[0]) +
         std::int64_t(b.extent(0)) * ((g[1] - b.lo[1]) + std::int64_t(b.extent(1)) * (g[2] - b.lo[2]));
-    return std::int64_t(table_[std::size_t(c)].size()) + designStart_[std::size_t(d)] + lin;
+    return std::int64_t(table_.size()) + designStart_[std::size_t(d)] + lin;
 }
 
 template <class T> void Tile<T>::planMaterials() {
@@ -312,20 +314,21 @@ template <class T> void Tile<T>::planMaterials() {
     const std::int64_t limit = std::min(p.materialTableLimit, kernels::kMaterialTableMax);
     bool fits = !p.perCellCoefficients && disp_->none() && designSlots < limit;
     const Index3 n = box_.extents();
-    for (int c = 0; c < 3 && fits; ++c) {
-        // The distinct coefficients of the component's non-design cells, row by row on the fill's
-        // threads; stops early once the table would overflow.
+    if (fits) {
+        // The distinct coefficient sets of the non-design cells, row by row on the fill's threads;
+        // stops early once the table would overflow.
         std::mutex m;
-        std::unordered_map<TupleKey, CoefTuple, TupleHash> all;
+        std::unordered_map<TupleKey, CellTuple, TupleHash> all;
         std::atomic<bool> over{false};
         kernels::forEachRow(Box{{0, 0, 0}, {1, n[1], n[2]}}, fillThreads(), [&](int jj, int kk, int, int) {
             if (over.load(std::memory_order_relaxed))
                 return;
-            thread_local std::vector<CoefTuple> row;
+            thread_local std::vector<CellTuple> row;
             row.resize(static_cast<std::size_t>(n[0]));
             const int gj = box_.lo[1] + jj, gk = box_.lo[2] + kk;
-            coefRow(c, gj, gk, box_.lo[0], box_.hi[0], row.data());
-            std::vector<std::pair<TupleKey, CoefTuple>> fresh;
+            for (int c = 0; c < 3; ++c)
+                coefRow(c, gj, gk, box_.lo[0], box_.hi[0], row.data());
+            std::vector<std::pair<TupleKey, CellTuple>> fresh;
             for (int ii = 0; ii < n[0]; ++ii) {
                 if (!designBox_.empty() && designOf({box_.lo[0] + ii, gj, gk}) >= 0)
                     continue;
@@ -339,26 +342,21 @@ template <class T> void Tile<T>::planMaterials() {
             if (std::int64_t(all.size()) + designSlots > limit)
                 over = true;
         });
-        if (over) {
-            fits = false;
-            break;
-        }
-        // Entries in the order of their bit patterns, so the tables do not depend on the threads.
-        std::vector<std::pair<TupleKey, CoefTuple>> sorted(all.begin(), all.end());
-        std::sort(sorted.begin(), sorted.end(),
-                  [](const auto& a, const auto& b) { return a.first < b.first; });
-        for (const auto& [key, t] : sorted) {
-            lookup_[std::size_t(c)].emplace(key, kernels::MaterialIndex(table_[std::size_t(c)].size()));
-            table_[std::size_t(c)].push_back(t);
+        fits = !over;
+        if (fits) {
+            // Entries in the order of their bit patterns, so the tables do not depend on the threads.
+            std::vector<std::pair<TupleKey, CellTuple>> sorted(all.begin(), all.end());
+            std::sort(sorted.begin(), sorted.end(),
+                      [](const auto& a, const auto& b) { return a.first < b.first; });
+            for (const auto& [key, t] : sorted) {
+                lookup_.emplace(key, kernels::MaterialIndex(table_.size()));
+                table_.push_back(t);
+            }
         }
     }
     device::Device& dev = dev_;
     indexed_ = fits;
     if (!indexed_) {
-        for (auto& t : table_)
-            t.clear();
-        for (auto& l : lookup_)
-            l.clear();
         for (int c = 0; c < 3; ++c) {
             cb_[c] = Buffer<T>(dev, shape_.size, Category::Materials);
             if (p.lossy)
@@ -368,9 +366,9 @@ template <class T> void Tile<T>::planMaterials() {
         }
         return;
     }
+    const std::int64_t entries = std::int64_t(table_.size()) + designSlots;
+    idx_ = Buffer<kernels::MaterialIndex>(dev, shape_.size, Category::Materials);
     for (std::size_t c = 0; c < 3; ++c) {
-        const std::int64_t entries = std::int64_t(table_[c].size()) + designSlots;
-        idx_[c] = Buffer<kernels::MaterialIndex>(dev, shape_.size, Category::Materials);
         tabCb_[c] = Buffer<T>(dev, entries, Category::Materials);
         if (p.lossy)
             tabCa_[c] = Buffer<T>(dev, entries, Category::Materials);
@@ -387,71 +385,76 @@ template <class T> void Tile<T>::fillMaterials(const Box& gb, device::HostFill& 
     const bool indexOut = (what & kIndex) && indexed_;
     const bool designOut = (what & kDesignTable) && indexed_;
     // ---- materials: Cb, Ca at E locations, Db at H locations ----
-    for (int c = 0; c < 3; ++c) {
-        const std::size_t cs = std::size_t(c);
-        View<T> cb, ca, db;
+    std::array<View<T>, 3> cb, ca, db;
+    std::array<T*, 3> tcb{}, tca{}, tdb{};
+    for (std::size_t c = 0; c < 3; ++c) {
         if (perCellOut) {
-            cb = View<T>(hf(cb_[cs]), shape_);
-            ca = View<T>(hf(ca_[cs]), shape_);
-            db = View<T>(hf(db_[cs]), shape_);
+            cb[c] = View<T>(hf(cb_[c]), shape_);
+            ca[c] = View<T>(hf(ca_[c]), shape_);
+            db[c] = View<T>(hf(db_[c]), shape_);
         }
-        kernels::MaterialIndex* ix = indexOut ? hf(idx_[cs]) : nullptr;
-        T* tcb = designOut ? hf(tabCb_[cs]) : nullptr;
-        T* tca = designOut ? hf(tabCa_[cs]) : nullptr;
-        T* tdb = designOut ? hf(tabDb_[cs]) : nullptr;
-        const auto& lookup = lookup_[cs];
-        // Rows of gb on the tile's worker pool (kernels/Launch.hpp), each rasterised into this thread's
-        // row buffers, written on the host (HostFill: the arrays themselves, or GPUs' host mirrors).
-        kernels::forEachRow(Box{{0, 0, 0}, {1, n[1], n[2]}}, fillThreads(), [&](int jj, int kk, int, int) {
-            thread_local std::vector<CoefTuple> row;
-            row.resize(static_cast<std::size_t>(n[0]));
-            const int gj = gb.lo[1] + jj, gk = gb.lo[2] + kk;
-            const int j = o[1] + jj, k = o[2] + kk;
-            coefRow(c, gj, gk, gb.lo[0], gb.hi[0], row.data());
-            TupleKey lastKey{};
-            kernels::MaterialIndex lastIndex = 0;
-            bool haveLast = false;
-            for (int ii = 0; ii < n[0]; ++ii) {
-                const int i = o[0] + ii;
-                const CoefTuple& t = row[std::size_t(ii)];
-                if (perCellOut) {
-                    cb(i, j, k) = t.cb;
-                    if (p.lossy)
-                        ca(i, j, k) = t.ca;
-                    if (p.magnetic)
-                        db(i, j, k) = t.db;
-                }
-                if (!indexOut && !designOut)
-                    continue;
-                const Index3 g{gb.lo[0] + ii, gj, gk};
-                const int d = designBox_.empty() ? -1 : designOf(g);
-                if (d >= 0) { // a design cell: its own slot, the value written into the tables
-                    const std::int64_t slot = designSlot(c, d, g);
-                    if (ix)
-                        ix[shape_.offset(i, j, k)] = kernels::MaterialIndex(slot);
-                    if (tcb)
-                        tcb[slot] = t.cb;
-                    if (tca)
-                        tca[slot] = t.ca;
-                    if (tdb)
-                        tdb[slot] = t.db;
-                    continue;
-                }
-                if (!ix)
-                    continue;
-                const TupleKey key = keyOf(t);
-                if (!haveLast || key != lastKey) {
-                    const auto it = lookup.find(key);
-                    if (it == lookup.end())
-                        throw std::logic_error("Tile::fillMaterials: a coefficient missing from the table");
-                    lastKey = key;
-                    lastIndex = it->second;
-                    haveLast = true;
-                }
-                ix[shape_.offset(i, j, k)] = lastIndex;
-            }
-        });
+        if (designOut) {
+            tcb[c] = hf(tabCb_[c]);
+            tca[c] = hf(tabCa_[c]);
+            tdb[c] = hf(tabDb_[c]);
+        }
     }
+    kernels::MaterialIndex* ix = indexOut ? hf(idx_) : nullptr;
+    // Rows of gb on the tile's worker pool (kernels/Launch.hpp), each rasterised into this thread's row
+    // buffers, written on the host (HostFill: the arrays themselves, or GPUs' host mirrors).
+    kernels::forEachRow(Box{{0, 0, 0}, {1, n[1], n[2]}}, fillThreads(), [&](int jj, int kk, int, int) {
+        thread_local std::vector<CellTuple> row;
+        row.resize(static_cast<std::size_t>(n[0]));
+        const int gj = gb.lo[1] + jj, gk = gb.lo[2] + kk;
+        const int j = o[1] + jj, k = o[2] + kk;
+        for (int c = 0; c < 3; ++c)
+            coefRow(c, gj, gk, gb.lo[0], gb.hi[0], row.data());
+        TupleKey lastKey{};
+        kernels::MaterialIndex lastIndex = 0;
+        bool haveLast = false;
+        for (int ii = 0; ii < n[0]; ++ii) {
+            const int i = o[0] + ii;
+            const CellTuple& t = row[std::size_t(ii)];
+            if (perCellOut)
+                for (std::size_t c = 0; c < 3; ++c) {
+                    cb[c](i, j, k) = t[c].cb;
+                    if (p.lossy)
+                        ca[c](i, j, k) = t[c].ca;
+                    if (p.magnetic)
+                        db[c](i, j, k) = t[c].db;
+                }
+            if (!indexOut && !designOut)
+                continue;
+            const Index3 g{gb.lo[0] + ii, gj, gk};
+            const int d = designBox_.empty() ? -1 : designOf(g);
+            if (d >= 0) { // a design cell: its own slot, the values written into the tables
+                const std::int64_t slot = designSlot(d, g);
+                if (ix)
+                    ix[shape_.offset(i, j, k)] = kernels::MaterialIndex(slot);
+                if (designOut)
+                    for (std::size_t c = 0; c < 3; ++c) {
+                        tcb[c][slot] = t[c].cb;
+                        if (tca[c])
+                            tca[c][slot] = t[c].ca;
+                        if (tdb[c])
+                            tdb[c][slot] = t[c].db;
+                    }
+                continue;
+            }
+            if (!ix)
+                continue;
+            const TupleKey key = keyOf(t);
+            if (!haveLast || key != lastKey) {
+                const auto it = lookup_.find(key);
+                if (it == lookup_.end())
+                    throw std::logic_error("Tile::fillMaterials: a coefficient set missing from the table");
+                lastKey = key;
+                lastIndex = it->second;
+                haveLast = true;
+            }
+            ix[shape_.offset(i, j, k)] = lastIndex;
+        }
+    });
 }
 
 template <class T> void Tile<T>::refillDesigns() {
@@ -493,7 +496,7 @@ template <class T> T Tile<T>::coefficient(int comp, std::int64_t offset) const {
         return v;
     }
     kernels::MaterialIndex e = 0;
-    dev_.copy(&e, idx_[std::size_t(c)].data() + offset, std::int64_t(sizeof(e)));
+    dev_.copy(&e, idx_.data() + offset, std::int64_t(sizeof(e)));
     const Buffer<T>& t = comp < 3 ? tabCb_[std::size_t(c)] : tabDb_[std::size_t(c)];
     dev_.copy(&v, t.data() + e, std::int64_t(sizeof(T)));
     return v;
@@ -518,12 +521,12 @@ template <class T> void Tile<T>::fill() {
             T* tcb = hf(tabCb_[c]);
             T* tca = hf(tabCa_[c]);
             T* tdb = hf(tabDb_[c]);
-            for (std::size_t e = 0; e < table_[c].size(); ++e) {
-                tcb[e] = table_[c][e].cb;
+            for (std::size_t e = 0; e < table_.size(); ++e) {
+                tcb[e] = table_[e][c].cb;
                 if (tca)
-                    tca[e] = table_[c][e].ca;
+                    tca[e] = table_[e][c].ca;
                 if (tdb)
-                    tdb[e] = table_[c][e].db;
+                    tdb[e] = table_[e][c].db;
             }
         }
     else
@@ -561,7 +564,7 @@ template <class T> void Tile<T>::fill() {
         const int comp = ti->inj->comp;
         const std::size_t c = std::size_t(comp % 3);
         const bool fromTable = indexed_ && (comp < 3 || p.magnetic);
-        const kernels::MaterialIndex* ix = fromTable ? hf(idx_[c]) : nullptr;
+        const kernels::MaterialIndex* ix = fromTable ? hf(idx_) : nullptr;
         const T* cbc = comp < 3 ? hf(fromTable ? tabCb_[c] : cb_[c]) : nullptr;
         const T* dbc = comp >= 3 && p.magnetic ? hf(fromTable ? tabDb_[c] : db_[c]) : nullptr;
         std::int64_t* offset = hf(ti->offset);

@@ -86,23 +86,24 @@ public:
     /// The update coefficients of the three components as the kernels read them, through one accessor
     /// kind C (kernels/Coef.hpp): Cb, and Ca when the scene is lossy, Db when it is magnetic.
     template <class C> struct Coefs { std::array<C, 3> cb, ca, db; };
-    /// True when the tile stores a material index per cell and component (2 bytes) selecting an entry
-    /// of small per-component tables of (Cb, Ca, Db): the tables hold the values per-cell arrays would
-    /// (deduplicated by bit pattern; every cell of a design region has an entry of its own, rewritten
-    /// by refillDesigns()). False when the tile keeps per-cell arrays instead: a component's distinct
-    /// values and design cells overflow the index (Plan::materialTableLimit), the scene has dispersive
+    /// True when the tile stores one material index per cell (2 bytes) selecting an entry of small
+    /// tables of (Cb, Ca, Db) of the three components: the tables hold the values per-cell arrays would
+    /// (the cells' coefficients deduplicated by bit pattern; every cell of a design region has an entry
+    /// of its own, rewritten by refillDesigns()). False when the tile keeps per-cell arrays instead: the
+    /// distinct coefficient sets and design cells overflow the index (Plan::materialTableLimit), the
+    /// scene has dispersive
     /// materials (the pole kernels read Cb per cell), or the plan asks for them (gradient runs). Decided
     /// at construction from the rasterised coefficients, so a dry run counts what a run allocates.
     bool indexed() const { return indexed_; }
-    /// Entries of component c's table (0 when not indexed()).
-    std::int64_t tableEntries(int c) const { return indexed_ ? tabCb_[std::size_t(c)].size() : 0; }
+    /// Entries of the tables (each component's Cb, Ca, Db table has as many; 0 when not indexed()).
+    std::int64_t tableEntries() const { return indexed_ ? tabCb_[0].size() : 0; }
     /// Calls f(const Coefs<C>&) with this tile's coefficients, C = kernels::TableCoef<T> on indexed()
     /// tiles, View<const T> (the per-cell arrays) otherwise; returns what f returns.
     template <class F> decltype(auto) withCoefs(F&& f) const {
         if (indexed_) {
             Coefs<kernels::TableCoef<T>> k;
             for (std::size_t c = 0; c < 3; ++c) {
-                const kernels::MaterialIndex* ix = idx_[c].data() ? idx_[c].data() + shape_.origin : nullptr;
+                const kernels::MaterialIndex* ix = idx_.data() ? idx_.data() + shape_.origin : nullptr;
                 k.cb[c] = {ix, tabCb_[c].data(), shape_.sy, shape_.sz};
                 k.ca[c] = {ix, tabCa_[c].data(), shape_.sy, shape_.sz};
                 k.db[c] = {ix, tabDb_[c].data(), shape_.sy, shape_.sz};
@@ -213,18 +214,20 @@ private:
     struct CoefTuple {
         T cb = 0, ca = 0, db = 0;
     };
-    /// A table's lookup: bit pattern of a CoefTuple -> its index.
+    /// The coefficients of the three components of one cell: what one table entry holds.
+    using CellTuple = std::array<CoefTuple, 3>;
+    /// The table's lookup: bit pattern of a CellTuple -> its index.
+    using TupleKey = std::array<std::uint64_t, 9>;
     struct TupleHash {
-        std::size_t operator()(const std::array<std::uint64_t, 3>& k) const;
+        std::size_t operator()(const TupleKey& k) const;
     };
-    using TupleKey = std::array<std::uint64_t, 3>;
-    static TupleKey keyOf(const CoefTuple& t);
-    /// Coefficients of component c at global cells gi0 <= i < gi1 of row (gj, gk) into out.
-    void coefRow(int c, int gj, int gk, int gi0, int gi1, CoefTuple* out) const;
+    static TupleKey keyOf(const CellTuple& t);
+    /// Coefficients of component c at global cells gi0 <= i < gi1 of row (gj, gk) into out[i - gi0][c].
+    void coefRow(int c, int gj, int gk, int gi0, int gi1, CellTuple* out) const;
     /// First design region holding global cell g, or -1.
     int designOf(const Index3& g) const;
     /// Table slot of design cell g of design d (the entries after the deduplicated ones).
-    std::int64_t designSlot(int c, int d, const Index3& g) const;
+    std::int64_t designSlot(int d, const Index3& g) const;
     /// Decide indexed() from the rasterised coefficients and build the host tables (constructor).
     void planMaterials();
     /// What fillMaterials writes.
@@ -253,10 +256,10 @@ private:
     std::array<device::Buffer<T>, 3> cb_, ca_, db_; ///< per-cell arrays (perCell())
     T dbScalar_ = 0;
     bool indexed_ = false, filled_ = false;
-    std::array<device::Buffer<kernels::MaterialIndex>, 3> idx_; ///< indexed(): per cell and component
-    std::array<device::Buffer<T>, 3> tabCb_, tabCa_, tabDb_;    ///< indexed(): the tables
-    std::array<std::vector<CoefTuple>, 3> table_;               ///< the deduplicated entries (host)
-    std::array<std::unordered_map<TupleKey, kernels::MaterialIndex, TupleHash>, 3> lookup_;
+    device::Buffer<kernels::MaterialIndex> idx_;             ///< indexed(): one per cell
+    std::array<device::Buffer<T>, 3> tabCb_, tabCa_, tabDb_; ///< indexed(): per component
+    std::vector<CellTuple> table_;                           ///< the deduplicated entries (host)
+    std::unordered_map<TupleKey, kernels::MaterialIndex, TupleHash> lookup_;
     std::vector<std::int64_t> designStart_; ///< per design: its first slot after the deduplicated entries
     std::vector<Box> designBox_;            ///< per design: its cells on this tile (global)
     std::vector<std::unique_ptr<Slab>> slabs_;
