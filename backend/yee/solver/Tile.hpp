@@ -91,9 +91,10 @@ public:
     /// (the cells' coefficients deduplicated by bit pattern; every cell of a design region has an entry
     /// of its own, rewritten by refillDesigns()). False when the tile keeps per-cell arrays instead: the
     /// distinct coefficient sets and design cells overflow the index (Plan::materialTableLimit), the
-    /// scene has dispersive
-    /// materials (the pole kernels read Cb per cell), or the plan asks for them (gradient runs). Decided
-    /// at construction from the rasterised coefficients, so a dry run counts what a run allocates.
+    /// scene has dispersive materials (the pole kernels read Cb per cell), or the plan asks for them
+    /// (gradient runs: the adjoint and the time reversal read them). Decided at construction from the
+    /// rasterised coefficients, so a dry run (the memory estimate) counts what a run allocates. Either
+    /// way the ledger category is `materials`.
     bool indexed() const { return indexed_; }
     /// Entries of the tables (each component's Cb, Ca, Db table has as many; 0 when not indexed()).
     std::int64_t tableEntries() const { return indexed_ ? tabCb_[0].size() : 0; }
