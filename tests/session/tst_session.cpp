@@ -59,6 +59,8 @@ class tst_Session : public QObject {
 private slots:
     void matchesFreshRuns_data();
     void matchesFreshRuns();
+    void forwardMatchesFreshRuns_data();
+    void forwardMatchesFreshRuns();
     void weightsSelectTerms();
     void badUpdateRefused();
 };
@@ -126,6 +128,52 @@ void tst_Session::matchesFreshRuns() {
         QCOMPARE(peak, peak0);
     }
     QCOMPARE(ses.evaluations(), 3);
+}
+
+void tst_Session::forwardMatchesFreshRuns_data() {
+    QTest::addColumn<int>("px");
+    QTest::addColumn<bool>("f64");
+    QTest::newRow("1x1 f32") << 1 << false;
+    QTest::newRow("2x1 f64") << 2 << true;
+}
+
+// Forward-only sessions keep a material index and coefficient tables on their tiles (solver/Tile.hpp):
+// each evaluation rewrites the design cells' table entries, and equals a fresh run bit for bit.
+void tst_Session::forwardMatchesFreshRuns() {
+    QFETCH(int, px);
+    QFETCH(bool, f64);
+    GradSceneOptions go;
+    go.steps = 50;
+    const scene::Scene s = gradScene(go);
+    run::RunOptions o = options(s, {px, 1, 1}, f64 ? run::Precision::Float64 : run::Precision::Float32);
+    o.gradient = false;
+    run::Session ses(s, o);
+    std::vector<run::DesignUpdate> ups(3);
+    ups[0].latent = randomLatent(ses, 3);
+    ups[1].latent = randomLatent(ses, 4);
+    ups[1].beta = {4.0, 1.0};
+    ups[2] = ups[0];
+    ups[2].beta = {s.designs[0].beta, s.designs[1].beta};
+    for (std::size_t k = 0; k < ups.size(); ++k) {
+        const run::RunResult got = ses.evaluate(ups[k]);
+        QVERIFY2(got.completed, got.status.c_str());
+        scene::Scene f = s;
+        for (std::size_t d = 0; d < f.designs.size(); ++d) {
+            f.designs[d].latent = ups[k].latent[d];
+            if (!ups[k].beta.empty())
+                f.designs[d].beta = ups[k].beta[d];
+        }
+        const run::RunResult want = run::run(f, o);
+        const std::string diff = bitDiff(got, want);
+        QVERIFY2(diff.empty(), ("evaluation " + std::to_string(k) + ": " + diff).c_str());
+        QVERIFY(got.gradients.empty());
+        // The index (2 bytes per cell) and small tables, not per-cell floats.
+        const std::int64_t mats = got.devices[0].memory.peak[int(device::Category::Materials)];
+        const std::array<int, 3> n = s.gridCells();
+        const std::int64_t cells = std::int64_t(n[0] / px + 2) * (n[1] + 2) * (n[2] + 2);
+        QVERIFY2(mats < 3 * cells * std::int64_t(sizeof(float)),
+                 qPrintable(QString("materials %1 B for %2 cells").arg(mats).arg(cells)));
+    }
 }
 
 void tst_Session::weightsSelectTerms() {

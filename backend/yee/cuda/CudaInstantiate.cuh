@@ -8,6 +8,7 @@
 #include "yee/cuda/CudaLaunch.cuh"
 #include "yee/kernels/Accumulate.hpp"
 #include "yee/kernels/Adjoint.hpp"
+#include "yee/kernels/Coef.hpp"
 #include "yee/kernels/Cpml.hpp"
 #include "yee/kernels/Dispersion.hpp"
 #include "yee/kernels/Halo.hpp"
@@ -32,6 +33,19 @@
     YEE_CELLS(kernels::CpmlH<T, 0, true>)                                                                    \
     YEE_CELLS(kernels::CpmlH<T, 1, true>)                                                                    \
     YEE_CELLS(kernels::CpmlH<T, 2, true>)                                                                    \
+    YEE_CELLS(kernels::UpdateH<T, false, kernels::TableCoef<T>>)                                             \
+    YEE_CELLS(kernels::UpdateH<T, true, kernels::TableCoef<T>>)                                              \
+    YEE_CELLS(kernels::UpdateE<T, false, kernels::TableCoef<T>>)                                             \
+    YEE_CELLS(kernels::UpdateE<T, true, kernels::TableCoef<T>>)                                              \
+    YEE_CELLS(kernels::CpmlE<T, 0, kernels::TableCoef<T>>)                                                   \
+    YEE_CELLS(kernels::CpmlE<T, 1, kernels::TableCoef<T>>)                                                   \
+    YEE_CELLS(kernels::CpmlE<T, 2, kernels::TableCoef<T>>)                                                   \
+    YEE_CELLS(kernels::CpmlH<T, 0, false, kernels::TableCoef<T>>)                                            \
+    YEE_CELLS(kernels::CpmlH<T, 1, false, kernels::TableCoef<T>>)                                            \
+    YEE_CELLS(kernels::CpmlH<T, 2, false, kernels::TableCoef<T>>)                                            \
+    YEE_CELLS(kernels::CpmlH<T, 0, true, kernels::TableCoef<T>>)                                             \
+    YEE_CELLS(kernels::CpmlH<T, 1, true, kernels::TableCoef<T>>)                                             \
+    YEE_CELLS(kernels::CpmlH<T, 2, true, kernels::TableCoef<T>>)                                             \
     YEE_CELLS(kernels::CpmlAdjointW<T, 0>)                                                                   \
     YEE_CELLS(kernels::CpmlAdjointW<T, 1>)                                                                   \
     YEE_CELLS(kernels::CpmlAdjointW<T, 2>)                                                                   \

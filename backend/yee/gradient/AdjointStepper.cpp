@@ -17,6 +17,7 @@ using device::Category;
 using device::launch;
 
 template <class T> AdjointStepper<T>::AdjointStepper(solver::Tile<T>& tile) : tile_(tile) {
+    tile.requirePerCellCoefficients(); // the transposed updates read Cb, Ca, Db per cell
     device::Device& dev = tile.device();
     const ArrayShape& sh = tile.shape();
     for (int c = 0; c < 6; ++c)

@@ -260,18 +260,11 @@ template <class T> void GradientDriver<T>::afterForwardStep(int n, comm::Communi
 
 template <class T> void GradientDriver<T>::backward(comm::Communicator& comm) {
     // The update coefficients at the adjoint-source locations (filled after construction); device memory,
-    // read by one explicit copy each.
-    device::Device& dev = tile_.device();
+    // read by explicit copies.
     srcCoef_.resize(src_.pts.size());
     for (std::size_t q = 0; q < src_.pts.size(); ++q) {
         const Point& p = src_.pts[q];
-        const std::int64_t e = p.off - tile_.shape().origin;
-        T v = tile_.dbScalar();
-        if (p.comp < 3)
-            dev.copy(&v, tile_.cb(p.comp).p + e, std::int64_t(sizeof(T)));
-        else if (plan_.magnetic)
-            dev.copy(&v, tile_.db(p.comp - 3).p + e, std::int64_t(sizeof(T)));
-        srcCoef_[q] = double(v);
+        srcCoef_[q] = double(tile_.coefficient(p.comp, p.off));
     }
     stepper_.zero();
     reconstruct_ = SweepPhase{0, forward_->plannedRecomputeSteps(), 0};

@@ -19,6 +19,7 @@ using device::launchIndex;
 template <class T>
 ReversibleState<T>::ReversibleState(AdjointSweep<T>& sweep, const GradientPlan& gp)
     : sweep_(sweep), tile_(sweep.tile()), gp_(gp) {
+    tile_.requirePerCellCoefficients(); // the inverse updates read Cb, Ca, Db per cell
     const solver::Plan& plan = tile_.plan();
     device::Device& dev = tile_.device();
     const int N = plan.steps;

@@ -33,11 +33,12 @@ struct SlabIndex {
     }
 };
 
-/// E correction on one slab of axis A (template so the offsets are compile-time).
-template <class T, int A> struct CpmlE {
+/// E correction on one slab of axis A (template so the offsets are compile-time). Cb is read through
+/// `C` (per-cell arrays or a material index and table, kernels/Coef.hpp).
+template <class T, int A, class C = View<const T>> struct CpmlE {
     View<T> e1, e2;       ///< E_{A+1}, E_{A+2}
     View<const T> h2, h1; ///< H_{A+2} (enters E_{A+1}), H_{A+1} (enters E_{A+2})
-    View<const T> cb1, cb2;
+    C cb1, cb2;
     T* psi1;
     T* psi2;
     SlabIndex idx;
@@ -60,11 +61,12 @@ template <class T, int A> struct CpmlE {
     }
 };
 
-/// H correction on one slab of axis A. Magnetic: per-component Db arrays, else scalar db.
-template <class T, int A, bool Magnetic> struct CpmlH {
+/// H correction on one slab of axis A. Magnetic: per-component Db (read through `C`, as CpmlE's Cb),
+/// else scalar db.
+template <class T, int A, bool Magnetic, class C = View<const T>> struct CpmlH {
     View<T> h1, h2;       ///< H_{A+1}, H_{A+2}
     View<const T> e2, e1; ///< E_{A+2} (enters H_{A+1}), E_{A+1} (enters H_{A+2})
-    View<const T> db1, db2;
+    C db1, db2;
     T db;
     T* psi1;
     T* psi2;

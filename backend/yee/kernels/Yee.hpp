@@ -13,15 +13,17 @@
 /// Halo needs: the H update reads the high E halo, the E update reads the low H halo.
 #include "yee/core/Platform.hpp"
 #include "yee/core/View.hpp"
+#include "yee/kernels/Coef.hpp"
 
 namespace yee::kernels {
 
-/// H update over the cells it is launched on. Magnetic: per-component Db arrays, else a scalar Db.
-template <class T, bool Magnetic> struct UpdateH {
+/// H update over the cells it is launched on. Magnetic: per-component Db (read through `C`: per-cell
+/// arrays or a material index and table, kernels/Coef.hpp), else a scalar Db.
+template <class T, bool Magnetic, class C = View<const T>> struct UpdateH {
     View<T> hx, hy, hz;
     View<const T> ex, ey, ez;
-    View<const T> dbx, dby, dbz; ///< Magnetic only
-    T db;                        ///< non-magnetic Db = dt
+    C dbx, dby, dbz; ///< Magnetic only
+    T db;            ///< non-magnetic Db = dt
 
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         const T e0 = ex(i, j, k), e1 = ey(i, j, k), e2 = ez(i, j, k);
@@ -41,12 +43,13 @@ template <class T, bool Magnetic> struct UpdateH {
     }
 };
 
-/// E update over the cells it is launched on. Lossy: per-component Ca arrays, else Ca = 1.
-template <class T, bool Lossy> struct UpdateE {
+/// E update over the cells it is launched on. Lossy: per-component Ca, else Ca = 1. Cb and Ca are read
+/// through `C` (per-cell arrays or a material index and table, kernels/Coef.hpp).
+template <class T, bool Lossy, class C = View<const T>> struct UpdateE {
     View<T> ex, ey, ez;
     View<const T> hx, hy, hz;
-    View<const T> cbx, cby, cbz;
-    View<const T> cax, cay, caz; ///< Lossy only
+    C cbx, cby, cbz;
+    C cax, cay, caz; ///< Lossy only
 
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         const T h0 = hx(i, j, k), h1 = hy(i, j, k), h2 = hz(i, j, k);

@@ -579,7 +579,7 @@ void validateOptions(const scene::Scene& s, const RunOptions& o) {
 
 Estimate estimate(const scene::Scene& s, const RunOptions& o) {
     validateOptions(s, o);
-    auto plan = makePlan(s, solver::PlanOptions{o.tiles, o.maxSteps});
+    auto plan = makePlan(s, solver::PlanOptions{o.tiles, o.maxSteps, o.gradient});
     detectors::planDetectors(*plan);
     return o.precision == Precision::Float64 ? estimateTyped<double>(plan, o) : estimateTyped<float>(plan, o);
 }
@@ -595,7 +595,7 @@ namespace {
 /// Validate, plan and check every device's memory: what run() and Session do before allocating.
 std::shared_ptr<Plan> preparePlan(const scene::Scene& s, const RunOptions& o) {
     validateOptions(s, o);
-    auto plan = makePlan(s, solver::PlanOptions{o.tiles, o.maxSteps});
+    auto plan = makePlan(s, solver::PlanOptions{o.tiles, o.maxSteps, o.gradient});
     detectors::planDetectors(*plan);
     // Refuse before allocating: the dry run of the same allocation path gives every device's peak.
     checkFits(o.precision == Precision::Float64 ? estimateTyped<double>(plan, o)

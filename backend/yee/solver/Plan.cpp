@@ -70,6 +70,7 @@ std::shared_ptr<Plan> makePlan(const scene::Scene& s, const PlanOptions& o) {
     p.dt = s.dt();
     p.dtFs = s.dtFs();
     p.steps = o.maxSteps >= 0 ? std::min(o.maxSteps, s.steps()) : s.steps();
+    p.perCellCoefficients = o.perCellCoefficients;
 
     const scene::Material* bg = s.findMaterial(s.background);
     const double bgEps = bg ? scene::materialModel(*bg).epsInf : 1.0, bgMu = bg ? bg->mu : 1.0;

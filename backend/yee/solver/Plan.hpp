@@ -100,12 +100,20 @@ struct Plan {
     std::shared_ptr<const scene::Rasterizer> raster;
     /// Waveguide modes solved for this prepared scene (mode sources, mode monitors), shared by its tiles.
     std::shared_ptr<modes::ModeCache> modeCache; ///< set by makePlan() (modes/ModeCache.hpp)
+    /// Tiles keep per-cell coefficient arrays instead of a material index and tables (PlanOptions).
+    bool perCellCoefficients = false;
+    /// Most entries a tile's coefficient table per component may hold before the tile keeps per-cell
+    /// arrays instead (kernels::kMaterialTableMax; tests lower it to reach the fallback on small grids).
+    std::int64_t materialTableLimit = 65536;
 };
 
 /// What the plan needs besides the scene: typed values decided by the run layer.
 struct PlanOptions {
     std::array<int, 3> tiles{1, 1, 1}; ///< tile grid px, py, pz
     int maxSteps = -1;                 ///< <0: the scene's duration; else at most this many steps
+    /// Per-cell coefficient arrays on every tile (gradient runs: the adjoint and the time reversal read
+    /// them); otherwise tiles take a material index and small tables where they fit (solver/Tile.hpp).
+    bool perCellCoefficients = false;
 };
 
 /// Build the plan of a validated scene for a tile grid. Throws InputError naming the field before

@@ -1,7 +1,11 @@
 #include "yee/solver/Tile.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
 #include <type_traits>
 
 #include "yee/core/Error.hpp"
@@ -45,13 +49,6 @@ Tile<T>::Tile(std::shared_ptr<const Plan> plan, int index, device::Device& dev)
 
     for (int c = 0; c < 6; ++c)
         fwd_.f[c] = Buffer<T>(dev, shape_.size, Category::Fields);
-    for (int c = 0; c < 3; ++c) {
-        cb_[c] = Buffer<T>(dev, shape_.size, Category::Materials);
-        if (p.lossy)
-            ca_[c] = Buffer<T>(dev, shape_.size, Category::Materials);
-        if (p.magnetic)
-            db_[c] = Buffer<T>(dev, shape_.size, Category::Materials);
-    }
     dbScalar_ = T(p.dt);
 
     for (const tiling::PmlSlab& s : info.pml) {
@@ -104,6 +101,7 @@ Tile<T>::Tile(std::shared_ptr<const Plan> plan, int index, device::Device& dev)
         }
     finiteCheck_ = device::FiniteCheck(dev);
     disp_ = std::make_unique<Dispersion<T>>(p, box_, shape_, dev, state_); // pole currents (Dynamics)
+    planMaterials(); // a material index and tables where they fit, else per-cell arrays
 }
 
 template <class T> std::int64_t Tile<T>::regionCells(const std::vector<Region>& rs) {
@@ -241,58 +239,267 @@ template <class T> int Tile<T>::fillThreads() const {
     return std::max(1, device::hostThreads() / std::max(1, plan_->tiles->count()));
 }
 
-template <class T> void Tile<T>::fillMaterials(const Box& gb, device::HostFill& hf) {
+template <class T> typename Tile<T>::TupleKey Tile<T>::keyOf(const CellTuple& t) {
+    TupleKey k{};
+    for (std::size_t c = 0; c < 3; ++c) {
+        std::memcpy(&k[3 * c], &t[c].cb, sizeof(T));
+        std::memcpy(&k[3 * c + 1], &t[c].ca, sizeof(T));
+        std::memcpy(&k[3 * c + 2], &t[c].db, sizeof(T));
+    }
+    return k;
+}
+
+template <class T> std::size_t Tile<T>::TupleHash::operator()(const TupleKey& k) const {
+    std::uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (std::uint64_t v : k)
+        h = (h ^ v) * 0x100000001b3ull + (h >> 29);
+    return std::size_t(h);
+}
+
+template <class T> void Tile<T>::coefRow(int c, int gj, int gk, int gi0, int gi1, CellTuple* out) const {
     const Plan& p = *plan_;
     const scene::Rasterizer& r = *p.raster;
     const double dt = p.dt;
     const double sigmaScale = scene::kEta0 * p.scene.cellUm * 1e-6; // S/m -> normalised
-    const Index3 n = gb.extents();
-    const Index3 o{gb.lo[0] - box_.lo[0], gb.lo[1] - box_.lo[1], gb.lo[2] - box_.lo[2]};
-    // ---- materials: Cb, Ca at E locations, Db at H locations ----
-    for (int c = 0; c < 3; ++c) {
-        View<T> cb(hf(cb_[c]), shape_), ca(hf(ca_[c]), shape_), db(hf(db_[c]), shape_);
-        // Rows of gb on the tile's worker pool (kernels/Launch.hpp), each rasterised into this thread's
-        // row buffers, written on the host (HostFill: the arrays themselves, or GPUs' host mirrors).
-        kernels::forEachRow(Box{{0, 0, 0}, {1, n[1], n[2]}}, fillThreads(), [&](int jj, int kk, int, int) {
-            thread_local std::vector<scene::CellMaterial> rowE, rowH;
-            rowE.resize(static_cast<std::size_t>(n[0]));
-            rowH.resize(static_cast<std::size_t>(n[0]));
-            const int gj = gb.lo[1] + jj, gk = gb.lo[2] + kk;
-            const int j = o[1] + jj, k = o[2] + kk;
-            r.fillRow(0, c, gj, gk, gb.lo[0], gb.hi[0], rowE.data());
-            if (p.magnetic)
-                r.fillRow(1, c, gj, gk, gb.lo[0], gb.hi[0], rowH.data());
-            for (int ii = 0; ii < n[0]; ++ii) {
-                const int i = o[0] + ii;
-                const Index3 g{gb.lo[0] + ii, gj, gk};
-                const scene::CellMaterial& m = rowE[std::size_t(ii)];
-                const double s = m.sigma * sigmaScale * dt / (2 * m.eps);
-                double cbv = (dt / m.eps) / (1 + s);
-                // PEC walls (behind CPML or explicit): tangential E on the low face stays zero;
-                // the high face's tangential E is the never-written halo.
-                for (int a = 0; a < 3; ++a)
-                    if (a != c && g[a] == 0 && p.bc[a] != tiling::AxisBoundary::Periodic)
-                        cbv = 0;
-                cb(i, j, k) = T(cbv);
-                if (p.lossy)
-                    ca(i, j, k) = T((1 - s) / (1 + s));
-                if (p.magnetic)
-                    db(i, j, k) = T(dt / rowH[std::size_t(ii)].mu);
-            }
-        });
+    const int n = gi1 - gi0;
+    thread_local std::vector<scene::CellMaterial> rowE, rowH;
+    rowE.resize(static_cast<std::size_t>(n));
+    rowH.resize(static_cast<std::size_t>(n));
+    r.fillRow(0, c, gj, gk, gi0, gi1, rowE.data());
+    if (p.magnetic)
+        r.fillRow(1, c, gj, gk, gi0, gi1, rowH.data());
+    for (int ii = 0; ii < n; ++ii) {
+        const Index3 g{gi0 + ii, gj, gk};
+        const scene::CellMaterial& m = rowE[std::size_t(ii)];
+        const double s = m.sigma * sigmaScale * dt / (2 * m.eps);
+        double cbv = (dt / m.eps) / (1 + s);
+        // PEC walls (behind CPML or explicit): tangential E on the low face stays zero;
+        // the high face's tangential E is the never-written halo.
+        for (int a = 0; a < 3; ++a)
+            if (a != c && g[a] == 0 && p.bc[a] != tiling::AxisBoundary::Periodic)
+                cbv = 0;
+        CoefTuple& t = out[ii][std::size_t(c)];
+        t.cb = T(cbv);
+        t.ca = p.lossy ? T((1 - s) / (1 + s)) : T(0);
+        t.db = p.magnetic ? T(dt / rowH[std::size_t(ii)].mu) : T(0);
     }
 }
 
-template <class T> void Tile<T>::refillDesigns() {
-    const scene::Rasterizer& r = *plan_->raster;
-    dev_.sync();                     // no kernel may read the coefficients while the host rewrites them
-    device::HostFill hf(dev_, true); // GPUs: host copies of the coefficients, rewritten in the design boxes
+template <class T> int Tile<T>::designOf(const Index3& g) const {
+    for (std::size_t d = 0; d < designBox_.size(); ++d)
+        if (designBox_[d].contains(g))
+            return int(d);
+    return -1;
+}
+
+template <class T> std::int64_t Tile<T>::designSlot(int d, const Index3& g) const {
+    const Box& b = designBox_[std::size_t(d)];
+    const std::int64_t lin =
+        (g[0] - b.lo[0]) +
+        std::int64_t(b.extent(0)) * ((g[1] - b.lo[1]) + std::int64_t(b.extent(1)) * (g[2] - b.lo[2]));
+    return std::int64_t(table_.size()) + designStart_[std::size_t(d)] + lin;
+}
+
+template <class T> void Tile<T>::planMaterials() {
+    const Plan& p = *plan_;
+    const scene::Rasterizer& r = *p.raster;
+    // Design cells: one table slot each (their values change with every refill), per design in order.
+    std::int64_t designSlots = 0;
     for (int d = 0; d < r.designCount(); ++d) {
         const Box g = r.designBox(d).intersect(box_);
-        if (!g.empty())
-            fillMaterials(g, hf);
+        designBox_.push_back(g);
+        designStart_.push_back(designSlots);
+        designSlots += g.empty() ? 0 : g.cells();
     }
+    const std::int64_t limit = std::min(p.materialTableLimit, kernels::kMaterialTableMax);
+    bool fits = !p.perCellCoefficients && disp_->none() && designSlots < limit;
+    const Index3 n = box_.extents();
+    if (fits) {
+        // The distinct coefficient sets of the non-design cells, row by row on the fill's threads;
+        // stops early once the table would overflow.
+        std::mutex m;
+        std::unordered_map<TupleKey, CellTuple, TupleHash> all;
+        std::atomic<bool> over{false};
+        kernels::forEachRow(Box{{0, 0, 0}, {1, n[1], n[2]}}, fillThreads(), [&](int jj, int kk, int, int) {
+            if (over.load(std::memory_order_relaxed))
+                return;
+            thread_local std::vector<CellTuple> row;
+            row.resize(static_cast<std::size_t>(n[0]));
+            const int gj = box_.lo[1] + jj, gk = box_.lo[2] + kk;
+            for (int c = 0; c < 3; ++c)
+                coefRow(c, gj, gk, box_.lo[0], box_.hi[0], row.data());
+            std::vector<std::pair<TupleKey, CellTuple>> fresh;
+            for (int ii = 0; ii < n[0]; ++ii) {
+                if (!designBox_.empty() && designOf({box_.lo[0] + ii, gj, gk}) >= 0)
+                    continue;
+                const TupleKey key = keyOf(row[std::size_t(ii)]);
+                if (fresh.empty() || fresh.back().first != key)
+                    fresh.emplace_back(key, row[std::size_t(ii)]);
+            }
+            const std::lock_guard<std::mutex> lock(m);
+            for (const auto& [key, t] : fresh)
+                all.emplace(key, t);
+            if (std::int64_t(all.size()) + designSlots > limit)
+                over = true;
+        });
+        fits = !over;
+        if (fits) {
+            // Entries in the order of their bit patterns, so the tables do not depend on the threads.
+            std::vector<std::pair<TupleKey, CellTuple>> sorted(all.begin(), all.end());
+            std::sort(sorted.begin(), sorted.end(),
+                      [](const auto& a, const auto& b) { return a.first < b.first; });
+            for (const auto& [key, t] : sorted) {
+                lookup_.emplace(key, kernels::MaterialIndex(table_.size()));
+                table_.push_back(t);
+            }
+        }
+    }
+    device::Device& dev = dev_;
+    indexed_ = fits;
+    if (!indexed_) {
+        for (int c = 0; c < 3; ++c) {
+            cb_[c] = Buffer<T>(dev, shape_.size, Category::Materials);
+            if (p.lossy)
+                ca_[c] = Buffer<T>(dev, shape_.size, Category::Materials);
+            if (p.magnetic)
+                db_[c] = Buffer<T>(dev, shape_.size, Category::Materials);
+        }
+        return;
+    }
+    const std::int64_t entries = std::int64_t(table_.size()) + designSlots;
+    idx_ = Buffer<kernels::MaterialIndex>(dev, shape_.size, Category::Materials);
+    for (std::size_t c = 0; c < 3; ++c) {
+        tabCb_[c] = Buffer<T>(dev, entries, Category::Materials);
+        if (p.lossy)
+            tabCa_[c] = Buffer<T>(dev, entries, Category::Materials);
+        if (p.magnetic)
+            tabDb_[c] = Buffer<T>(dev, entries, Category::Materials);
+    }
+}
+
+template <class T> void Tile<T>::fillMaterials(const Box& gb, device::HostFill& hf, unsigned what) {
+    const Plan& p = *plan_;
+    const Index3 n = gb.extents();
+    const Index3 o{gb.lo[0] - box_.lo[0], gb.lo[1] - box_.lo[1], gb.lo[2] - box_.lo[2]};
+    const bool perCellOut = (what & kPerCell) && perCell();
+    const bool indexOut = (what & kIndex) && indexed_;
+    const bool designOut = (what & kDesignTable) && indexed_;
+    // ---- materials: Cb, Ca at E locations, Db at H locations ----
+    std::array<View<T>, 3> cb, ca, db;
+    std::array<T*, 3> tcb{}, tca{}, tdb{};
+    for (std::size_t c = 0; c < 3; ++c) {
+        if (perCellOut) {
+            cb[c] = View<T>(hf(cb_[c]), shape_);
+            ca[c] = View<T>(hf(ca_[c]), shape_);
+            db[c] = View<T>(hf(db_[c]), shape_);
+        }
+        if (designOut) {
+            tcb[c] = hf(tabCb_[c]);
+            tca[c] = hf(tabCa_[c]);
+            tdb[c] = hf(tabDb_[c]);
+        }
+    }
+    kernels::MaterialIndex* ix = indexOut ? hf(idx_) : nullptr;
+    // Rows of gb on the tile's worker pool (kernels/Launch.hpp), each rasterised into this thread's row
+    // buffers, written on the host (HostFill: the arrays themselves, or GPUs' host mirrors).
+    kernels::forEachRow(Box{{0, 0, 0}, {1, n[1], n[2]}}, fillThreads(), [&](int jj, int kk, int, int) {
+        thread_local std::vector<CellTuple> row;
+        row.resize(static_cast<std::size_t>(n[0]));
+        const int gj = gb.lo[1] + jj, gk = gb.lo[2] + kk;
+        const int j = o[1] + jj, k = o[2] + kk;
+        for (int c = 0; c < 3; ++c)
+            coefRow(c, gj, gk, gb.lo[0], gb.hi[0], row.data());
+        TupleKey lastKey{};
+        kernels::MaterialIndex lastIndex = 0;
+        bool haveLast = false;
+        for (int ii = 0; ii < n[0]; ++ii) {
+            const int i = o[0] + ii;
+            const CellTuple& t = row[std::size_t(ii)];
+            if (perCellOut)
+                for (std::size_t c = 0; c < 3; ++c) {
+                    cb[c](i, j, k) = t[c].cb;
+                    if (p.lossy)
+                        ca[c](i, j, k) = t[c].ca;
+                    if (p.magnetic)
+                        db[c](i, j, k) = t[c].db;
+                }
+            if (!indexOut && !designOut)
+                continue;
+            const Index3 g{gb.lo[0] + ii, gj, gk};
+            const int d = designBox_.empty() ? -1 : designOf(g);
+            if (d >= 0) { // a design cell: its own slot, the values written into the tables
+                const std::int64_t slot = designSlot(d, g);
+                if (ix)
+                    ix[shape_.offset(i, j, k)] = kernels::MaterialIndex(slot);
+                if (designOut)
+                    for (std::size_t c = 0; c < 3; ++c) {
+                        tcb[c][slot] = t[c].cb;
+                        if (tca[c])
+                            tca[c][slot] = t[c].ca;
+                        if (tdb[c])
+                            tdb[c][slot] = t[c].db;
+                    }
+                continue;
+            }
+            if (!ix)
+                continue;
+            const TupleKey key = keyOf(t);
+            if (!haveLast || key != lastKey) {
+                const auto it = lookup_.find(key);
+                if (it == lookup_.end())
+                    throw std::logic_error("Tile::fillMaterials: a coefficient set missing from the table");
+                lastKey = key;
+                lastIndex = it->second;
+                haveLast = true;
+            }
+            ix[shape_.offset(i, j, k)] = lastIndex;
+        }
+    });
+}
+
+template <class T> void Tile<T>::refillDesigns() {
+    dev_.sync();                     // no kernel may read the coefficients while the host rewrites them
+    device::HostFill hf(dev_, true); // GPUs: host copies of the coefficients, rewritten in the design boxes
+    for (const Box& g : designBox_)
+        if (!g.empty())
+            fillMaterials(g, hf, kPerCell | kDesignTable); // the index of design cells never changes
     hf.commit();
+}
+
+template <class T> void Tile<T>::requirePerCellCoefficients() {
+    if (perCell())
+        return;
+    const Plan& p = *plan_;
+    for (int c = 0; c < 3; ++c) {
+        cb_[c] = Buffer<T>(dev_, shape_.size, Category::Materials);
+        if (p.lossy)
+            ca_[c] = Buffer<T>(dev_, shape_.size, Category::Materials);
+        if (p.magnetic)
+            db_[c] = Buffer<T>(dev_, shape_.size, Category::Materials);
+    }
+    if (!filled_)
+        return; // fill() writes them
+    device::HostFill hf(dev_);
+    fillMaterials(box_, hf, kPerCell);
+    hf.commit();
+}
+
+template <class T> T Tile<T>::coefficient(int comp, std::int64_t offset) const {
+    const Plan& p = *plan_;
+    if (comp >= 3 && !p.magnetic)
+        return dbScalar_;
+    const int c = comp % 3;
+    T v = 0;
+    if (!indexed_) {
+        const Buffer<T>& b = comp < 3 ? cb_[std::size_t(c)] : db_[std::size_t(c)];
+        dev_.copy(&v, b.data() + offset, std::int64_t(sizeof(T)));
+        return v;
+    }
+    kernels::MaterialIndex e = 0;
+    dev_.copy(&e, idx_.data() + offset, std::int64_t(sizeof(e)));
+    const Buffer<T>& t = comp < 3 ? tabCb_[std::size_t(c)] : tabDb_[std::size_t(c)];
+    dev_.copy(&v, t.data() + e, std::int64_t(sizeof(T)));
+    return v;
 }
 
 template <class T> void Tile<T>::resetState() {
@@ -308,8 +515,22 @@ template <class T> void Tile<T>::fill() {
     const double dt = p.dt;
     // Every constant is written on the host (on GPUs into host mirrors, copied to the device once, below).
     device::HostFill hf(dev_);
-    fillMaterials(box_, hf);
-    disp_->fill(hf, cb_, ca_); // dispersive cells: the pole currents' implicit part in Ca, Cb
+    fillMaterials(box_, hf, kPerCell | kIndex | kDesignTable);
+    if (indexed_) // the deduplicated entries; the design cells' follow, written above
+        for (std::size_t c = 0; c < 3; ++c) {
+            T* tcb = hf(tabCb_[c]);
+            T* tca = hf(tabCa_[c]);
+            T* tdb = hf(tabDb_[c]);
+            for (std::size_t e = 0; e < table_.size(); ++e) {
+                tcb[e] = table_[e][c].cb;
+                if (tca)
+                    tca[e] = table_[e][c].ca;
+                if (tdb)
+                    tdb[e] = table_[e][c].db;
+            }
+        }
+    else
+        disp_->fill(hf, cb_, ca_); // dispersive cells: the pole currents' implicit part in Ca, Cb
     // ---- CPML grading ----
     for (auto& sl : slabs_) {
         const int a = sl->slab.axis;
@@ -341,22 +562,28 @@ template <class T> void Tile<T>::fill() {
     // ---- injections: coefficient of the cell times amplitude ----
     for (auto& ti : injections_) {
         const int comp = ti->inj->comp;
-        const T* cbc = comp < 3 ? hf(cb_[comp]) : nullptr;
-        const T* dbc = comp >= 3 && p.magnetic ? hf(db_[comp - 3]) : nullptr;
+        const std::size_t c = std::size_t(comp % 3);
+        const bool fromTable = indexed_ && (comp < 3 || p.magnetic);
+        const kernels::MaterialIndex* ix = fromTable ? hf(idx_) : nullptr;
+        const T* cbc = comp < 3 ? hf(fromTable ? tabCb_[c] : cb_[c]) : nullptr;
+        const T* dbc = comp >= 3 && p.magnetic ? hf(fromTable ? tabDb_[c] : db_[c]) : nullptr;
         std::int64_t* offset = hf(ti->offset);
         T* coefs = hf(ti->coef);
         for (std::size_t e = 0; e < ti->hostCells.size(); ++e) {
+            const std::int64_t at = ti->hostOffsets[e] + shape_.origin;
+            const std::int64_t q = ix ? std::int64_t(ix[at]) : at; // the table entry, or the cell
             double coef;
             if (comp < 3) {
-                coef = double(cbc[ti->hostOffsets[e] + shape_.origin]);
+                coef = double(cbc[q]);
             } else {
-                coef = p.magnetic ? double(dbc[ti->hostOffsets[e] + shape_.origin]) : dt;
+                coef = p.magnetic ? double(dbc[q]) : dt;
             }
             offset[e] = ti->hostOffsets[e] + shape_.origin;
             coefs[e] = T(coef * ti->hostAmp[e]);
         }
     }
     hf.commit();
+    filled_ = true;
 }
 
 template <class T> void Tile<T>::updateH(FieldSet& s, const Box& b) {
@@ -364,27 +591,35 @@ template <class T> void Tile<T>::updateH(FieldSet& s, const Box& b) {
     View<T> f[6];
     for (int c = 0; c < 6; ++c)
         f[c] = view(s, c);
-    if (p.magnetic) {
-        kernels::UpdateH<T, true> k{f[3], f[4], f[5], f[0], f[1], f[2], db(0), db(1), db(2), dbScalar_};
-        launch(dev_, b, threads_, k);
-    } else {
-        kernels::UpdateH<T, false> k{f[3], f[4], f[5], f[0], f[1], f[2], {}, {}, {}, dbScalar_};
-        launch(dev_, b, threads_, k);
-    }
+    withCoefs([&](const auto& m) {
+        using C = std::decay_t<decltype(m.db[0])>;
+        if (p.magnetic) {
+            kernels::UpdateH<T, true, C> k{f[3], f[4],    f[5],    f[0],    f[1],
+                                           f[2], m.db[0], m.db[1], m.db[2], dbScalar_};
+            launch(dev_, b, threads_, k);
+        } else {
+            kernels::UpdateH<T, false, C> k{f[3], f[4], f[5], f[0], f[1], f[2], {}, {}, {}, dbScalar_};
+            launch(dev_, b, threads_, k);
+        }
+    });
 }
 
 template <class T> void Tile<T>::updateE(FieldSet& s, const Box& b, bool withCa) {
     View<T> f[6];
     for (int c = 0; c < 6; ++c)
         f[c] = view(s, c);
-    if (withCa && plan_->lossy) {
-        kernels::UpdateE<T, true> k{f[0],  f[1],  f[2],  f[3],  f[4],  f[5],
-                                    cb(0), cb(1), cb(2), ca(0), ca(1), ca(2)};
-        launch(dev_, b, threads_, k);
-    } else {
-        kernels::UpdateE<T, false> k{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), {}, {}, {}};
-        launch(dev_, b, threads_, k);
-    }
+    withCoefs([&](const auto& m) {
+        using C = std::decay_t<decltype(m.cb[0])>;
+        if (withCa && plan_->lossy) {
+            kernels::UpdateE<T, true, C> k{f[0],    f[1],    f[2],    f[3],    f[4],    f[5],
+                                           m.cb[0], m.cb[1], m.cb[2], m.ca[0], m.ca[1], m.ca[2]};
+            launch(dev_, b, threads_, k);
+        } else {
+            kernels::UpdateE<T, false, C> k{f[0],    f[1],    f[2],    f[3], f[4], f[5],
+                                            m.cb[0], m.cb[1], m.cb[2], {},   {},   {}};
+            launch(dev_, b, threads_, k);
+        }
+    });
 }
 
 namespace {
@@ -442,89 +677,92 @@ template <class T> void Tile<T>::updateEWithPml(const Box& b) {
     View<T> f[6];
     for (int c = 0; c < 6; ++c)
         f[c] = field(c);
-    auto build = [&](auto axisTag, Slab& sl) {
-        constexpr int A = decltype(axisTag)::value;
-        constexpr int p1 = (A + 1) % 3, p2 = (A + 2) % 3;
-        return kernels::CpmlE<T, A>{f[p1],
-                                    f[p2],
-                                    f[3 + p2],
-                                    f[3 + p1],
-                                    cb(p1),
-                                    cb(p2),
-                                    sl.psiE[0].data(),
-                                    sl.psiE[1].data(),
-                                    slabIndex(sl.local),
-                                    {sl.profE[0].data(), sl.profE[1].data(), sl.profE[2].data()},
-                                    sl.profLo};
-    };
-    if (disp_->folded()) {
-        // CPU: the pole currents and advance of each row chunk right after its E update (and CPML),
-        // while E is in cache; where Ca is 1 but at listed cells, chunks without poles skip Ca.
-        const std::vector<kernels::PoleFoldList<T>> lists =
-            disp_->foldLists({fwd_.f[0].data(), fwd_.f[1].data(), fwd_.f[2].data()},
-                             {cb_[0].data(), cb_[1].data(), cb_[2].data()});
-        const int nl = int(lists.size());
-        const T pdt = disp_->dt();
-        auto fold = [&](int j, int k, int i0, int i1, const auto& update) {
-            thread_local std::vector<std::int64_t> cursor;
-            cursor.resize(std::size_t(2 * nl));
-            kernels::poleFoldRow(lists.data(), nl, pdt, shape_.offset(0, j, k), i0, i1, cursor.data(),
-                                 update);
+    withCoefs([&](const auto& m) {
+        using C = std::decay_t<decltype(m.cb[0])>;
+        auto build = [&](auto axisTag, Slab& sl) {
+            constexpr int A = decltype(axisTag)::value;
+            constexpr int p1 = (A + 1) % 3, p2 = (A + 2) % 3;
+            return kernels::CpmlE<T, A, C>{f[p1],
+                                           f[p2],
+                                           f[3 + p2],
+                                           f[3 + p1],
+                                           m.cb[p1],
+                                           m.cb[p2],
+                                           sl.psiE[0].data(),
+                                           sl.psiE[1].data(),
+                                           slabIndex(sl.local),
+                                           {sl.profE[0].data(), sl.profE[1].data(), sl.profE[2].data()},
+                                           sl.profLo};
         };
-        const kernels::UpdateE<T, true> lossy{f[0],  f[1],  f[2],  f[3],  f[4],  f[5],
-                                              cb(0), cb(1), cb(2), ca(0), ca(1), ca(2)};
-        if (disp_->caOnlyAtPoles())
-            sweepWithSlabs(dev_, b, threads_, lossy, slabs_, build,
-                           kernels::UpdateE<T, false>{
-                               f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), {}, {}, {}},
-                           fold);
+        const kernels::UpdateE<T, true, C> lossy{f[0],    f[1],    f[2],    f[3],    f[4],    f[5],
+                                                 m.cb[0], m.cb[1], m.cb[2], m.ca[0], m.ca[1], m.ca[2]};
+        const kernels::UpdateE<T, false, C> plain{f[0],    f[1],    f[2],    f[3], f[4], f[5],
+                                                  m.cb[0], m.cb[1], m.cb[2], {},   {},   {}};
+        if constexpr (std::is_same_v<C, View<const T>>) { // dispersive scenes keep per-cell arrays
+            if (disp_->folded()) {
+                // CPU: the pole currents and advance of each row chunk right after its E update (and
+                // CPML), while E is in cache; where Ca is 1 but at listed cells, chunks without poles
+                // skip Ca.
+                const std::vector<kernels::PoleFoldList<T>> lists =
+                    disp_->foldLists({fwd_.f[0].data(), fwd_.f[1].data(), fwd_.f[2].data()},
+                                     {cb_[0].data(), cb_[1].data(), cb_[2].data()});
+                const int nl = int(lists.size());
+                const T pdt = disp_->dt();
+                auto fold = [&](int j, int k, int i0, int i1, const auto& update) {
+                    thread_local std::vector<std::int64_t> cursor;
+                    cursor.resize(std::size_t(2 * nl));
+                    kernels::poleFoldRow(lists.data(), nl, pdt, shape_.offset(0, j, k), i0, i1, cursor.data(),
+                                         update);
+                };
+                if (disp_->caOnlyAtPoles())
+                    sweepWithSlabs(dev_, b, threads_, lossy, slabs_, build, plain, fold);
+                else
+                    sweepWithSlabs(dev_, b, threads_, lossy, slabs_, build, nullptr, fold);
+                return;
+            }
+        }
+        if (plan_->lossy)
+            sweepWithSlabs(dev_, b, threads_, lossy, slabs_, build);
         else
-            sweepWithSlabs(dev_, b, threads_, lossy, slabs_, build, nullptr, fold);
-        return;
-    }
-    if (plan_->lossy)
-        sweepWithSlabs(dev_, b, threads_,
-                       kernels::UpdateE<T, true>{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2),
-                                                 ca(0), ca(1), ca(2)},
-                       slabs_, build);
-    else
-        sweepWithSlabs(
-            dev_, b, threads_,
-            kernels::UpdateE<T, false>{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), {}, {}, {}},
-            slabs_, build);
+            sweepWithSlabs(dev_, b, threads_, plain, slabs_, build);
+    });
 }
 
 template <class T> void Tile<T>::updateHWithPml(const Box& b) {
     View<T> f[6];
     for (int c = 0; c < 6; ++c)
         f[c] = field(c);
-    auto run = [&](auto magTag) {
-        constexpr bool M = decltype(magTag)::value;
-        auto build = [&](auto axisTag, Slab& sl) {
-            constexpr int A = decltype(axisTag)::value;
-            constexpr int q1 = (A + 1) % 3, q2 = (A + 2) % 3;
-            return kernels::CpmlH<T, A, M>{f[3 + q1],
-                                           f[3 + q2],
-                                           f[q2],
-                                           f[q1],
-                                           db(q1),
-                                           db(q2),
-                                           dbScalar_,
-                                           sl.psiH[0].data(),
-                                           sl.psiH[1].data(),
-                                           slabIndex(sl.local),
-                                           {sl.profH[0].data(), sl.profH[1].data(), sl.profH[2].data()},
-                                           sl.profLo};
+    withCoefs([&](const auto& m) {
+        using C = std::decay_t<decltype(m.db[0])>;
+        auto run = [&](auto magTag) {
+            constexpr bool M = decltype(magTag)::value;
+            auto build = [&](auto axisTag, Slab& sl) {
+                constexpr int A = decltype(axisTag)::value;
+                constexpr int q1 = (A + 1) % 3, q2 = (A + 2) % 3;
+                return kernels::CpmlH<T, A, M, C>{
+                    f[3 + q1],
+                    f[3 + q2],
+                    f[q2],
+                    f[q1],
+                    m.db[q1],
+                    m.db[q2],
+                    dbScalar_,
+                    sl.psiH[0].data(),
+                    sl.psiH[1].data(),
+                    slabIndex(sl.local),
+                    {sl.profH[0].data(), sl.profH[1].data(), sl.profH[2].data()},
+                    sl.profLo};
+            };
+            sweepWithSlabs(dev_, b, threads_,
+                           kernels::UpdateH<T, M, C>{f[3], f[4], f[5], f[0], f[1], f[2], m.db[0], m.db[1],
+                                                     m.db[2], dbScalar_},
+                           slabs_, build);
         };
-        sweepWithSlabs(
-            dev_, b, threads_,
-            kernels::UpdateH<T, M>{f[3], f[4], f[5], f[0], f[1], f[2], db(0), db(1), db(2), dbScalar_},
-            slabs_, build);
-    };
-    if (plan_->magnetic)
-        run(std::true_type{});
-    else
-        run(std::false_type{});
+        if (plan_->magnetic)
+            run(std::true_type{});
+        else
+            run(std::false_type{});
+    });
 }
 
 template <class T> void Tile<T>::inject(int fieldGroup, double t, double sign) {

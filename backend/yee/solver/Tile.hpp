@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "yee/comm/Communicator.hpp"
@@ -15,6 +16,7 @@
 #include "yee/device/Device.hpp"
 #include "yee/device/FieldTransfer.hpp"
 #include "yee/device/HostFill.hpp"
+#include "yee/kernels/Coef.hpp"
 #include "yee/solver/Dispersion.hpp"
 #include "yee/solver/Plan.hpp"
 #include "yee/solver/TileState.hpp"
@@ -81,11 +83,57 @@ public:
     FieldSet& forward() { return fwd_; }
 
     // ---- building blocks shared by the forward step, the reconstruction and the adjoint ----
-    /// Cb (c = 0..2) and, when the scene is lossy, Ca; Db when magnetic (else the scalar).
+    /// The update coefficients of the three components as the kernels read them, through one accessor
+    /// kind C (kernels/Coef.hpp): Cb, and Ca when the scene is lossy, Db when it is magnetic.
+    template <class C> struct Coefs { std::array<C, 3> cb, ca, db; };
+    /// True when the tile stores one material index per cell (2 bytes) selecting an entry of small
+    /// tables of (Cb, Ca, Db) of the three components: the tables hold the values per-cell arrays would
+    /// (the cells' coefficients deduplicated by bit pattern; every cell of a design region has an entry
+    /// of its own, rewritten by refillDesigns()). False when the tile keeps per-cell arrays instead: the
+    /// distinct coefficient sets and design cells overflow the index (Plan::materialTableLimit), the
+    /// scene has dispersive materials (the pole kernels read Cb per cell), or the plan asks for them
+    /// (gradient runs: the adjoint and the time reversal read them). Decided at construction from the
+    /// rasterised coefficients, so a dry run (the memory estimate) counts what a run allocates. Either
+    /// way the ledger category is `materials`.
+    bool indexed() const { return indexed_; }
+    /// Entries of the tables (each component's Cb, Ca, Db table has as many; 0 when not indexed()).
+    std::int64_t tableEntries() const { return indexed_ ? tabCb_[0].size() : 0; }
+    /// Calls f(const Coefs<C>&) with this tile's coefficients, C = kernels::TableCoef<T> on indexed()
+    /// tiles, View<const T> (the per-cell arrays) otherwise; returns what f returns.
+    template <class F> decltype(auto) withCoefs(F&& f) const {
+        if (indexed_) {
+            Coefs<kernels::TableCoef<T>> k;
+            for (std::size_t c = 0; c < 3; ++c) {
+                const kernels::MaterialIndex* ix = idx_.data() ? idx_.data() + shape_.origin : nullptr;
+                k.cb[c] = {ix, tabCb_[c].data(), shape_.sy, shape_.sz};
+                k.ca[c] = {ix, tabCa_[c].data(), shape_.sy, shape_.sz};
+                k.db[c] = {ix, tabDb_[c].data(), shape_.sy, shape_.sz};
+            }
+            return f(k);
+        }
+        Coefs<View<const T>> k;
+        for (int c = 0; c < 3; ++c) {
+            k.cb[std::size_t(c)] = cb(c);
+            k.ca[std::size_t(c)] = ca(c);
+            k.db[std::size_t(c)] = db(c);
+        }
+        return f(k);
+    }
+    /// True when the per-cell arrays cb(), ca(), db() exist (not indexed(), or after
+    /// requirePerCellCoefficients()).
+    bool perCell() const { return cb_[0].allocated(); }
+    /// Allocate the per-cell arrays on an indexed() tile (for readers that need them) and, when the tile
+    /// is filled, fill them with the same values; a no-op when they exist. Throws what allocation throws.
+    void requirePerCellCoefficients();
+    /// Per-cell Cb (c = 0..2) and, when the scene is lossy, Ca; Db when magnetic (else the scalar).
+    /// Valid when perCell().
     View<T> cb(int c) const { return View<T>(cb_[c].data(), shape_); }
     View<T> ca(int c) const { return View<T>(ca_[c].data(), shape_); }
     View<T> db(int c) const { return View<T>(db_[c].data(), shape_); }
     T dbScalar() const { return dbScalar_; }
+    /// The coefficient of component comp (0..2: Cb, 3..5: Db, or the scalar when not magnetic) at
+    /// element `offset` of the halo-padded arrays, read from the device (waits for it). After fill().
+    T coefficient(int comp, std::int64_t offset) const;
     /// H-type update of `s` (slots 3..5 -= Db curl slots 0..2) on box b.
     void updateH(FieldSet& s, const Box& b);
     /// E-type update of `s` (slots 0..2 = [Ca] slots 0..2 + Cb curl slots 3..5) on box b.
@@ -162,8 +210,32 @@ private:
         std::vector<Index3> hostCells;
     };
 
-    /// Cb, Ca, Db of the cells of `g` (global cells inside box()) from the rasteriser, written through `hf`.
-    void fillMaterials(const Box& g, device::HostFill& hf);
+    /// The coefficients of one location, as the update reads them (Ca is 0 when the scene is not lossy,
+    /// Db 0 when it is not magnetic).
+    struct CoefTuple {
+        T cb = 0, ca = 0, db = 0;
+    };
+    /// The coefficients of the three components of one cell: what one table entry holds.
+    using CellTuple = std::array<CoefTuple, 3>;
+    /// The table's lookup: bit pattern of a CellTuple -> its index.
+    using TupleKey = std::array<std::uint64_t, 9>;
+    struct TupleHash {
+        std::size_t operator()(const TupleKey& k) const;
+    };
+    static TupleKey keyOf(const CellTuple& t);
+    /// Coefficients of component c at global cells gi0 <= i < gi1 of row (gj, gk) into out[i - gi0][c].
+    void coefRow(int c, int gj, int gk, int gi0, int gi1, CellTuple* out) const;
+    /// First design region holding global cell g, or -1.
+    int designOf(const Index3& g) const;
+    /// Table slot of design cell g of design d (the entries after the deduplicated ones).
+    std::int64_t designSlot(int d, const Index3& g) const;
+    /// Decide indexed() from the rasterised coefficients and build the host tables (constructor).
+    void planMaterials();
+    /// What fillMaterials writes.
+    enum FillWhat : unsigned { kPerCell = 1, kIndex = 2, kDesignTable = 4 };
+    /// Cb, Ca, Db of the cells of `g` (global cells inside box()) from the rasteriser, written through
+    /// `hf`: the per-cell arrays (where they exist), the material index, the design cells' table entries.
+    void fillMaterials(const Box& g, device::HostFill& hf, unsigned what);
     /// Host threads of the fill: the device's on CPU devices, a share of the host's for a GPU tile.
     int fillThreads() const;
     /// fn(value&) for every cell of the regions, in download order (CPU devices).
@@ -182,8 +254,15 @@ private:
     ArrayShape shape_;
     int threads_ = 1;
     FieldSet fwd_;
-    std::array<device::Buffer<T>, 3> cb_, ca_, db_;
+    std::array<device::Buffer<T>, 3> cb_, ca_, db_; ///< per-cell arrays (perCell())
     T dbScalar_ = 0;
+    bool indexed_ = false, filled_ = false;
+    device::Buffer<kernels::MaterialIndex> idx_;             ///< indexed(): one per cell
+    std::array<device::Buffer<T>, 3> tabCb_, tabCa_, tabDb_; ///< indexed(): per component
+    std::vector<CellTuple> table_;                           ///< the deduplicated entries (host)
+    std::unordered_map<TupleKey, kernels::MaterialIndex, TupleHash> lookup_;
+    std::vector<std::int64_t> designStart_; ///< per design: its first slot after the deduplicated entries
+    std::vector<Box> designBox_;            ///< per design: its cells on this tile (global)
     std::vector<std::unique_ptr<Slab>> slabs_;
     std::vector<std::unique_ptr<TileInjection>> injections_;
     std::unique_ptr<Dispersion<T>> disp_;
