@@ -11,8 +11,10 @@
 #include "yee/kernels/Halo.hpp"
 #include "yee/kernels/Launch.hpp"
 #include "yee/kernels/Points.hpp"
+#include "yee/kernels/Wavefront.hpp"
 #include "yee/kernels/Yee.hpp"
 #include "yee/scene/Rasterizer.hpp"
+#include "yee/solver/Wavefront.hpp"
 
 namespace yee::solver {
 
@@ -104,6 +106,7 @@ Tile<T>::Tile(std::shared_ptr<const Plan> plan, int index, device::Device& dev)
         }
     finiteCheck_ = device::FiniteCheck(dev);
     disp_ = std::make_unique<Dispersion<T>>(p, box_, shape_, dev, state_); // pole currents (Dynamics)
+    setupWavefront();
 }
 
 template <class T> std::int64_t Tile<T>::regionCells(const std::vector<Region>& rs) {
@@ -399,9 +402,12 @@ kernels::SlabIndex slabIndex(const Box& L) {
 /// row goes through fold(j, k, i0, i1, update), which calls update(c0, c1, poles) for its chunks:
 /// `main` (or `plain`, the Ca-free update, where `poles` is false and `plain` is given) and the slab
 /// corrections over [c0, c1), the same operations per cell as the row-fused sweep.
+/// With a `sink` (CPU devices, the fused H-then-E pass of Tile::stepFused) nothing runs over b: the row
+/// is handed to the sink, which runs it for the rows it chooses.
 template <class Main, class Slabs, class Build, class Plain = std::nullptr_t, class Fold = std::nullptr_t>
-void sweepWithSlabs(device::Device& dev, const Box& b, int threads, const Main& main, const Slabs& slabs,
-                    Build&& build, const Plain& plain = nullptr, const Fold& fold = nullptr) {
+void sweepWithSlabs(device::Device& dev, const Box& b, int threads, const kernels::RowSink* sink,
+                    const Main& main, const Slabs& slabs, Build&& build, const Plain& plain = nullptr,
+                    const Fold& fold = nullptr) {
     using A0 = std::integral_constant<int, 0>;
     using A1 = std::integral_constant<int, 1>;
     using A2 = std::integral_constant<int, 2>;
@@ -417,9 +423,16 @@ void sweepWithSlabs(device::Device& dev, const Box& b, int threads, const Main& 
             s2.push_back({sl->local, build(A2{}, *sl)});
     }
     if constexpr (std::is_same_v<Fold, std::nullptr_t>) {
+        if (sink) {
+            const auto row = [&](int j, int k, int i0, int i1) {
+                device::slabRow(main, s0, s1, s2, j, k, i0, i1);
+            };
+            (*sink)(kernels::RowRef::of(row));
+            return;
+        }
         device::launchWithSlabs(dev, b, threads, main, s0, s1, s2);
     } else {
-        kernels::forEachRow(b, threads, [&](int j, int k, int i0, int i1) {
+        const auto row = [&](int j, int k, int i0, int i1) {
             fold(j, k, i0, i1, [&](int c0, int c1, bool poles) {
                 if constexpr (!std::is_same_v<Plain, std::nullptr_t>) {
                     if (!poles)
@@ -433,12 +446,16 @@ void sweepWithSlabs(device::Device& dev, const Box& b, int threads, const Main& 
                 device::detail::rowSlabs(s1, j, k, c0, c1);
                 device::detail::rowSlabs(s2, j, k, c0, c1);
             });
-        });
+        };
+        if (sink)
+            (*sink)(kernels::RowRef::of(row));
+        else
+            kernels::forEachRow(b, threads, row);
     }
 }
 } // namespace
 
-template <class T> void Tile<T>::updateEWithPml(const Box& b) {
+template <class T> void Tile<T>::updateEWithPml(const Box& b, const kernels::RowSink* sink) {
     View<T> f[6];
     for (int c = 0; c < 6; ++c)
         f[c] = field(c);
@@ -474,27 +491,27 @@ template <class T> void Tile<T>::updateEWithPml(const Box& b) {
         const kernels::UpdateE<T, true> lossy{f[0],  f[1],  f[2],  f[3],  f[4],  f[5],
                                               cb(0), cb(1), cb(2), ca(0), ca(1), ca(2)};
         if (disp_->caOnlyAtPoles())
-            sweepWithSlabs(dev_, b, threads_, lossy, slabs_, build,
+            sweepWithSlabs(dev_, b, threads_, sink, lossy, slabs_, build,
                            kernels::UpdateE<T, false>{
                                f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), {}, {}, {}},
                            fold);
         else
-            sweepWithSlabs(dev_, b, threads_, lossy, slabs_, build, nullptr, fold);
+            sweepWithSlabs(dev_, b, threads_, sink, lossy, slabs_, build, nullptr, fold);
         return;
     }
     if (plan_->lossy)
-        sweepWithSlabs(dev_, b, threads_,
+        sweepWithSlabs(dev_, b, threads_, sink,
                        kernels::UpdateE<T, true>{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2),
                                                  ca(0), ca(1), ca(2)},
                        slabs_, build);
     else
         sweepWithSlabs(
-            dev_, b, threads_,
+            dev_, b, threads_, sink,
             kernels::UpdateE<T, false>{f[0], f[1], f[2], f[3], f[4], f[5], cb(0), cb(1), cb(2), {}, {}, {}},
             slabs_, build);
 }
 
-template <class T> void Tile<T>::updateHWithPml(const Box& b) {
+template <class T> void Tile<T>::updateHWithPml(const Box& b, const kernels::RowSink* sink) {
     View<T> f[6];
     for (int c = 0; c < 6; ++c)
         f[c] = field(c);
@@ -517,7 +534,7 @@ template <class T> void Tile<T>::updateHWithPml(const Box& b) {
                                            sl.profLo};
         };
         sweepWithSlabs(
-            dev_, b, threads_,
+            dev_, b, threads_, sink,
             kernels::UpdateH<T, M>{f[3], f[4], f[5], f[0], f[1], f[2], db(0), db(1), db(2), dbScalar_},
             slabs_, build);
     };
@@ -567,6 +584,12 @@ template <class T> void Tile<T>::unpack(FieldSet& s, int fieldGroup) {
 }
 
 template <class T> void Tile<T>::step(int n, comm::Communicator& comm, bool overlap, comm::Phase phase) {
+    if (wavefront_ && !dev_.staged()) {
+        stepFused(n, comm, overlap, phase); // TileWavefront.cpp
+        return;
+    }
+    if (!dev_.staged())
+        Wavefront::count(0, 0, 2 * box_.cells());
     const double dt = plan_->dt;
     // ---- H^{n-1/2} -> H^{n+1/2}: curl of E^n; the high E halo arrives from the previous step ----
     if (overlap) {

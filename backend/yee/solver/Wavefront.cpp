@@ -1,0 +1,38 @@
+#include "yee/solver/Wavefront.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+namespace yee::solver {
+
+namespace {
+std::atomic<std::int64_t> gFused{0}, gSwept{0}, gTwoSweep{0};
+} // namespace
+
+bool Wavefront::enabledByEnvironment() {
+    const char* v = std::getenv("YEE_WAVEFRONT");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+}
+
+WavefrontCounts Wavefront::counts() {
+    return {gFused.load(std::memory_order_relaxed), gSwept.load(std::memory_order_relaxed),
+            gTwoSweep.load(std::memory_order_relaxed)};
+}
+
+void Wavefront::resetCounts() {
+    gFused.store(0, std::memory_order_relaxed);
+    gSwept.store(0, std::memory_order_relaxed);
+    gTwoSweep.store(0, std::memory_order_relaxed);
+}
+
+void Wavefront::count(std::int64_t fused, std::int64_t swept, std::int64_t twoSweep) {
+    if (fused)
+        gFused.fetch_add(fused, std::memory_order_relaxed);
+    if (swept)
+        gSwept.fetch_add(swept, std::memory_order_relaxed);
+    if (twoSweep)
+        gTwoSweep.fetch_add(twoSweep, std::memory_order_relaxed);
+}
+
+} // namespace yee::solver
