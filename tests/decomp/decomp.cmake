@@ -1,1 +1,3 @@
 yee_add_test(NAME decomposition SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_decomposition.cpp LABELS decomp TIMEOUT 900)
+# The fused H-then-E pass of CPU devices against the two-sweep step, bit for bit (issue 17).
+yee_add_test(NAME wavefront SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_wavefront.cpp LABELS decomp TIMEOUT 900)

@@ -56,22 +56,23 @@ struct RowSink {
 
 /// How many slabs the planes [0, planes) are cut into on `threads` threads: one on one thread; else
 /// about four per thread (a thread taken off its core by another job holds at most a quarter of its
-/// share), each at least kMinSlabPlanes planes thick, so the extra plane per slab stays a few percent.
-inline int wavefrontSlabs(int planes, int threads) {
-    constexpr int kMinSlabPlanes = 8;
+/// share), each at least `minPlanes` (>= 1) planes thick, so that the extra plane per slab stays a few
+/// percent.
+inline int wavefrontSlabs(int planes, int threads, int minPlanes) {
     if (threads <= 1)
         return 1;
-    return std::max(1, std::min(4 * threads, planes / kMinSlabPlanes));
+    return std::max(1, std::min(4 * threads, planes / std::max(1, minPlanes)));
 }
 
 /// The fused pass: hRow(j, k, bh.lo[0], bh.hi[0]) for every row of `bh` and eRow(j, k, be.lo[0],
-/// be.hi[0]) for every row of `be`, on `threads` threads of the calling thread's worker pool, ordered as
-/// the file comment says. Requires the rows (j, k) of `be` to be rows of `bh` and the x range of `be`
-/// to lie in that of `bh`; the E update of a cell of `be` may read H only of cells of `bh` or of cells no
-/// H update of this pass writes, and the H update of a cell of `bh` may read E only of cells of `be` or
-/// of cells no E update of this pass writes (the two sweeps' box pairs of Tile::step satisfy this).
+/// be.hi[0]) for every row of `be`, on `threads` threads of the calling thread's worker pool in slabs
+/// of at least `minPlanes` planes (wavefrontSlabs), ordered as the file comment says. Requires the rows (j,
+/// k) of `be` to be rows of `bh` and the x range of `be` to lie in that of `bh`; the E update of a cell of
+/// `be` may read H only of cells of `bh` or of cells no H update of this pass writes, and the H update of a
+/// cell of `bh` may read E only of cells of `be` or of cells no E update of this pass writes (the two sweeps'
+/// box pairs of Tile::step satisfy this).
 template <class H, class E>
-void wavefrontRows(const Box& bh, const Box& be, int threads, const H& hRow, const E& eRow) {
+void wavefrontRows(const Box& bh, const Box& be, int threads, int minPlanes, const H& hRow, const E& eRow) {
     if (bh.empty())
         return;
     struct Ctx {
@@ -93,7 +94,7 @@ void wavefrontRows(const Box& bh, const Box& be, int threads, const H& hRow, con
         }
     };
     Ctx c{&hRow, &eRow, bh, be, bh.lo[2], bh.extent(2), 1, !be.empty()};
-    c.slabs = wavefrontSlabs(c.planes, threads);
+    c.slabs = wavefrontSlabs(c.planes, threads, minPlanes);
     if (c.slabs == 1) {
         for (int k = bh.lo[2]; k < bh.hi[2]; ++k)
             c.plane(k, true);

@@ -15,6 +15,14 @@ bool Wavefront::enabledByEnvironment() {
     return v == nullptr || std::strcmp(v, "0") != 0;
 }
 
+int Wavefront::slabPlanes() {
+    const char* v = std::getenv("YEE_WAVEFRONT_SLAB_PLANES");
+    if (v == nullptr)
+        return 8;
+    const long n = std::strtol(v, nullptr, 10);
+    return n > 0 && n < 1000000 ? int(n) : 8;
+}
+
 WavefrontCounts Wavefront::counts() {
     return {gFused.load(std::memory_order_relaxed), gSwept.load(std::memory_order_relaxed),
             gTwoSweep.load(std::memory_order_relaxed)};

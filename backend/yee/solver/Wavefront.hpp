@@ -4,7 +4,7 @@
 /// kernels/Wavefront.hpp). The pass is on by default on every non-staged device; `YEE_WAVEFRONT=0` in
 /// the environment, read when a tile is built, turns it off (the two-sweep step: A/B benches and the
 /// bit-identity test). Staged devices (GPUs, CPU devices emulating their data paths) always take the
-/// two-sweep step.
+/// two-sweep step. `YEE_WAVEFRONT_SLAB_PLANES=N` sets the fewest planes per thread slab.
 #include <cstdint>
 
 namespace yee::solver {
@@ -22,6 +22,9 @@ class Wavefront {
 public:
     /// Whether the fused pass is allowed by the environment (YEE_WAVEFRONT unset, or not "0").
     static bool enabledByEnvironment();
+    /// The fewest planes per thread slab of the fused pass (kernels::wavefrontSlabs): 8, or
+    /// YEE_WAVEFRONT_SLAB_PLANES when it is a positive integer (tests force thin slabs with it).
+    static int slabPlanes();
     /// The counts so far.
     static WavefrontCounts counts();
     /// Zero the counts.
