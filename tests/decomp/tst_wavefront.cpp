@@ -3,7 +3,8 @@
 /// corrections on both field sides), and a box with a mode source on a waveguide, a dispersive slab
 /// holding a dipole (its cell is left out of the pole fold), a lossy block and a magnetic rod; on 1, 2x1x1
 /// and 1x2x3 tiles, float and double, overlap on and off, two threads per device and thin thread slabs
-/// (YEE_WAVEFRONT_SLAB_PLANES=2), so every slab join, cut face and injection row is exercised. The
+/// (YEE_WAVEFRONT_SLAB_PLANES=2) and column blocks of 5 rows (YEE_WAVEFRONT_BLOCK_ROWS=5), so every slab
+/// join, block boundary, cut face and injection row is exercised. The
 /// detectors include a full-volume phasor of all six components: any differing bit of any cell at any
 /// step shows. The pass' counters say which path ran.
 #include <QtTest>
@@ -101,6 +102,7 @@ run::RunResult runWith(const scene::Scene& s, bool fused, std::array<int, 3> til
                        bool overlap, solver::WavefrontCounts& counts) {
     qputenv("YEE_WAVEFRONT", fused ? "1" : "0");
     qputenv("YEE_WAVEFRONT_SLAB_PLANES", "2");
+    qputenv("YEE_WAVEFRONT_BLOCK_ROWS", "5");
     run::RunOptions o = run::RunOptions::fromScene(s);
     o.precision = p;
     o.tiles = tiles;
@@ -112,6 +114,7 @@ run::RunResult runWith(const scene::Scene& s, bool fused, std::array<int, 3> til
     counts = solver::Wavefront::counts();
     qunsetenv("YEE_WAVEFRONT");
     qunsetenv("YEE_WAVEFRONT_SLAB_PLANES");
+    qunsetenv("YEE_WAVEFRONT_BLOCK_ROWS");
     return r;
 }
 

@@ -17,6 +17,13 @@
 /// read as E^n; those first planes' E updates run after all slabs have finished (the one join of the
 /// pass). A slab's own H of its last plane reads E^n of the next slab's first plane, which nobody
 /// updates before the join. One extra plane of E traffic per slab is the price.
+///
+/// Column blocks: within a slab the rows go in blocks of `blockRows` consecutive j, each block through
+/// all the slab's planes before the next block starts, so the H of row (j, k - 1) that E of row (j, k)
+/// reads was written one block-plane earlier (blockRows rows of every array) rather than one whole
+/// plane earlier, and stays in the core's cache for planes of any size. Exact for the same reason: H of
+/// a block's last row reads E^n of the next block's first row, which that block updates only later; E of
+/// a block's first row reads H of the previous block's last row, which that block has finished.
 /// This header stays C++17-clean.
 #include <algorithm>
 #include <cstdint>
@@ -66,38 +73,47 @@ inline int wavefrontSlabs(int planes, int threads, int minPlanes) {
 
 /// The fused pass: hRow(j, k, bh.lo[0], bh.hi[0]) for every row of `bh` and eRow(j, k, be.lo[0],
 /// be.hi[0]) for every row of `be`, on `threads` threads of the calling thread's worker pool in slabs
-/// of at least `minPlanes` planes (wavefrontSlabs), ordered as the file comment says. Requires the rows (j,
+/// of at least `minPlanes` planes (wavefrontSlabs) and column blocks of `blockRows` rows (<= 0: whole
+/// planes), ordered as the file comment says. Requires the rows (j,
 /// k) of `be` to be rows of `bh` and the x range of `be` to lie in that of `bh`; the E update of a cell of
 /// `be` may read H only of cells of `bh` or of cells no H update of this pass writes, and the H update of a
 /// cell of `bh` may read E only of cells of `be` or of cells no E update of this pass writes (the two sweeps'
 /// box pairs of Tile::step satisfy this).
 template <class H, class E>
-void wavefrontRows(const Box& bh, const Box& be, int threads, int minPlanes, const H& hRow, const E& eRow) {
+void wavefrontRows(const Box& bh, const Box& be, int threads, int minPlanes, int blockRows, const H& hRow,
+                   const E& eRow) {
     if (bh.empty())
         return;
     struct Ctx {
         const H* h;
         const E* e;
         Box bh, be;
-        int k0, planes, slabs;
+        int k0, planes, slabs, block;
         bool anyE;
         int slabLo(std::int64_t s) const { return k0 + int(std::int64_t(planes) * s / slabs); }
         bool eRowOf(int j, int k) const {
             return anyE && j >= be.lo[1] && j < be.hi[1] && k >= be.lo[2] && k < be.hi[2];
         }
-        void plane(int k, bool withE) const {
-            for (int j = bh.lo[1]; j < bh.hi[1]; ++j) {
-                (*h)(j, k, bh.lo[0], bh.hi[0]);
-                if (withE && eRowOf(j, k))
-                    (*e)(j, k, be.lo[0], be.hi[0]);
+        /// Planes [lo, hi) block by block; `deferFirst`: no E update on plane lo.
+        void slab(int lo, int hi, bool deferFirst) const {
+            for (int j0 = bh.lo[1]; j0 < bh.hi[1]; j0 += block) {
+                const int j1 = std::min(bh.hi[1], j0 + block);
+                for (int k = lo; k < hi; ++k) {
+                    const bool withE = !(deferFirst && k == lo);
+                    for (int j = j0; j < j1; ++j) {
+                        (*h)(j, k, bh.lo[0], bh.hi[0]);
+                        if (withE && eRowOf(j, k))
+                            (*e)(j, k, be.lo[0], be.hi[0]);
+                    }
+                }
             }
         }
     };
-    Ctx c{&hRow, &eRow, bh, be, bh.lo[2], bh.extent(2), 1, !be.empty()};
+    Ctx c{&hRow,      &eRow, bh, be, bh.lo[2], bh.extent(2), 1, blockRows > 0 ? blockRows : bh.extent(1),
+          !be.empty()};
     c.slabs = wavefrontSlabs(c.planes, threads, minPlanes);
     if (c.slabs == 1) {
-        for (int k = bh.lo[2]; k < bh.hi[2]; ++k)
-            c.plane(k, true);
+        c.slab(bh.lo[2], bh.hi[2], false);
         return;
     }
     // Every slab, its first plane's E left out.
@@ -105,11 +121,8 @@ void wavefrontRows(const Box& bh, const Box& be, int threads, int minPlanes, con
         threads, c.slabs, 1,
         [](const void* p, std::int64_t s0, std::int64_t s1) {
             const Ctx& x = *static_cast<const Ctx*>(p);
-            for (std::int64_t s = s0; s < s1; ++s) {
-                const int lo = x.slabLo(s), hi = x.slabLo(s + 1);
-                for (int k = lo; k < hi; ++k)
-                    x.plane(k, s == 0 || k != lo);
-            }
+            for (std::int64_t s = s0; s < s1; ++s)
+                x.slab(x.slabLo(s), x.slabLo(s + 1), s > 0);
         },
         &c);
     // The join: the first planes' E of slabs 1.., now that every H update has read E^n.

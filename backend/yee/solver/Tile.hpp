@@ -204,6 +204,7 @@ private:
     TileState state_;
     bool wavefront_ = false;          ///< step() takes the fused pass (setupWavefront)
     int slabPlanes_ = 8;              ///< fewest planes per thread slab of the fused pass
+    int blockRows_ = 0;               ///< rows per column block of the fused pass (0: whole planes)
     Box fusedE_;                      ///< E box of the fused pass: coreE_ inside coreH_
     std::vector<Box> restHE_;         ///< the rest of coreE_ (its cells on the high cut faces)
     RowInjections<T> hInj_;           ///< H injections by row of coreH_, for the fused pass

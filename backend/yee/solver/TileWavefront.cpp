@@ -26,6 +26,7 @@ namespace yee::solver {
 template <class T> void Tile<T>::setupWavefront() {
     wavefront_ = !dev_.staged() && Wavefront::enabledByEnvironment();
     slabPlanes_ = Wavefront::slabPlanes();
+    blockRows_ = Wavefront::blockRows(std::int64_t(box_.extent(0)) * std::int64_t(sizeof(T)));
     fusedE_ = Box{};
     restHE_.clear();
     hInjIndex_.assign(injections_.size(), -1);
@@ -73,7 +74,7 @@ template <class T> void Tile<T>::stepFused(int n, comm::Communicator& comm, bool
                 h(j, k, i0, i1);
                 hInj_.applyRow(j, k);
             };
-            kernels::wavefrontRows(coreH_, fusedE_, threads_, slabPlanes_, hRow, eRow);
+            kernels::wavefrontRows(coreH_, fusedE_, threads_, slabPlanes_, blockRows_, hRow, eRow);
         };
         const kernels::RowSink sinkE = kernels::RowSink::of(withE);
         updateEWithPml(fusedE_, &sinkE);

@@ -1,5 +1,6 @@
 #include "yee/solver/Wavefront.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +22,17 @@ int Wavefront::slabPlanes() {
         return 8;
     const long n = std::strtol(v, nullptr, 10);
     return n > 0 && n < 1000000 ? int(n) : 8;
+}
+
+int Wavefront::blockRows(std::int64_t rowBytes) {
+    if (const char* v = std::getenv("YEE_WAVEFRONT_BLOCK_ROWS")) {
+        const long n = std::strtol(v, nullptr, 10);
+        if (n >= 0 && n < 1000000)
+            return int(n);
+    }
+    constexpr std::int64_t kBudget = std::int64_t(1) << 20, kArrays = 12;
+    const std::int64_t rows = kBudget / std::max<std::int64_t>(1, rowBytes * kArrays);
+    return int(std::clamp<std::int64_t>(rows, 8, 1 << 20));
 }
 
 WavefrontCounts Wavefront::counts() {

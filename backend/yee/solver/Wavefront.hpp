@@ -4,7 +4,8 @@
 /// kernels/Wavefront.hpp). The pass is on by default on every non-staged device; `YEE_WAVEFRONT=0` in
 /// the environment, read when a tile is built, turns it off (the two-sweep step: A/B benches and the
 /// bit-identity test). Staged devices (GPUs, CPU devices emulating their data paths) always take the
-/// two-sweep step. `YEE_WAVEFRONT_SLAB_PLANES=N` sets the fewest planes per thread slab.
+/// two-sweep step. `YEE_WAVEFRONT_SLAB_PLANES=N` sets the fewest planes per thread slab,
+/// `YEE_WAVEFRONT_BLOCK_ROWS=N` the rows per column block (benches).
 #include <cstdint>
 
 namespace yee::solver {
@@ -25,6 +26,10 @@ public:
     /// The fewest planes per thread slab of the fused pass (kernels::wavefrontSlabs): 8, or
     /// YEE_WAVEFRONT_SLAB_PLANES when it is a positive integer (tests force thin slabs with it).
     static int slabPlanes();
+    /// Rows per column block of the fused pass (kernels::wavefrontRows) for rows of `rowBytes` bytes of
+    /// one array: about 1 MiB of the ~12 arrays a row update touches per block-plane, at least 8 rows; or
+    /// YEE_WAVEFRONT_BLOCK_ROWS when it is an integer (0: whole planes).
+    static int blockRows(std::int64_t rowBytes);
     /// The counts so far.
     static WavefrontCounts counts();
     /// Zero the counts.
