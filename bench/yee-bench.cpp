@@ -19,6 +19,8 @@
 /// With --scaling: thread scaling 1 -> 2 and the halo overlap on against off, alone and next to a busy job.
 /// With --dispersive: the box half filled with a 2-pole Lorentz material against the same box without
 /// poles (issue 13's benchmark): time ratio, cost per dispersive cell and its bytes.
+/// With --wavefront: the fused H-then-E pass of CPU devices against the two-sweep step (issue 17), per
+/// wall-clock and per CPU second, and thread scaling of each.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -42,6 +44,7 @@
 #include "yee/run/Run.hpp"
 #include "yee/scene/Scene.hpp"
 #include "yee/scene/SceneJson.hpp"
+#include "yee/solver/Wavefront.hpp"
 
 using namespace yee;
 
@@ -62,8 +65,12 @@ void printPeaks(const std::vector<solver::DeviceSummary>& devices) {
 /// Values moved per cell update by the two sweeps (lossless, non-magnetic kernels):
 /// H: read+write H (6) + read E (3); E: read+write E (6) + read H (3) + read Cb (3) = 21 values.
 constexpr double kValuesPerCell = 21;
+/// The same for the fused H-then-E pass of CPU devices (solver/Wavefront.hpp), where E reads the H it
+/// has just updated from cache: read+write H (6) + read+write E (6) + read Cb (3) = 15 values.
+constexpr double kValuesPerCellFused = 15;
 double bytesPerCell(run::Precision p) {
-    return kValuesPerCell * (p == run::Precision::Float32 ? 4 : 8);
+    const double v = solver::Wavefront::enabledByEnvironment() ? kValuesPerCellFused : kValuesPerCell;
+    return v * (p == run::Precision::Float32 ? 4 : 8);
 }
 const char* precisionName(run::Precision p) {
     return p == run::Precision::Float32 ? "float32" : "float64";
@@ -202,6 +209,17 @@ double runOnce(const scene::Scene& s, run::Precision p, std::array<int, 3> tiles
         *bytesPerCellOut = double(r.devices.at(0).memory.peakTotal) / (double(c[0]) * c[1] * c[2]);
     }
     return double(r.cellUpdates) / r.seconds / 1e6;
+}
+
+/// The 1-minute load average (/proc/loadavg), or -1 where it cannot be read.
+double loadAverage() {
+    double l = -1;
+    if (FILE* f = std::fopen("/proc/loadavg", "r")) {
+        if (std::fscanf(f, "%lf", &l) != 1)
+            l = -1;
+        std::fclose(f);
+    }
+    return l;
 }
 
 /// CPU time of this process so far, all threads (s).
@@ -470,6 +488,61 @@ void sharedCoresBenchmark(const std::string& scenePath, int busyThreads, int rep
 /// tiles on two emulated devices, LocalComm), each measured alone and next to a competing busy job of
 /// `busyThreads` threads, float32, best of `reps` alternating runs. Prints the ratios. (MPI ranks:
 /// bench/scaling.sh, which runs yee-run under mpirun.)
+/// The fused H-then-E pass against the two-sweep step (YEE_WAVEFRONT=1 / 0, set before each run), runs
+/// alternating so that a change in the machine's load hits both: per precision the best wall-clock
+/// Mcell/s of each and their ratio, and the same per CPU second of the stepping (the process' CPU time
+/// of a run less that of a one-step run; on a machine whose cores other jobs share, wall-clock time
+/// mostly measures the share of the cores the run got); then threads 1 -> 2 for each path, float32.
+void wavefrontBenchmark(int n, int pml, int steps, int reps) {
+    const scene::Scene s = benchScene(n, pml, steps);
+    std::printf(
+        "wavefront benchmark: %d^3 cells (PML %d), %d steps, %d host threads, best of %d alternating; "
+        "load average %.2f\n",
+        n, pml, steps, device::hostThreads(), reps, loadAverage());
+    auto set = [](bool fused) { setenv("YEE_WAVEFRONT", fused ? "1" : "0", 1); };
+    struct Best {
+        double wall = 0, cpu = 0;
+    };
+    const double updates = double(n) * n * n * (steps - 1);
+    auto measure = [&](run::Precision p, int threads, Best& b) {
+        const double c0 = processCpuSeconds();
+        runOnce(s, p, {1, 1, 1}, 1, true, threads);
+        const double c1 = processCpuSeconds();
+        b.wall = std::max(b.wall, runOnce(s, p, {1, 1, 1}, steps, true, threads));
+        const double c2 = processCpuSeconds();
+        b.cpu = std::max(b.cpu, updates / std::max(1e-9, (c2 - c1) - (c1 - c0)) / 1e6);
+    };
+    for (int pi = 0; pi < 2; ++pi) {
+        const auto p = pi == 0 ? run::Precision::Float32 : run::Precision::Float64;
+        Best fused, plain;
+        for (int r = 0; r < reps; ++r) {
+            set(true);
+            measure(p, 0, fused);
+            set(false);
+            measure(p, 0, plain);
+        }
+        std::printf("wavefront %s fused Mcell_per_s %.1f two_sweep Mcell_per_s %.1f ratio %.3f "
+                    "fused Mcell_per_cpu_s %.1f two_sweep Mcell_per_cpu_s %.1f cpu_ratio %.3f\n",
+                    precisionName(p), fused.wall, plain.wall, fused.wall / plain.wall, fused.cpu, plain.cpu,
+                    fused.cpu / plain.cpu);
+    }
+    if (device::hostThreads() >= 2)
+        for (const bool f : {true, false}) {
+            Best one, two;
+            for (int r = 0; r < reps; ++r) {
+                set(f);
+                measure(run::Precision::Float32, 1, one);
+                measure(run::Precision::Float32, 2, two);
+            }
+            std::printf("wavefront %s float32 threads_1 Mcell_per_s %.1f threads_2 Mcell_per_s %.1f "
+                        "ratio_2_to_1 %.3f cpu_ratio_2_to_1 %.3f\n",
+                        f ? "fused" : "two_sweep", one.wall, two.wall, two.wall / one.wall,
+                        two.cpu / one.cpu);
+        }
+    unsetenv("YEE_WAVEFRONT");
+    std::printf("load average after %.2f\n", loadAverage());
+}
+
 void scalingBenchmark(int n, int pml, int steps, int reps, int busyThreads) {
     const scene::Scene s = benchScene(n, pml, steps);
     const auto f32 = run::Precision::Float32;
@@ -708,7 +781,7 @@ int main(int argc, char** argv) {
     int gpuN = 384, gpuSteps = 200;
     std::string writeScene, gpus, sharedScene;
     int busyThreads = 2;
-    bool dispersive = false, scaling = false;
+    bool dispersive = false, scaling = false, wavefront = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
@@ -750,13 +823,16 @@ int main(int argc, char** argv) {
             busyThreads = next();
         else if (a == "--scaling")
             scaling = true;
+        else if (a == "--wavefront")
+            wavefront = true;
         else {
             std::fprintf(
                 stderr,
                 "usage: yee-bench [--n N] [--steps S] [--pml P] [--reps R] [--decomposed] "
                 "[--float32-only] [--gradient] [--no-forward] [--wg-length UM] [--wg-duration FS] "
                 "[--write-scene FILE] [--gpus all|ID[,ID...] [--gpu-n N] [--gpu-steps S]] [--cuda-info] "
-                "[--shared-cores SCENE [--busy-threads N]] [--dispersive] [--scaling [--busy-threads N]]\n");
+                "[--shared-cores SCENE [--busy-threads N]] [--dispersive] [--scaling [--busy-threads N]] "
+                "[--wavefront]\n");
             return 2;
         }
     }
@@ -805,6 +881,10 @@ int main(int argc, char** argv) {
         }
         if (scaling) {
             scalingBenchmark(n, pml, steps, reps, busyThreads);
+            return 0;
+        }
+        if (wavefront) {
+            wavefrontBenchmark(n, pml, steps, reps);
             return 0;
         }
         if (gradient)

@@ -11,3 +11,6 @@ yee_add_test(NAME pole_blocks SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_pole_blocks.
 target_compile_options(tst_pole_blocks PRIVATE ${YEE_FP_FLAGS})
 # The CPU worker pool: exactly-once ranges and shutdown of short-lived threads' pools.
 yee_add_test(NAME worker_pool SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_worker_pool.cpp LABELS kernels TIMEOUT 120)
+# The fused H-then-E pass' row driver: every row's dependencies hold at every call, on 1-3 threads.
+yee_add_test(NAME wavefront_order SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_wavefront_order.cpp LABELS kernels
+             TIMEOUT 120)

@@ -47,6 +47,18 @@ template <class K> void slabPasses(Device& dev, const std::vector<SlabKernel<K>>
 
 } // namespace detail
 
+/// One row of the CPU form of launchWithSlabs: `main` over cells [i0, i1) of row (j, k), then the parts
+/// of that row inside the x (`s0`), y (`s1`) and z (`s2`) slabs get their corrections. Row drivers
+/// other than forEachRow (kernels/Wavefront.hpp) call it to run the same operations per cell.
+template <class Main, class K0, class K1, class K2>
+void slabRow(const Main& main, const std::vector<SlabKernel<K0>>& s0, const std::vector<SlabKernel<K1>>& s1,
+             const std::vector<SlabKernel<K2>>& s2, int j, int k, int i0, int i1) {
+    kernels::detail::runRow(main, i0, i1, j, k);
+    detail::rowSlabs(s0, j, k, i0, i1);
+    detail::rowSlabs(s1, j, k, i0, i1);
+    detail::rowSlabs(s2, j, k, i0, i1);
+}
+
 /// `main` over the cells of `b`, then the x (`s0`), y (`s1`) and z (`s2`) slab kernels over their parts
 /// of `b`; `threads` is the CPU thread count (ignored on GPUs). See the file comment for how each device
 /// runs it.
@@ -61,12 +73,8 @@ void launchWithSlabs(Device& dev, const Box& b, int threads, const Main& main,
         detail::slabPasses(dev, s2, b);
         return;
     }
-    kernels::forEachRow(b, threads, [&](int j, int k, int i0, int i1) {
-        kernels::detail::runRow(main, i0, i1, j, k);
-        detail::rowSlabs(s0, j, k, i0, i1);
-        detail::rowSlabs(s1, j, k, i0, i1);
-        detail::rowSlabs(s2, j, k, i0, i1);
-    });
+    kernels::forEachRow(b, threads,
+                        [&](int j, int k, int i0, int i1) { slabRow(main, s0, s1, s2, j, k, i0, i1); });
 }
 
 } // namespace yee::device

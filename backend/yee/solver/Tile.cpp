@@ -15,8 +15,10 @@
 #include "yee/kernels/Halo.hpp"
 #include "yee/kernels/Launch.hpp"
 #include "yee/kernels/Points.hpp"
+#include "yee/kernels/Wavefront.hpp"
 #include "yee/kernels/Yee.hpp"
 #include "yee/scene/Rasterizer.hpp"
+#include "yee/solver/Wavefront.hpp"
 
 namespace yee::solver {
 
@@ -102,6 +104,7 @@ Tile<T>::Tile(std::shared_ptr<const Plan> plan, int index, device::Device& dev)
     finiteCheck_ = device::FiniteCheck(dev);
     disp_ = std::make_unique<Dispersion<T>>(p, box_, shape_, dev, state_); // pole currents (Dynamics)
     planMaterials(); // a material index and tables where they fit, else per-cell arrays
+    setupWavefront();
 }
 
 template <class T> std::int64_t Tile<T>::regionCells(const std::vector<Region>& rs) {
@@ -634,9 +637,12 @@ kernels::SlabIndex slabIndex(const Box& L) {
 /// row goes through fold(j, k, i0, i1, update), which calls update(c0, c1, poles) for its chunks:
 /// `main` (or `plain`, the Ca-free update, where `poles` is false and `plain` is given) and the slab
 /// corrections over [c0, c1), the same operations per cell as the row-fused sweep.
+/// With a `sink` (CPU devices, the fused H-then-E pass of Tile::stepFused) nothing runs over b: the row
+/// is handed to the sink, which runs it for the rows it chooses.
 template <class Main, class Slabs, class Build, class Plain = std::nullptr_t, class Fold = std::nullptr_t>
-void sweepWithSlabs(device::Device& dev, const Box& b, int threads, const Main& main, const Slabs& slabs,
-                    Build&& build, const Plain& plain = nullptr, const Fold& fold = nullptr) {
+void sweepWithSlabs(device::Device& dev, const Box& b, int threads, const kernels::RowSink* sink,
+                    const Main& main, const Slabs& slabs, Build&& build, const Plain& plain = nullptr,
+                    const Fold& fold = nullptr) {
     using A0 = std::integral_constant<int, 0>;
     using A1 = std::integral_constant<int, 1>;
     using A2 = std::integral_constant<int, 2>;
@@ -652,9 +658,16 @@ void sweepWithSlabs(device::Device& dev, const Box& b, int threads, const Main& 
             s2.push_back({sl->local, build(A2{}, *sl)});
     }
     if constexpr (std::is_same_v<Fold, std::nullptr_t>) {
+        if (sink) {
+            const auto row = [&](int j, int k, int i0, int i1) {
+                device::slabRow(main, s0, s1, s2, j, k, i0, i1);
+            };
+            (*sink)(kernels::RowRef::of(row));
+            return;
+        }
         device::launchWithSlabs(dev, b, threads, main, s0, s1, s2);
     } else {
-        kernels::forEachRow(b, threads, [&](int j, int k, int i0, int i1) {
+        const auto row = [&](int j, int k, int i0, int i1) {
             fold(j, k, i0, i1, [&](int c0, int c1, bool poles) {
                 if constexpr (!std::is_same_v<Plain, std::nullptr_t>) {
                     if (!poles)
@@ -668,12 +681,16 @@ void sweepWithSlabs(device::Device& dev, const Box& b, int threads, const Main& 
                 device::detail::rowSlabs(s1, j, k, c0, c1);
                 device::detail::rowSlabs(s2, j, k, c0, c1);
             });
-        });
+        };
+        if (sink)
+            (*sink)(kernels::RowRef::of(row));
+        else
+            kernels::forEachRow(b, threads, row);
     }
 }
 } // namespace
 
-template <class T> void Tile<T>::updateEWithPml(const Box& b) {
+template <class T> void Tile<T>::updateEWithPml(const Box& b, const kernels::RowSink* sink) {
     View<T> f[6];
     for (int c = 0; c < 6; ++c)
         f[c] = field(c);
@@ -715,20 +732,20 @@ template <class T> void Tile<T>::updateEWithPml(const Box& b) {
                                          update);
                 };
                 if (disp_->caOnlyAtPoles())
-                    sweepWithSlabs(dev_, b, threads_, lossy, slabs_, build, plain, fold);
+                    sweepWithSlabs(dev_, b, threads_, sink, lossy, slabs_, build, plain, fold);
                 else
-                    sweepWithSlabs(dev_, b, threads_, lossy, slabs_, build, nullptr, fold);
+                    sweepWithSlabs(dev_, b, threads_, sink, lossy, slabs_, build, nullptr, fold);
                 return;
             }
         }
         if (plan_->lossy)
-            sweepWithSlabs(dev_, b, threads_, lossy, slabs_, build);
+            sweepWithSlabs(dev_, b, threads_, sink, lossy, slabs_, build);
         else
-            sweepWithSlabs(dev_, b, threads_, plain, slabs_, build);
+            sweepWithSlabs(dev_, b, threads_, sink, plain, slabs_, build);
     });
 }
 
-template <class T> void Tile<T>::updateHWithPml(const Box& b) {
+template <class T> void Tile<T>::updateHWithPml(const Box& b, const kernels::RowSink* sink) {
     View<T> f[6];
     for (int c = 0; c < 6; ++c)
         f[c] = field(c);
@@ -753,7 +770,7 @@ template <class T> void Tile<T>::updateHWithPml(const Box& b) {
                     {sl.profH[0].data(), sl.profH[1].data(), sl.profH[2].data()},
                     sl.profLo};
             };
-            sweepWithSlabs(dev_, b, threads_,
+            sweepWithSlabs(dev_, b, threads_, sink,
                            kernels::UpdateH<T, M, C>{f[3], f[4], f[5], f[0], f[1], f[2], m.db[0], m.db[1],
                                                      m.db[2], dbScalar_},
                            slabs_, build);
@@ -805,6 +822,12 @@ template <class T> void Tile<T>::unpack(FieldSet& s, int fieldGroup) {
 }
 
 template <class T> void Tile<T>::step(int n, comm::Communicator& comm, bool overlap, comm::Phase phase) {
+    if (wavefront_ && !dev_.staged()) {
+        stepFused(n, comm, overlap, phase); // TileWavefront.cpp
+        return;
+    }
+    if (!dev_.staged())
+        Wavefront::count(0, 0, 2 * box_.cells());
     const double dt = plan_->dt;
     // ---- H^{n-1/2} -> H^{n+1/2}: curl of E^n; the high E halo arrives from the previous step ----
     if (overlap) {

@@ -19,7 +19,12 @@
 #include "yee/kernels/Coef.hpp"
 #include "yee/solver/Dispersion.hpp"
 #include "yee/solver/Plan.hpp"
+#include "yee/solver/RowInjections.hpp"
 #include "yee/solver/TileState.hpp"
+
+namespace yee::kernels {
+struct RowSink;
+}
 
 namespace yee::solver {
 
@@ -61,8 +66,12 @@ public:
     void resetState();
 
     /// Advance one full leapfrog step n (H^{n-1/2} -> H^{n+1/2}, E^n -> E^{n+1}), exchanging halos
-    /// through `comm`. With `overlap`, interior updates run while halo messages are in flight.
+    /// through `comm`. With `overlap`, interior updates run while halo messages are in flight. CPU
+    /// (non-staged) devices take the fused H-then-E pass unless YEE_WAVEFRONT=0 (solver/Wavefront.hpp);
+    /// both paths give the same bits and the same exchanges.
     void step(int n, comm::Communicator& comm, bool overlap, comm::Phase phase = comm::Phase::Forward);
+    /// Whether step() takes the fused H-then-E pass (fixed when the tile is built).
+    bool wavefront() const { return wavefront_; }
     /// Complete a pending E halo exchange (after the last step).
     void finishPending(comm::Communicator& comm);
     /// True when every owned field value is finite.
@@ -244,8 +253,11 @@ private:
     /// Forward H (E) update of box b fused with the CPML corrections of its cells, row by row: per cell
     /// the plain update, then the x, y, z corrections, exactly as separate passes would, with the row
     /// still in cache.
-    void updateHWithPml(const Box& b);
-    void updateEWithPml(const Box& b);
+    void updateHWithPml(const Box& b, const kernels::RowSink* sink = nullptr);
+    void updateEWithPml(const Box& b, const kernels::RowSink* sink = nullptr);
+    // ---- the fused H-then-E pass of CPU devices (TileWavefront.cpp) ----
+    void setupWavefront();
+    void stepFused(int n, comm::Communicator& comm, bool overlap, comm::Phase phase);
 
     std::shared_ptr<const Plan> plan_;
     int index_;
@@ -269,6 +281,13 @@ private:
     Box coreH_, coreE_;
     std::vector<Box> restH_, restE_;
     TileState state_;
+    bool wavefront_ = false;          ///< step() takes the fused pass (setupWavefront)
+    int slabPlanes_ = 8;              ///< fewest planes per thread slab of the fused pass
+    int blockRows_ = 0;               ///< rows per column block of the fused pass (0: whole planes)
+    Box fusedE_;                      ///< E box of the fused pass: coreE_ inside coreH_
+    std::vector<Box> restHE_;         ///< the rest of coreE_ (its cells on the high cut faces)
+    RowInjections<T> hInj_;           ///< H injections by row of coreH_, for the fused pass
+    std::vector<int> hInjIndex_;      ///< injections_[q] -> hInj_ index (-1: an E injection)
     device::FiniteCheck finiteCheck_; ///< the divergence guard (a device flag word on staged devices)
 };
 

@@ -1,0 +1,145 @@
+#pragma once
+/// \file Wavefront.hpp
+/// The fused H-then-E sweep of CPU devices (wavefront): one pass over the planes of a box along its
+/// slowest axis (z) that updates, row by row, H of row (j, k) and then E of the same row, so the E
+/// update reads H^{n+1/2} of rows (j, k), (j - 1, k) and (j, k - 1) while they are still in cache, and
+/// each field crosses the memory bus about once per step instead of twice.
+///
+/// Why the order is exact: the H update of row (j, k) reads E^n of rows (j, k), (j + 1, k) and
+/// (j, k + 1) (forward differences), none of which has had its E update yet when H of (j, k) runs; the
+/// E update of row (j, k) reads H^{n+1/2} of rows (j, k), (j - 1, k) and (j, k - 1) (backward
+/// differences), all of which have had their H update. Every cell therefore sees the operands and
+/// operations of the two-sweep step (all of H, then all of E), and the bits are the same.
+///
+/// Threads: the planes are cut into slabs of consecutive planes, handed to the worker pool's threads as
+/// chunks (core/WorkerPool.hpp). A slab runs its planes fused, except the E update of its first plane
+/// k0, which would read H of plane k0 - 1 (another slab's) and which that slab's H of plane k0 - 1 must
+/// read as E^n; those first planes' E updates run after all slabs have finished (the one join of the
+/// pass). A slab's own H of its last plane reads E^n of the next slab's first plane, which nobody
+/// updates before the join. One extra plane of E traffic per slab is the price.
+///
+/// Column blocks: within a slab the rows go in blocks of `blockRows` consecutive j, each block through
+/// all the slab's planes before the next block starts, so the H of row (j, k - 1) that E of row (j, k)
+/// reads was written one block-plane earlier (blockRows rows of every array) rather than one whole
+/// plane earlier, and stays in the core's cache for planes of any size. Exact for the same reason: H of
+/// a block's last row reads E^n of the next block's first row, which that block updates only later; E of
+/// a block's first row reads H of the previous block's last row, which that block has finished.
+/// This header stays C++17-clean.
+#include <algorithm>
+#include <cstdint>
+
+#include "yee/core/Box.hpp"
+#include "yee/core/WorkerPool.hpp"
+
+namespace yee::kernels {
+
+/// A type-erased row callback: fn(ctx, j, k, i0, i1) updates cells [i0, i1) of row (j, k). Does not own
+/// `ctx`, which must outlive every call.
+struct RowRef {
+    void (*fn)(const void* ctx, int j, int k, int i0, int i1) = nullptr;
+    const void* ctx = nullptr;
+    /// Run the row.
+    void operator()(int j, int k, int i0, int i1) const { fn(ctx, j, k, i0, i1); }
+    /// A reference to the callable `r` (row(j, k, i0, i1)), which must outlive the RowRef.
+    template <class R> static RowRef of(const R& r) {
+        return {
+            [](const void* c, int j, int k, int i0, int i1) { (*static_cast<const R*>(c))(j, k, i0, i1); },
+            &r};
+    }
+};
+
+/// A type-erased consumer of a row callback (the sweep builders hand it their row instead of running it
+/// over a box). Does not own `ctx`.
+struct RowSink {
+    void (*fn)(const void* ctx, const RowRef& row) = nullptr;
+    const void* ctx = nullptr;
+    /// Hand `row` to the consumer; the row stays valid only during this call.
+    void operator()(const RowRef& row) const { fn(ctx, row); }
+    /// A reference to the callable `f` (f(const RowRef&)), which must outlive the RowSink.
+    template <class F> static RowSink of(const F& f) {
+        return {[](const void* c, const RowRef& r) { (*static_cast<const F*>(c))(r); }, &f};
+    }
+};
+
+/// How many slabs the planes [0, planes) are cut into on `threads` threads: one on one thread; else
+/// about four per thread (a thread taken off its core by another job holds at most a quarter of its
+/// share), each at least `minPlanes` (>= 1) planes thick, so that the extra plane per slab stays a few
+/// percent.
+inline int wavefrontSlabs(int planes, int threads, int minPlanes) {
+    if (threads <= 1)
+        return 1;
+    return std::max(1, std::min(4 * threads, planes / std::max(1, minPlanes)));
+}
+
+/// The fused pass: hRow(j, k, bh.lo[0], bh.hi[0]) for every row of `bh` and eRow(j, k, be.lo[0],
+/// be.hi[0]) for every row of `be`, on `threads` threads of the calling thread's worker pool in slabs
+/// of at least `minPlanes` planes (wavefrontSlabs) and column blocks of `blockRows` rows (<= 0: whole
+/// planes), ordered as the file comment says. Requires the rows (j,
+/// k) of `be` to be rows of `bh` and the x range of `be` to lie in that of `bh`; the E update of a cell of
+/// `be` may read H only of cells of `bh` or of cells no H update of this pass writes, and the H update of a
+/// cell of `bh` may read E only of cells of `be` or of cells no E update of this pass writes (the two sweeps'
+/// box pairs of Tile::step satisfy this).
+template <class H, class E>
+void wavefrontRows(const Box& bh, const Box& be, int threads, int minPlanes, int blockRows, const H& hRow,
+                   const E& eRow) {
+    if (bh.empty())
+        return;
+    struct Ctx {
+        const H* h;
+        const E* e;
+        Box bh, be;
+        int k0, planes, slabs, block;
+        bool anyE;
+        int slabLo(std::int64_t s) const { return k0 + int(std::int64_t(planes) * s / slabs); }
+        bool eRowOf(int j, int k) const {
+            return anyE && j >= be.lo[1] && j < be.hi[1] && k >= be.lo[2] && k < be.hi[2];
+        }
+        /// Planes [lo, hi) block by block; `deferFirst`: no E update on plane lo.
+        void slab(int lo, int hi, bool deferFirst) const {
+            for (int j0 = bh.lo[1]; j0 < bh.hi[1]; j0 += block) {
+                const int j1 = std::min(bh.hi[1], j0 + block);
+                for (int k = lo; k < hi; ++k) {
+                    const bool withE = !(deferFirst && k == lo);
+                    for (int j = j0; j < j1; ++j) {
+                        (*h)(j, k, bh.lo[0], bh.hi[0]);
+                        if (withE && eRowOf(j, k))
+                            (*e)(j, k, be.lo[0], be.hi[0]);
+                    }
+                }
+            }
+        }
+    };
+    Ctx c{&hRow,      &eRow, bh, be, bh.lo[2], bh.extent(2), 1, blockRows > 0 ? blockRows : bh.extent(1),
+          !be.empty()};
+    c.slabs = wavefrontSlabs(c.planes, threads, minPlanes);
+    if (c.slabs == 1) {
+        c.slab(bh.lo[2], bh.hi[2], false);
+        return;
+    }
+    // Every slab, its first plane's E left out.
+    WorkerPool::run(
+        threads, c.slabs, 1,
+        [](const void* p, std::int64_t s0, std::int64_t s1) {
+            const Ctx& x = *static_cast<const Ctx*>(p);
+            for (std::int64_t s = s0; s < s1; ++s)
+                x.slab(x.slabLo(s), x.slabLo(s + 1), s > 0);
+        },
+        &c);
+    // The join: the first planes' E of slabs 1.., now that every H update has read E^n.
+    if (!c.anyE)
+        return;
+    WorkerPool::run(
+        threads, c.slabs - 1, 1,
+        [](const void* p, std::int64_t s0, std::int64_t s1) {
+            const Ctx& x = *static_cast<const Ctx*>(p);
+            for (std::int64_t s = s0 + 1; s < s1 + 1; ++s) {
+                const int k = x.slabLo(s);
+                for (int j = x.be.lo[1]; j < x.be.hi[1]; ++j)
+                    if (x.eRowOf(j, k))
+                        (*x.e)(j, k, x.be.lo[0], x.be.hi[0]);
+            }
+        },
+        &c);
+}
+
+} // namespace yee::kernels

@@ -1,0 +1,41 @@
+#pragma once
+/// \file Wavefront.hpp
+/// The switch and the counters of the fused H-then-E pass of CPU devices (Tile::stepFused,
+/// kernels/Wavefront.hpp). The pass is on by default on every non-staged device; `YEE_WAVEFRONT=0` in
+/// the environment, read when a tile is built, turns it off (the two-sweep step: A/B benches and the
+/// bit-identity test). Staged devices (GPUs, CPU devices emulating their data paths) always take the
+/// two-sweep step. `YEE_WAVEFRONT_SLAB_PLANES=N` sets the fewest planes per thread slab,
+/// `YEE_WAVEFRONT_BLOCK_ROWS=N` the rows per column block (benches).
+#include <cstdint>
+
+namespace yee::solver {
+
+/// Process-wide counts of cell updates (an H and an E update of one cell count two) since the last
+/// reset, summed over tiles and threads.
+struct WavefrontCounts {
+    std::int64_t fused = 0;    ///< updates in the fused pass
+    std::int64_t swept = 0;    ///< updates of fused-path steps left to separate sweeps: the cells next to
+                               ///< a tile cut, which wait for a halo (restH/restE faces)
+    std::int64_t twoSweep = 0; ///< updates of steps taken by the two-sweep path on CPU devices
+};
+
+class Wavefront {
+public:
+    /// Whether the fused pass is allowed by the environment (YEE_WAVEFRONT unset, or not "0").
+    static bool enabledByEnvironment();
+    /// The fewest planes per thread slab of the fused pass (kernels::wavefrontSlabs): 8, or
+    /// YEE_WAVEFRONT_SLAB_PLANES when it is a positive integer (tests force thin slabs with it).
+    static int slabPlanes();
+    /// Rows per column block of the fused pass (kernels::wavefrontRows) for rows of `rowBytes` bytes of
+    /// one array: about 1 MiB of the ~12 arrays a row update touches per block-plane, at least 8 rows; or
+    /// YEE_WAVEFRONT_BLOCK_ROWS when it is an integer (0: whole planes).
+    static int blockRows(std::int64_t rowBytes);
+    /// The counts so far.
+    static WavefrontCounts counts();
+    /// Zero the counts.
+    static void resetCounts();
+    /// Add to the counts (Tile::step, once per step and tile).
+    static void count(std::int64_t fused, std::int64_t swept, std::int64_t twoSweep);
+};
+
+} // namespace yee::solver

@@ -1,0 +1,100 @@
+/// The fused pass' row order (kernels/Wavefront.hpp), checked at every row against the Yee step's
+/// dependencies: when H of row (j, k) runs, E of rows (j, k), (j + 1, k) and (j, k + 1) must not have run
+/// (H reads E^n there); when E of row (j, k) runs, H of rows (j, k), (j - 1, k) and (j, k - 1) must have
+/// run (E reads H^{n+1/2}); every row of each box runs exactly once. On 1, 2 and 3 threads, whole planes
+/// and column blocks, thin and thick slabs, an E box equal to the H box and one inset from it.
+#include <QtTest>
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "yee/kernels/Wavefront.hpp"
+
+using namespace yee;
+
+namespace {
+
+struct Rows {
+    int ny, nz;
+    std::unique_ptr<std::atomic<int>[]> h, e;
+    std::atomic<int> violations{0};
+    Rows(int y, int z)
+        : ny(y), nz(z), h(new std::atomic<int>[std::size_t(y * z)]),
+          e(new std::atomic<int>[std::size_t(y * z)]) {
+        for (int r = 0; r < y * z; ++r) {
+            h[std::size_t(r)] = 0;
+            e[std::size_t(r)] = 0;
+        }
+    }
+    bool in(int j, int k) const { return j >= 0 && j < ny && k >= 0 && k < nz; }
+    int at(const std::unique_ptr<std::atomic<int>[]>& a, int j, int k) const {
+        return in(j, k) ? a[std::size_t(j + ny * k)].load() : 0;
+    }
+};
+
+} // namespace
+
+class tst_WavefrontOrder : public QObject {
+    Q_OBJECT
+private slots:
+    void dependenciesHold_data() {
+        QTest::addColumn<int>("threads");
+        QTest::addColumn<int>("minPlanes");
+        QTest::addColumn<int>("blockRows");
+        QTest::addColumn<bool>("inset");
+        for (const int t : {1, 2, 3})
+            for (const int mp : {1, 3, 8})
+                for (const int br : {0, 1, 4, 7})
+                    for (const bool inset : {false, true})
+                        QTest::newRow(qPrintable(QString("threads %1 slab %2 block %3 %4")
+                                                     .arg(t)
+                                                     .arg(mp)
+                                                     .arg(br)
+                                                     .arg(inset ? "inset" : "same")))
+                            << t << mp << br << inset;
+    }
+    void dependenciesHold() {
+        QFETCH(int, threads);
+        QFETCH(int, minPlanes);
+        QFETCH(int, blockRows);
+        QFETCH(bool, inset);
+        const int ny = 13, nz = 29;
+        const Box bh{{0, 0, 0}, {9, ny, nz}};
+        const Box be = inset ? Box{{1, 1, 1}, {8, ny - 1, nz - 1}} : bh;
+        for (int rep = 0; rep < 20; ++rep) {
+            Rows r(ny, nz);
+            const auto hRow = [&](int j, int k, int i0, int i1) {
+                if (i0 != bh.lo[0] || i1 != bh.hi[0] || r.at(r.e, j, k) || r.at(r.e, j + 1, k) ||
+                    r.at(r.e, j, k + 1))
+                    r.violations.fetch_add(1);
+                r.h[std::size_t(j + ny * k)].fetch_add(1);
+            };
+            const auto eRow = [&](int j, int k, int i0, int i1) {
+                const auto need = [&](int jj, int kk) {
+                    return !r.in(jj, kk) || !bh.contains({bh.lo[0], jj, kk}) || r.at(r.h, jj, kk) == 1;
+                };
+                if (i0 != be.lo[0] || i1 != be.hi[0] || !need(j, k) || !need(j - 1, k) || !need(j, k - 1))
+                    r.violations.fetch_add(1);
+                r.e[std::size_t(j + ny * k)].fetch_add(1);
+            };
+            kernels::wavefrontRows(bh, be, threads, minPlanes, blockRows, hRow, eRow);
+            QCOMPARE(r.violations.load(), 0);
+            for (int k = 0; k < nz; ++k)
+                for (int j = 0; j < ny; ++j) {
+                    QCOMPARE(r.at(r.h, j, k), 1);
+                    QCOMPARE(r.at(r.e, j, k), be.contains({be.lo[0], j, k}) ? 1 : 0);
+                }
+        }
+    }
+    void slabCount() {
+        QCOMPARE(kernels::wavefrontSlabs(200, 1, 8), 1);
+        QCOMPARE(kernels::wavefrontSlabs(200, 2, 8), 8);
+        QCOMPARE(kernels::wavefrontSlabs(20, 2, 8), 2);
+        QCOMPARE(kernels::wavefrontSlabs(5, 4, 8), 1);
+        QCOMPARE(kernels::wavefrontSlabs(29, 3, 1), 12);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_WavefrontOrder)
+#include "tst_wavefront_order.moc"
