@@ -11,3 +11,7 @@ yee_add_test(NAME pole_blocks SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_pole_blocks.
 target_compile_options(tst_pole_blocks PRIVATE ${YEE_FP_FLAGS})
 # The CPU worker pool: exactly-once ranges and shutdown of short-lived threads' pools.
 yee_add_test(NAME worker_pool SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_worker_pool.cpp LABELS kernels TIMEOUT 120)
+# Runtime SIMD: the cloned row loops (AVX-512 / AVX2 / SSE2, whichever this CPU has) against a scalar loop,
+# bit for bit.
+yee_add_test(NAME simd SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_simd.cpp LABELS kernels TIMEOUT 120)
+target_compile_options(tst_simd PRIVATE ${YEE_FP_FLAGS})

@@ -24,7 +24,7 @@
 /// element-wise (no reassociated reductions). Only the CPU row loops carry it (kernels/Launch.hpp and the
 /// pole fold); everything else stays baseline. Off for nvcc (its host pass does not take the attribute),
 /// clang, non-x86 targets and with -DYEE_NATIVE=ON (already tuned for the build machine).
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && defined(__x86_64__) &&                \
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && defined(__x86_64__) &&               \
     !defined(YEE_NO_SIMD_CLONES)
 #define YEE_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
