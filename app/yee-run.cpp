@@ -20,6 +20,7 @@
 #include "RunReport.hpp"
 #include "yee/bundle/Bundle.hpp"
 #include "yee/core/Error.hpp"
+#include "yee/core/Simd.hpp"
 #include "yee/cuda/Runtime.hpp"
 #include "yee/device/Device.hpp"
 #include "yee/files/OutputCheck.hpp"
@@ -310,6 +311,7 @@ int listDevices() {
     std::printf("%s", cli::formatDeviceList(gpus, gpus.empty() ? cuda::unavailableReason() : std::string(),
                                             device::hostThreads(), device::hostMemoryBytes())
                           .c_str());
+    std::printf("CPU loops: %s\n", yee::simdLevel().c_str());
     std::fflush(stdout);
     return cli::kExitOk;
 }

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "yee/core/Error.hpp"
+#include "yee/core/Simd.hpp"
 #include "yee/cuda/Runtime.hpp"
 #include "yee/device/Device.hpp"
 #include "yee/run/Run.hpp"
@@ -893,8 +894,8 @@ int main(int argc, char** argv) {
             return 0;
         const int threads = device::hostThreads();
         const scene::Scene s = benchScene(n, pml, steps);
-        std::printf("yee-bench: %d^3 cells (PML %d on all faces), %d steps, %d threads\n", n, pml, steps,
-                    threads);
+        std::printf("yee-bench: %d^3 cells (PML %d on all faces), %d steps, %d threads, CPU loops %s\n", n,
+                    pml, steps, threads, simdLevel().c_str());
         const double bw = rmwBandwidth(threads);
         std::printf("rmw_bandwidth_GBps %.2f\n", bw);
         for (int pi = 0; pi < (onlyF32 ? 1 : 2); ++pi) {

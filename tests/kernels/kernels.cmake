@@ -14,3 +14,7 @@ yee_add_test(NAME worker_pool SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_worker_pool.
 # The fused H-then-E pass' row driver: every row's dependencies hold at every call, on 1-3 threads.
 yee_add_test(NAME wavefront_order SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_wavefront_order.cpp LABELS kernels
              TIMEOUT 120)
+# Runtime SIMD: the cloned row loops (AVX-512 / AVX2 / SSE2, whichever this CPU has) against a scalar loop,
+# bit for bit.
+yee_add_test(NAME simd SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_simd.cpp LABELS kernels TIMEOUT 120)
+target_compile_options(tst_simd PRIVATE ${YEE_FP_FLAGS})

@@ -15,3 +15,18 @@
 #else
 #define YEE_RESTRICT
 #endif
+
+/// YEE_SIMD_CLONES: SIMD chosen at run time for the processor in the portable release build. A function
+/// marked with it is compiled three times — for x86-64-v4 (AVX-512), x86-64-v3 (AVX2, FMA, BMI) and the
+/// baseline (SSE2) — and the dynamic loader picks the best one the CPU supports (GCC function
+/// multi-versioning, an ifunc resolved once per function). Results are the same bits on every clone: the
+/// build keeps -ffp-contract=off, so the wider ISAs never fuse a multiply-add, and the vectorised loops are
+/// element-wise (no reassociated reductions). Only the CPU row loops carry it (kernels/Launch.hpp and the
+/// pole fold); everything else stays baseline. Off for nvcc (its host pass does not take the attribute),
+/// clang, non-x86 targets and with -DYEE_NATIVE=ON (already tuned for the build machine).
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && defined(__x86_64__) &&               \
+    !defined(YEE_NO_SIMD_CLONES)
+#define YEE_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define YEE_SIMD_CLONES
+#endif

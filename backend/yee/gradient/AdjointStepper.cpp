@@ -327,13 +327,16 @@ template <class T> void AdjointStepper<T>::cpmlEW() {
     View<T> f[6];
     for (int c = 0; c < 6; ++c)
         f[c] = tile_.view(adj_, c);
-    const WLists<T> w = wLists(tile_, f, slabAdj_, true);
+    WLists<T> w = wLists(tile_, f, slabAdj_, true);
     device::Device& dev = tile_.device();
     if (dev.staged()) {
         w.passes(dev);
         return;
     }
-    // Pointwise in the fields and each slab's own state: the rows of every slab in one parallel range.
+    // Pointwise in the fields and each slab's own state: the rows of the y and z slabs in one parallel
+    // range. The x slabs' rows run inside qAndUpdateH's row sweep instead, each just before pass 2 reads
+    // it: their rows are only the PML's width long, and there P's row is already in cache for the curl.
+    w.x.clear();
     slabRows(w, tile_.threads());
 }
 
@@ -359,9 +362,14 @@ template <class T> template <bool M> void AdjointStepper<T>::qAndUpdateH() {
     // Per H cell: the slab corrections in their order, then Q -= Db curl P, then (Q final) CPML-H^T pass
     // 1. Nothing reads another cell's Q, and pass 1 writes the H transpose's own w (not the wE that pass 2
     // reads from neighbouring rows), so one row sweep keeps every cell's operations and their order.
+    // CPML-E^T pass 1 of the x slabs (cpmlEW left them out) runs first in each row: x pass 2 reads wE at
+    // i and i + 1 of the same row only, pass 1 reads P, which nothing in this sweep or the P exchange
+    // before it writes inside the tile, and each slab cell's psi and w are written by its row alone.
+    const WLists<T> wEx = wLists(tile_, f, slabAdj_, true);
     const kernels::UpdateH<T, M> upd{f[3], f[4],        f[5],        f[0],        f[1],
                                      f[2], tile_.db(0), tile_.db(1), tile_.db(2), tile_.dbScalar()};
     kernels::forEachRow(all, tile_.threads(), [&](int j, int k, int i0, int i1) {
+        rowOf(wEx.x, j, k, i0, i1);
         q.row(j, k, i0, i1);
         kernels::detail::runRow(upd, i0, i1, j, k);
         wH.row(j, k, i0, i1);
