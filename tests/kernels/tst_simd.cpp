@@ -1,9 +1,10 @@
 /// Runtime SIMD (core/Platform.hpp YEE_SIMD_CLONES): the row loops of kernels/Launch.hpp run the widest
 /// clone this CPU has (AVX-512, AVX2 or SSE2). The contract is that every clone gives the same bits. Here
-/// the library's Yee, inverse and CPML functors run through forEachCell (the cloned runRow) and through a
-/// reference loop compiled without vectorisation, on random fields whose magnitudes span 1e-300..1e30 (in
-/// float, down into the subnormals), and the outputs are compared bit for bit in float and double.
-/// tst_golden checks the same on whole scenes against files written by baseline builds.
+/// the library's Yee and inverse functors (per-cell and table coefficients) run through forEachCell (the
+/// cloned runRow) and through a reference loop compiled without vectorisation, on random fields whose
+/// magnitudes span 1e-300..1e30 (in float, down into the subnormals), and the outputs are compared bit for
+/// bit in float and double. tst_golden checks the same on whole scenes against files written by baseline
+/// builds.
 #include <QtTest>
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 
 #include "yee/core/Simd.hpp"
 #include "yee/kernels/Adjoint.hpp"
+#include "yee/kernels/Coef.hpp"
 #include "yee/kernels/Launch.hpp"
 #include "yee/kernels/Yee.hpp"
 
@@ -107,6 +109,21 @@ private:
         QVERIFY(clonedEqualsScalar<T>([](Cells<T>& c) {
             return kernels::UpdateE<T, false>{c.v(0), c.v(1), c.v(2), c.c(3), c.c(4), c.c(5),
                                               c.c(6), c.c(7), c.c(8), {},     {},     {}};
+        }));
+        // Coefficients from a material index and table (kernels/Coef.hpp): gathers on the wide clones.
+        std::vector<kernels::MaterialIndex> idx;
+        std::vector<T> tab;
+        QVERIFY(clonedEqualsScalar<T>([&](Cells<T>& c) {
+            idx.assign(std::size_t(c.shape.size), 0);
+            for (std::size_t n = 0; n < idx.size(); ++n)
+                idx[n] = kernels::MaterialIndex((n * 7919) % 301);
+            tab.assign(c.a[6].begin(), c.a[6].begin() + 301 * 3);
+            auto at = [&](int comp) {
+                return kernels::TableCoef<T>{idx.data() + c.shape.origin, tab.data() + 301 * comp, c.shape.sy,
+                                             c.shape.sz};
+            };
+            return kernels::UpdateE<T, true, kernels::TableCoef<T>>{
+                c.v(0), c.v(1), c.v(2), c.c(3), c.c(4), c.c(5), at(0), at(1), at(2), at(2), at(0), at(1)};
         }));
         // The inverse E update divides by Ca: division must round the same at every width too.
         QVERIFY(clonedEqualsScalar<T>([](Cells<T>& c) {
