@@ -13,7 +13,7 @@ std::shared_ptr<const ModeSet> ModeCache::get(const scene::Rasterizer& raster, c
         ++solves_;
         return solveModes(raster, req, field);
     };
-    auto set = std::make_shared<const ModeSet>(resolver_ ? resolver_(req, solveHere) : solveHere());
+    auto set = std::make_shared<const ModeSet>(resolver_ ? resolver_(req, solveHere, traffic_) : solveHere());
     sets_[key] = set;
     return set;
 }
@@ -41,12 +41,6 @@ std::int64_t ModeCache::profileBytes() const {
 void ModeCache::setResolver(Resolver r) {
     std::lock_guard<std::mutex> lock(mutex_);
     resolver_ = std::move(r);
-}
-
-void ModeCache::addTraffic(const ShareTraffic& t) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    traffic_.broadcasts += t.broadcasts;
-    traffic_.bytes += t.bytes;
 }
 
 ShareTraffic ModeCache::takeTraffic() {

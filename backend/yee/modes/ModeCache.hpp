@@ -30,10 +30,11 @@ struct ShareTraffic {
 class ModeCache {
 public:
     /// Resolves a miss: returns the modes of `req`, calling `solveHere` (the solve on this process, which
-    /// throws as solveModes() does) where this process is the one to solve. Must throw, on every process
-    /// that shares the solve, what `solveHere` threw on the solving one.
-    using Resolver =
-        std::function<ModeSet(const ModeRequest& req, const std::function<ModeSet()>& solveHere)>;
+    /// throws as solveModes() does) where this process is the one to solve, and adds to `traffic` what it
+    /// exchanged. Must throw, on every process that shares the solve, what `solveHere` threw on the solving
+    /// one. Called with the cache locked.
+    using Resolver = std::function<ModeSet(const ModeRequest& req, const std::function<ModeSet()>& solveHere,
+                                           ShareTraffic& traffic)>;
 
     /// The modes of `req` on `raster`, solved on first use (solveModes(); throws as it does, naming
     /// `field`). A request for fewer modes than a cached one on the same plane and frequency reuses it.
@@ -51,8 +52,6 @@ public:
 
     /// Set (or, empty, clear) the resolver of misses. Not while another thread calls get().
     void setResolver(Resolver r);
-    /// Add what sharing a solve exchanged (the resolver reports it).
-    void addTraffic(const ShareTraffic& t);
     /// What sharing the solves exchanged since the last call, then zero (a run's first evaluation reports
     /// it).
     ShareTraffic takeTraffic();

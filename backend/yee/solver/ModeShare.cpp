@@ -51,10 +51,10 @@ void shareModeSolves(modes::ModeCache& cache, comm::Communicator& comm, const ti
     std::vector<Box> boxes;
     for (int t = 0; t < tiles.count(); ++t)
         boxes.push_back(tiles.tile(t).box);
-    modes::ModeCache* c = &cache;
     comm::Communicator* cm = &comm;
-    cache.setResolver([c, cm, boxes](const modes::ModeRequest& req,
-                                     const std::function<modes::ModeSet()>& solveHere) -> modes::ModeSet {
+    cache.setResolver([cm, boxes](const modes::ModeRequest& req,
+                                  const std::function<modes::ModeSet()>& solveHere,
+                                  modes::ShareTraffic& traffic) -> modes::ModeSet {
         const int owner = ownerOf(boxes, req);
         const bool mine = cm->rank() == owner;
         const comm::CommStats before = cm->stats();
@@ -87,8 +87,8 @@ void shareModeSolves(modes::ModeCache& cache, comm::Communicator& comm, const ti
         const comm::CommStats& after = cm->stats();
         constexpr comm::Phase P = comm::Phase::Planning;
         constexpr comm::Kind B = comm::Kind::Broadcast;
-        c->addTraffic(
-            {after.callsOf(P, B) - before.callsOf(P, B), after.bytesOf(P, B) - before.bytesOf(P, B)});
+        traffic.broadcasts += after.callsOf(P, B) - before.callsOf(P, B);
+        traffic.bytes += after.bytesOf(P, B) - before.bytesOf(P, B);
         if (error)
             std::rethrow_exception(error);
         if (head[0] == kInputError)

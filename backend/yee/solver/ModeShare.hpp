@@ -9,7 +9,7 @@
 /// (the owner rethrows its own exception; the others an InputError, or a std::runtime_error, with its text).
 /// Every rank plans the same scene, so every rank misses the same requests in the same order and enters
 /// each broadcast. The broadcasts are counted by the communicator (CommStats, Phase::Planning) and
-/// recorded in the cache (ModeCache::addTraffic), from where a run's first evaluation reports them.
+/// recorded in the cache (the resolver's traffic), from where a run's first evaluation reports them.
 #include "yee/comm/Communicator.hpp"
 #include "yee/modes/ModeCache.hpp"
 #include "yee/tiling/TileGrid.hpp"
