@@ -16,8 +16,8 @@ if(YEE_ENABLE_MPI AND TARGET yee_mpi)
   set_target_properties(tst_modes_mpi PROPERTIES AUTOMOC ON)
 endif()
 if(TARGET yee_mpi AND MPIEXEC_EXECUTABLE AND TARGET yee-run)
-  yee_add_test(NAME modes_yee_run_mpi SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_mode_yee_run.cpp LABELS "modes;mpi;cli"
-               TIMEOUT 900)
+  yee_add_test(NAME modes_yee_run_mpi SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_mode_yee_run.cpp LABELS "modes;mpi;cli;slow"
+               TIMEOUT 900 ENV QTEST_FUNCTION_TIMEOUT=800000)
   add_dependencies(tst_modes_yee_run_mpi yee-run)
   target_compile_definitions(tst_modes_yee_run_mpi PRIVATE YEE_RUN_EXE="$<TARGET_FILE:yee-run>"
                                                           YEE_MPIEXEC="${MPIEXEC_EXECUTABLE}")

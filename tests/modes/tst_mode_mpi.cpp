@@ -9,7 +9,8 @@
 //     a rank whose tile holds no cell of any port allocates no source or detector memory;
 //   - a mode source and a mode monitor with the mode power as objective: results and gradient
 //     bit-identical, and the same in a Session (solved once per preparation, however many evaluations);
-//   - bad ports (a mode index above the modes found (30 on a small metal box), on the source's and on the monitor's owner; a plane
+//   - bad ports (a mode index above the modes found (30 on a small metal box), on the source's and on the
+//   monitor's owner; a plane
 //     outside the domain): the same one-line error on every rank, no hang.
 // Every case has the same shape on every rank (see tests/mpi/tst_mpi_decomposition.cpp): collective work,
 // then local checks collected as strings, then one agreed verdict.
