@@ -28,6 +28,7 @@
 #include "yee/io/RunOutputs.hpp"
 #include "yee/io/Touchstone.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
+#include "yee/modes/ModeCache.hpp"
 #include "yee/run/Devices.hpp"
 #include "yee/run/Overrides.hpp"
 #include "yee/run/Run.hpp"
@@ -147,6 +148,7 @@ Plan prepare(const cli::RunArgs& args, const Launch& launch) {
         p.notes.push_back("warning: " + w);
     p.options = cli::makeRunOptions(p.scene, args);
     p.options.communicator = launch.communicator;
+    p.options.modes = std::make_shared<modes::ModeCache>(); // the estimate's mode solves serve the run
     if (!p.options.deviceNotice.empty())
         p.notes.push_back(p.options.deviceNotice);
 #ifndef YEE_HAVE_NCCL

@@ -31,6 +31,8 @@ const char* phaseName(Phase p) {
         return "adjoint";
     case Phase::Output:
         return "output";
+    case Phase::Planning:
+        return "planning";
     default:
         return "?";
     }

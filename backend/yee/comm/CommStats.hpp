@@ -8,8 +8,10 @@ namespace yee::comm {
 
 /// Kinds of communication counted. A grouped halo exchange counts once however many neighbours it has.
 enum class Kind : int { HaloExchange = 0, AllReduce, Gather, Broadcast, Barrier, Count };
-/// Phase of a run in which a message was sent.
-enum class Phase : int { Setup = 0, Forward, Reconstruct, Adjoint, Output, Count };
+/// Phase of a run in which a message was sent. Planning: while the scene is planned, before the tiles
+/// exist (the broadcasts that share each waveguide-mode solve under MPI, solver/ModeShare.hpp); a run
+/// reports them in its table (a session in its first evaluation's), as they happen once per preparation.
+enum class Phase : int { Setup = 0, Forward, Reconstruct, Adjoint, Output, Planning, Count };
 
 constexpr int kKindCount = static_cast<int>(Kind::Count);
 constexpr int kPhaseCount = static_cast<int>(Phase::Count);

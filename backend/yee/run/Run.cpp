@@ -19,6 +19,7 @@
 #include "yee/cuda/Runtime.hpp"
 #include "yee/detectors/DetectorSet.hpp"
 #include "yee/gradient/GradientDriver.hpp"
+#include "yee/modes/ModeCache.hpp"
 #include "yee/run/Devices.hpp"
 #include "yee/run/OutputGuard.hpp"
 #include "yee/run/Restart.hpp"
@@ -142,6 +143,13 @@ template <class T> struct TileRun {
     /// are made anew (they may cache materials).
     void evaluate(bool again) {
         comm.stats().reset(); // collective counts are per run, also on a communicator reused across runs
+        // The broadcasts that shared the mode solves while the scene was planned, once per preparation:
+        // in the first run's table (every rank takes its own record; in-process tiles record none).
+        const modes::ShareTraffic planning = plan->modeCache->takeTraffic();
+        comm.stats().calls[std::size_t(comm::Phase::Planning)][std::size_t(comm::Kind::Broadcast)] +=
+            planning.broadcasts;
+        comm.stats().bytes[std::size_t(comm::Phase::Planning)][std::size_t(comm::Kind::Broadcast)] +=
+            planning.bytes;
         if (again) {
             dets.reset();
             tile->state().truncate(tileEntries);
@@ -577,10 +585,32 @@ void validateOptions(const scene::Scene& s, const RunOptions& o) {
     checkRecorderLocation(s, o);
 }
 
+namespace {
+/// Plan `s` for `o`: makePlan(), then the detector kinds. With `share` and a communicator of more than one
+/// rank, each mode solve is made once in the job (solver/ModeShare.hpp); the resolver is cleared when
+/// planning ends, also when it throws.
+std::shared_ptr<Plan> planScene(const scene::Scene& s, const RunOptions& o, bool share) {
+    solver::PlanOptions po{o.tiles, o.maxSteps, o.gradient};
+    po.modeCache = o.modes;
+    po.modeComm = share ? o.communicator : nullptr;
+    struct EndSharing {
+        std::shared_ptr<modes::ModeCache> cache;
+        ~EndSharing() {
+            if (cache)
+                cache->setResolver({});
+        }
+    } end{o.modes};
+    auto plan = makePlan(s, po);
+    end.cache = plan->modeCache;
+    detectors::planDetectors(*plan);
+    return plan;
+}
+} // namespace
+
 Estimate estimate(const scene::Scene& s, const RunOptions& o) {
     validateOptions(s, o);
-    auto plan = makePlan(s, solver::PlanOptions{o.tiles, o.maxSteps, o.gradient});
-    detectors::planDetectors(*plan);
+    // A throwaway estimate's solves are its own (each rank may call it alone); kept ones are shared.
+    auto plan = planScene(s, o, o.modes != nullptr);
     return o.precision == Precision::Float64 ? estimateTyped<double>(plan, o) : estimateTyped<float>(plan, o);
 }
 
@@ -595,8 +625,7 @@ namespace {
 /// Validate, plan and check every device's memory: what run() and Session do before allocating.
 std::shared_ptr<Plan> preparePlan(const scene::Scene& s, const RunOptions& o) {
     validateOptions(s, o);
-    auto plan = makePlan(s, solver::PlanOptions{o.tiles, o.maxSteps, o.gradient});
-    detectors::planDetectors(*plan);
+    auto plan = planScene(s, o, true);
     // Refuse before allocating: the dry run of the same allocation path gives every device's peak.
     checkFits(o.precision == Precision::Float64 ? estimateTyped<double>(plan, o)
                                                 : estimateTyped<float>(plan, o));

@@ -25,6 +25,9 @@
 namespace yee::comm {
 class Communicator;
 }
+namespace yee::modes {
+class ModeCache;
+}
 
 namespace yee::run {
 
@@ -61,7 +64,14 @@ struct RunOptions {
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(const telemetry::Report&)> onTelemetry;
     /// External communicator (MPI): this process runs tile comm->rank() only. Null: LocalComm.
+    /// run() and Session share each waveguide-mode solve over it: the rank owning the port solves and
+    /// broadcasts (solver/ModeShare.hpp), so every rank calls them (as it must anyway).
     comm::Communicator* communicator = nullptr;
+    /// Waveguide modes kept across calls on the same scene: estimate() and run() (or Session) with the same
+    /// cache solve each port once (yee-run estimates, then runs). A cache holding another scene's modes is
+    /// emptied first. Null: each call solves anew. Under MPI, estimate() with a cache set shares the
+    /// solves like run(), so it is then collective: every rank calls it.
+    std::shared_ptr<modes::ModeCache> modes;
     // ---- restart files (forward runs only; see Restart.hpp) ----
     /// Write a restart file every N steps (0: none, except when cancelled with checkpointPath set).
     int checkpointEvery = 0;

@@ -4,10 +4,11 @@
 #include <cmath>
 
 #include "yee/core/Error.hpp"
-#include "yee/scene/MaterialModel.hpp"
 #include "yee/modes/ModeCache.hpp"
+#include "yee/scene/MaterialModel.hpp"
 #include "yee/scene/Rasterizer.hpp"
 #include "yee/scene/SceneJson.hpp"
+#include "yee/solver/ModeShare.hpp"
 #include "yee/solver/ModeSource.hpp"
 
 namespace yee::solver {
@@ -110,7 +111,11 @@ std::shared_ptr<Plan> makePlan(const scene::Scene& s, const PlanOptions& o) {
 
     p.tiles = std::make_unique<tiling::TileGrid>(p.geom.cells, o.tiles, p.bc, pmlCells);
     p.raster = std::make_shared<scene::Rasterizer>(s);
-    p.modeCache = std::make_shared<modes::ModeCache>();
+    p.modeCache = o.modeCache ? o.modeCache : std::make_shared<modes::ModeCache>();
+    if (o.modeCache)
+        p.modeCache->bind(scene::sceneHash(s));
+    if (o.modeComm && o.modeComm->size() > 1)
+        shareModeSolves(*p.modeCache, *o.modeComm, *p.tiles);
 
     // ---- sources ----
     for (std::size_t si = 0; si < s.sources.size(); ++si) {

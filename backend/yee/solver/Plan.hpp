@@ -19,6 +19,9 @@ class Rasterizer;
 namespace yee::modes {
 class ModeCache;
 }
+namespace yee::comm {
+class Communicator;
+}
 
 namespace yee::solver {
 
@@ -114,6 +117,14 @@ struct PlanOptions {
     /// Per-cell coefficient arrays on every tile (gradient runs: the adjoint and the time reversal read
     /// them); otherwise tiles take a material index and small tables where they fit (solver/Tile.hpp).
     bool perCellCoefficients = false;
+    /// The mode cache to plan with (modes solved by an earlier plan of the same scene are reused; one of
+    /// another scene is emptied first, ModeCache::bind()). Null: a new one.
+    std::shared_ptr<modes::ModeCache> modeCache{};
+    /// The job's communicator when the ranks of an MPI job plan the same scene: every mode solve is then
+    /// made once, by the rank owning the port, and broadcast (solver/ModeShare.hpp). The resolver stays
+    /// set on the cache: the caller clears it (ModeCache::setResolver({})) when planning ends, after
+    /// detectors::planDetectors(), also when planning throws. Null, or one rank: each process solves.
+    comm::Communicator* modeComm = nullptr;
 };
 
 /// Build the plan of a validated scene for a tile grid. Throws InputError naming the field before
