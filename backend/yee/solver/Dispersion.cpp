@@ -203,6 +203,12 @@ Dispersion<T>::Dispersion(const Plan& plan, const Box& box, const ArrayShape& sh
         l.skip = Buffer<std::int64_t>(dev, skips, Category::Dispersive);
         l.skipSave = Buffer<T>(dev, skips, Category::Dispersive);
         l.state = Buffer<T>(dev, l.count * l.stateSlots, Category::Dispersive);
+        if (fold_) { // the fold's run table (kernels::poleRunTable)
+            l.hostRuns = kernels::poleRunTable(
+                l.hostOffsets.data(), l.count, l.hostSkip.data(), skips,
+                [&l](std::int64_t e) { return double(T(l.hostWeights[std::size_t(e)])); });
+            l.runs = Buffer<std::int64_t>(dev, std::int64_t(l.hostRuns.size()), Category::Dispersive);
+        }
         state.add("disp." + s.materials[std::size_t(l.material)].name + "." + compName(l.comp),
                   StateRole::Dynamics, l.state);
     }
@@ -245,10 +251,16 @@ void Dispersion<T>::fill(device::HostFill& hf, std::array<device::Buffer<T>, 3>&
             for (std::size_t q = 0; q < l.hostSkip.size(); ++q)
                 skip[q] = l.hostSkip[q];
         }
+        if (!l.hostRuns.empty()) {
+            std::int64_t* runs = hf(l.runs);
+            for (std::size_t q = 0; q < l.hostRuns.size(); ++q)
+                runs[q] = l.hostRuns[q];
+        }
         l.hostOffsets.clear();
         l.hostWeights.clear();
         l.hostCells.clear();
         l.hostSkip.clear();
+        l.hostRuns.clear();
     }
     const scene::Rasterizer& r = *plan_.raster;
     for (int c = 0; c < 3; ++c) {
@@ -270,8 +282,9 @@ std::vector<kernels::PoleFoldList<T>> Dispersion<T>::foldLists(const std::array<
     std::vector<kernels::PoleFoldList<T>> v;
     for (const List& l : lists_)
         if (l.count > 0)
-            v.push_back({e[std::size_t(l.comp)], cb[std::size_t(l.comp)], l.offset.data(), l.weight.data(),
-                         l.state.data(), l.count, l.coef, l.skip.data(), l.skip.size(), l.comp});
+            v.push_back({e[std::size_t(l.comp)], cb[std::size_t(l.comp)], l.state.data(), l.count, l.coef,
+                         kernels::lorentzPairs(l.coef), l.runs.data(), l.runs.size() / kernels::kRunWords,
+                         l.comp});
     return v;
 }
 

@@ -50,7 +50,9 @@ public:
         device::Buffer<T> scratch;             ///< E^n for the passes; empty when folded()
         device::Buffer<std::int64_t> skip;     ///< folded(): the entries left to the passes (increasing)
         device::Buffer<T> skipSave;            ///< folded(): E^n of the skip entries
+        device::Buffer<std::int64_t> runs;     ///< folded(): the run table (kernels::poleRunTable)
         std::vector<std::int64_t> hostSkip;    ///< kept until fill()
+        std::vector<std::int64_t> hostRuns;    ///< kept until fill()
         std::vector<std::int64_t> hostOffsets; ///< kept until fill()
         std::vector<double> hostWeights;
         std::vector<Index3> hostCells; ///< global cells, kept until fill()
