@@ -141,7 +141,7 @@ template <class T> void checkBlocks(std::uint64_t seed, std::int64_t entries, in
 /// Lists on three E arrays of `rows` rows of `len` cells (row stride len + 5): lists 0 and 3 on
 /// component 0 (disjoint cells), 1 on component 1, 2 on component 2, each in random stretches.
 template <class T>
-void checkFold(std::uint64_t seed, int rows, int len, bool split, bool reverse, bool lorentz) {
+void checkFold(std::uint64_t seed, int rows, int len, bool split, bool reverse, bool lorentz, bool mixed) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     const std::int64_t stride = len + 5, size = stride * rows + 8;
@@ -256,10 +256,14 @@ void checkFold(std::uint64_t seed, int rows, int len, bool split, bool reverse, 
             kernels::poleRunTable(off[std::size_t(q)].data(), std::int64_t(off[std::size_t(q)].size()),
                                   q == 1 ? skip.data() : nullptr, q == 1 ? std::int64_t(skip.size()) : 0,
                                   [&wq](std::int64_t i) { return double(wq[std::size_t(i)]); });
-        lists.push_back({e[comp[q]].data(), cb[comp[q]].data(), state[std::size_t(q)].data(),
+        // With a run table (lists 0 and 2 when `mixed`, else all) or with offsets and skip entries.
+        const bool withRuns = !mixed || q % 2 == 0;
+        lists.push_back({e[comp[q]].data(), cb[comp[q]].data(), off[std::size_t(q)].data(),
+                         w[std::size_t(q)].data(), state[std::size_t(q)].data(),
                          std::int64_t(off[std::size_t(q)].size()), c, kernels::lorentzPairs(c),
-                         runs[std::size_t(q)].data(),
-                         std::int64_t(runs[std::size_t(q)].size()) / kernels::kRunWords, comp[q]});
+                         withRuns ? runs[std::size_t(q)].data() : nullptr,
+                         withRuns ? std::int64_t(runs[std::size_t(q)].size()) / kernels::kRunWords : 0,
+                         q == 1 ? skip.data() : nullptr, q == 1 ? std::int64_t(skip.size()) : 0, comp[q]});
     }
     std::vector<std::int64_t> cursor(8);
     std::vector<char> listed(std::size_t(size), 0);
@@ -335,10 +339,11 @@ private slots:
         QFETCH(int, len);
         QFETCH(bool, split);
         QFETCH(bool, reverse);
-        for (bool lorentz : {false, true}) {
-            checkFold<float>(21, rows, len, split, reverse, lorentz);
-            checkFold<double>(22, rows, len, split, reverse, lorentz);
-        }
+        for (bool lorentz : {false, true})
+            for (bool mixed : {false, true}) { // run tables on every list, or on half of them
+                checkFold<float>(21, rows, len, split, reverse, lorentz, mixed);
+                checkFold<double>(22, rows, len, split, reverse, lorentz, mixed);
+            }
     }
 };
 

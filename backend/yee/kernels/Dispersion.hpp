@@ -470,56 +470,90 @@ std::vector<std::int64_t> poleRunTable(const std::int64_t* off, std::int64_t cou
 }
 
 /// One pole list as the row fold below sees it (CPU devices): its E component's array and Cb (buffer
-/// starts, which the run offsets index), its entries' state, its coefficients with lorentzPairs() of
-/// them, and its run table (poleRunTable, `runCount` runs, which hold the weights).
+/// starts, which the offsets index), its entries' offsets, weights and state, its coefficients with
+/// lorentzPairs() of them, and either its run table (poleRunTable, `runCount` runs, which hold the
+/// offsets and weights the fold reads) or, without one (runs null), the entries the fold leaves out
+/// (increasing entry indices: cells that something else writes between the E update and the pole
+/// currents, updated by separate passes).
 template <class T> struct PoleFoldList {
     T* e;
     const T* cb;
+    const std::int64_t* off;
+    const T* w;
     T* state;
     std::int64_t count;
     PoleCoefs<T> c;
     int pairs; ///< lorentzPairs(c)
     const std::int64_t* runs;
     std::int64_t runCount;
+    const std::int64_t* skip;
+    std::int64_t skipCount;
     int comp; ///< the E component 0..2 (lists of one component share `e`)
 };
+
+/// poleStretches over the entries [a, b) of `l` that it does not skip (a list without a run table).
+template <class T, class F>
+void poleFoldPieces(const PoleFoldList<T>& l, std::int64_t a, std::int64_t b, const F& f) {
+    if (l.skipCount == 0) {
+        poleStretches(l.off, a, b - a, f);
+        return;
+    }
+    std::int64_t lo = 0, hi = l.skipCount; // the first skipped entry at or after a
+    while (lo < hi) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        if (l.skip[mid] < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (std::int64_t q = lo; a < b; ++q) {
+        const std::int64_t stop = q < l.skipCount && l.skip[q] < b ? l.skip[q] : b;
+        if (stop > a)
+            poleStretches(l.off, a, stop - a, f);
+        a = stop + 1;
+    }
+}
 
 /// The forward pole update folded into the E sweep of one row (CPU devices), for lists of which no
 /// E location is in two: the row's cells [i0, i1) (buffer offsets rowBase + i) go in chunks of at
 /// most kPoleBlock cells; per chunk with listed cells, E^n of its cells is kept on the stack
 /// (PoleSaveE), update(c0, c1, poles) runs the E update of the chunk's cells (`poles`: some cell of it
-/// is listed), then each list's runs in the chunk get their currents and advance (PoleCurrent,
-/// PoleAdvance, poleStepStretch) while E is in cache. Every listed cell sees the operations of
-/// PoleSaveE, the E update, PoleCurrent and PoleAdvance in that order, as in the separate passes, so the
-/// bits are theirs provided nothing else writes a folded E between the E update and the pole currents
-/// (the kRunSkip entries, which the fold leaves alone). `cursor` holds 2 * nLists entries that the
-/// caller keeps per thread between rows (hints, see below).
+/// is listed), then each list's stretches in the chunk get their currents and advance (PoleCurrent,
+/// PoleAdvance, poleStepStretch) while E is in cache: from its run table, or from its offsets
+/// (prefetched during the E update) and weights. Every listed cell sees the operations of PoleSaveE,
+/// the E update, PoleCurrent and PoleAdvance in that order, as in the separate passes, so the bits are
+/// theirs provided nothing else writes a folded E between the E update and the pole currents (the
+/// kRunSkip runs, or the `skip` entries, which the fold leaves alone). `cursor` holds 2 * nLists entries
+/// that the caller keeps per thread between rows (hints, see below).
 template <class T, class Update>
 void poleFoldRow(const PoleFoldList<T>* lists, int nLists, T dt, std::int64_t rowBase, int i0, int i1,
                  std::int64_t* cursor, const Update& update) {
     constexpr std::int64_t lenMask = (std::int64_t(1) << 32) - 1;
-    // cursor[2q]: the first run of list q that ends after the chunk start; cursor[2q + 1]: after its
-    // end. On entry cursor[2q + 1] is a hint (where the previous row of the calling thread ended, any
-    // value is valid): the row's first run is searched from there, galloping, so a thread that sweeps
-    // rows in order reads a run or two near the last ones instead of bisecting the whole table.
+    // cursor[2q]: the first run (entry) of list q that ends after (lies at or after) the chunk start;
+    // cursor[2q + 1]: the same for the chunk end. On entry cursor[2q + 1] is a hint (where the previous
+    // row of the calling thread ended, any value is valid): the row's first run (entry) is searched from
+    // there, galloping, so a thread that sweeps rows in order reads a few words near the last ones
+    // instead of bisecting the whole list.
     for (int q = 0; q < nLists; ++q) {
         const PoleFoldList<T>& l = lists[q];
         const std::int64_t o = rowBase + i0;
         const std::int64_t* R = l.runs;
-        auto before = [R, o](std::int64_t r) { // run r ends at or before o
-            return R[kRunWords * r] + (R[kRunWords * r + 2] & lenMask) <= o;
+        const std::int64_t* off = l.off;
+        const std::int64_t n = R ? l.runCount : l.count;
+        auto before = [R, off, o](std::int64_t r) { // run r ends at or before o (entry r lies before o)
+            return R ? R[kRunWords * r] + (R[kRunWords * r + 2] & lenMask) <= o : off[r] < o;
         };
         std::int64_t h = cursor[2 * q + 1];
-        h = h < 0 ? 0 : (h > l.runCount ? l.runCount : h);
-        std::int64_t lo = 0, hi = l.runCount; // the first run not before o is in [lo, hi]
+        h = h < 0 ? 0 : (h > n ? n : h);
+        std::int64_t lo = 0, hi = n; // the first one not before o is in [lo, hi]
         if (h > 0 && !before(h - 1)) {
             hi = h - 1;
         } else {
             lo = h;
-            // run lo - 1 is before o throughout; the step that fails checks index lo + (lo - h).
-            for (std::int64_t step = 1; lo + step - 1 < l.runCount && before(lo + step - 1); step *= 2)
+            // lo - 1 is before o throughout; the step that fails checks index lo + (lo - h).
+            for (std::int64_t step = 1; lo + step - 1 < n && before(lo + step - 1); step *= 2)
                 lo += step;
-            hi = lo + (lo - h) < l.runCount ? lo + (lo - h) : l.runCount;
+            hi = lo + (lo - h) < n ? lo + (lo - h) : n;
         }
         while (lo < hi) {
             const std::int64_t mid = lo + (hi - lo) / 2;
@@ -542,8 +576,16 @@ void poleFoldRow(const PoleFoldList<T>* lists, int nLists, T dt, std::int64_t ro
             const PoleFoldList<T>& l = lists[q];
             const std::int64_t a = cursor[2 * q + 1];
             cursor[2 * q] = a;
-            if (a < l.runCount && l.runs[kRunWords * a] < end)
+            if (l.runs) {
+                if (a < l.runCount && l.runs[kRunWords * a] < end)
+                    poles = comps[l.comp] = true;
+            } else if (a < l.count && l.off[a] < end) {
                 poles = comps[l.comp] = true;
+                // The chunk's offsets are read after its E update: fetch them meanwhile.
+                const std::int64_t n = c1 - c0 < l.count - a ? c1 - c0 : l.count - a;
+                for (std::int64_t x = 0; x < n; x += 64 / std::int64_t(sizeof(std::int64_t)))
+                    __builtin_prefetch(l.off + a + x);
+            }
         }
         if (poles)
             for (int c = 0; c < 3; ++c)
@@ -558,6 +600,26 @@ void poleFoldRow(const PoleFoldList<T>* lists, int nLists, T dt, std::int64_t ro
             continue;
         for (int q = 0; q < nLists; ++q) {
             const PoleFoldList<T>& l = lists[q];
+            const T* S = save[l.comp];
+            if (!l.runs) {
+                const std::int64_t a = cursor[2 * q];
+                std::int64_t b = a; // the entries in the chunk are fewer than its cells
+                std::int64_t hi = a + (c1 - c0) < l.count ? a + (c1 - c0) : l.count;
+                while (b < hi) {
+                    const std::int64_t mid = b + (hi - b) / 2;
+                    if (l.off[mid] < end)
+                        b = mid + 1;
+                    else
+                        hi = mid;
+                }
+                cursor[2 * q + 1] = b;
+                if (a < b)
+                    poleFoldPieces(l, a, b, [&](std::int64_t first, std::int64_t o, int len) {
+                        poleStepStretch<T>(l.e + o, l.cb + o, l.w + first, T(1), S + (o - chunk),
+                                           l.state + first, l.count, dt, l.c, l.pairs, len);
+                    });
+                continue;
+            }
             std::int64_t r = cursor[2 * q];
             for (; r < l.runCount; ++r) {
                 const std::int64_t* run = l.runs + kRunWords * r;
@@ -570,8 +632,8 @@ void poleFoldRow(const PoleFoldList<T>* lists, int nLists, T dt, std::int64_t ro
                     const std::int64_t first = run[1] + (s0 - o);
                     double w;
                     std::memcpy(&w, run + 3, sizeof w);
-                    poleStepStretch<T>(l.e + s0, l.cb + s0, nullptr, T(w), save[l.comp] + (s0 - chunk),
-                                       l.state + first, l.count, dt, l.c, l.pairs, int(s1 - s0));
+                    poleStepStretch<T>(l.e + s0, l.cb + s0, nullptr, T(w), S + (s0 - chunk), l.state + first,
+                                       l.count, dt, l.c, l.pairs, int(s1 - s0));
                 }
                 if (o + len > end)
                     break; // the run goes on in the next chunk

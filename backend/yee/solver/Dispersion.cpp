@@ -203,11 +203,16 @@ Dispersion<T>::Dispersion(const Plan& plan, const Box& box, const ArrayShape& sh
         l.skip = Buffer<std::int64_t>(dev, skips, Category::Dispersive);
         l.skipSave = Buffer<T>(dev, skips, Category::Dispersive);
         l.state = Buffer<T>(dev, l.count * l.stateSlots, Category::Dispersive);
-        if (fold_) { // the fold's run table (kernels::poleRunTable)
-            l.hostRuns = kernels::poleRunTable(
+        if (fold_) {
+            // The fold's run table (kernels::poleRunTable) where it is smaller than the E^n scratch the
+            // fold saves (a list of long runs: bulk material); else the fold reads the offsets.
+            std::vector<std::int64_t> runs = kernels::poleRunTable(
                 l.hostOffsets.data(), l.count, l.hostSkip.data(), skips,
                 [&l](std::int64_t e) { return double(T(l.hostWeights[std::size_t(e)])); });
-            l.runs = Buffer<std::int64_t>(dev, std::int64_t(l.hostRuns.size()), Category::Dispersive);
+            if (std::int64_t(runs.size() * sizeof(std::int64_t)) < l.count * std::int64_t(sizeof(T))) {
+                l.hostRuns = std::move(runs);
+                l.runs = Buffer<std::int64_t>(dev, std::int64_t(l.hostRuns.size()), Category::Dispersive);
+            }
         }
         state.add("disp." + s.materials[std::size_t(l.material)].name + "." + compName(l.comp),
                   StateRole::Dynamics, l.state);
@@ -282,9 +287,9 @@ std::vector<kernels::PoleFoldList<T>> Dispersion<T>::foldLists(const std::array<
     std::vector<kernels::PoleFoldList<T>> v;
     for (const List& l : lists_)
         if (l.count > 0)
-            v.push_back({e[std::size_t(l.comp)], cb[std::size_t(l.comp)], l.state.data(), l.count, l.coef,
-                         kernels::lorentzPairs(l.coef), l.runs.data(), l.runs.size() / kernels::kRunWords,
-                         l.comp});
+            v.push_back({e[std::size_t(l.comp)], cb[std::size_t(l.comp)], l.offset.data(), l.weight.data(),
+                         l.state.data(), l.count, l.coef, kernels::lorentzPairs(l.coef), l.runs.data(),
+                         l.runs.size() / kernels::kRunWords, l.skip.data(), l.skip.size(), l.comp});
     return v;
 }
 
