@@ -29,8 +29,16 @@
 /// operations per cell in the same order, over blocks of a list whose cells are mostly consecutive in
 /// memory, so the loops are SIMD and the offsets are hardly read; PoleCurrent and PoleAdvance become one
 /// pass when no E location is in two lists, and then the whole trio folds into the E sweep
-/// (poleFoldRow: per row chunk, E^n on the stack, the E update, the poles while E is in cache). GPUs
-/// (and CPU devices on their data paths) launch the per-entry functors.
+/// (poleFoldRow: per row chunk, E^n on the stack, the E update, the poles while E is in cache). The
+/// fold finds a list's cells from a run table (poleRunTable: offset, first entry, length and the one
+/// weight of each run of consecutive cells) where that is smaller than the E^n scratch it saves, which
+/// is the bulk of a material: then it reads neither offsets nor weights per cell, and a weight of 1
+/// is not multiplied. A list of Lorentz poles (the common case) takes one pass per cell
+/// (poleLorentzStretch: each pole variable loaded and stored once), still with the per-entry
+/// functors' operations in their order. The pole state keeps its layout (variable v of entry i at
+/// v * count + i, on every backend and in the adjoint) and the run's precision, so results keep their
+/// bits. GPUs (and CPU devices on their data paths) launch the per-entry
+/// functors.
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
