@@ -2,9 +2,10 @@
 /// kernels/Dispersion.hpp) against the per-entry functors GPUs launch (PoleSaveE, PoleCurrent,
 /// PoleAdvance): the same bits for E, the E^n scratch and every pole variable, on lists made of
 /// stretches of consecutive cells of random lengths (single cells, row pieces, stretches longer than a
-/// block) with Drude, Lorentz and Debye poles, fused (current and advance in one pass) and not; and the
-/// pole update folded into a row sweep (poleFoldRow) against the same per-entry functors, on rows
-/// longer and shorter than a chunk, swept whole or in two pieces.
+/// block) with Drude, Lorentz and Debye poles, and with two Lorentz poles (the one-pass stretches),
+/// fused (current and advance in one pass) and not; and the pole update folded into a row sweep
+/// (poleFoldRow, over run tables with unit, fractional and skipped entries) against the same per-entry
+/// functors, on rows longer and shorter than a chunk, swept whole or in two pieces.
 #include <QtTest>
 
 #include <algorithm>
@@ -27,8 +28,22 @@ template <class T> struct Case {
     T dt = T(0.49);
 };
 
+/// Two Lorentz poles in slots (0, 1) and (2, 3): the lists that take the one-pass Lorentz stretches.
+template <class T> void makeLorentz(kernels::PoleCoefs<T>& c, std::mt19937_64& rng) {
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    c = {};
+    c.n = 2;
+    for (int p = 0; p < 2; ++p) {
+        c.pSlot[p] = 2 * p;
+        c.jSlot[p] = 2 * p + 1;
+        c.cJ[p] = T(0.9 + 0.05 * u(rng));
+        c.cP[p] = T(-0.1 + 0.05 * u(rng));
+        c.d[p] = T(0.2 + 0.1 * u(rng));
+    }
+}
+
 /// A list of about `entries` cells in stretches of 1..maxRun consecutive offsets with gaps between.
-template <class T> Case<T> makeCase(std::uint64_t seed, std::int64_t entries, int maxRun) {
+template <class T> Case<T> makeCase(std::uint64_t seed, std::int64_t entries, int maxRun, bool lorentz) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     std::uniform_int_distribution<int> run(1, maxRun), gap(1, 7);
@@ -60,6 +75,8 @@ template <class T> Case<T> makeCase(std::uint64_t seed, std::int64_t entries, in
         k.c.cP[p] = k.c.pSlot[p] >= 0 ? T(-0.1 + 0.05 * u(rng)) : T(0);
         k.c.d[p] = T(0.2 + 0.1 * u(rng));
     }
+    if (lorentz)
+        makeLorentz(k.c, rng);
     k.w.resize(std::size_t(k.count));
     k.s.assign(std::size_t(k.count), T(0));
     k.state.resize(std::size_t(k.count) * 4);
@@ -74,8 +91,8 @@ template <class T> bool sameBits(const std::vector<T>& a, const std::vector<T>& 
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
-template <class T> void checkBlocks(std::uint64_t seed, std::int64_t entries, int maxRun) {
-    Case<T> ref = makeCase<T>(seed, entries, maxRun);
+template <class T> void checkBlocks(std::uint64_t seed, std::int64_t entries, int maxRun, bool lorentz) {
+    Case<T> ref = makeCase<T>(seed, entries, maxRun, lorentz);
     Case<T> fused = ref, split = ref;
     // Per entry, as GPUs run it: save, (E update elsewhere), currents, advance.
     const kernels::PoleSaveE<T> save{ref.e.data(), ref.off.data(), ref.s.data()};
@@ -117,13 +134,14 @@ template <class T> void checkBlocks(std::uint64_t seed, std::int64_t entries, in
         QVERIFY2(sameBits(k->state, ref.state), k == &fused ? "fused: pole state" : "split: pole state");
     }
     // The update did something: the state moved away from its start.
-    const Case<T> start = makeCase<T>(seed, entries, maxRun);
+    const Case<T> start = makeCase<T>(seed, entries, maxRun, lorentz);
     QVERIFY(!sameBits(start.state, ref.state));
 }
 
 /// Lists on three E arrays of `rows` rows of `len` cells (row stride len + 5): lists 0 and 3 on
 /// component 0 (disjoint cells), 1 on component 1, 2 on component 2, each in random stretches.
-template <class T> void checkFold(std::uint64_t seed, int rows, int len, bool split, bool reverse) {
+template <class T>
+void checkFold(std::uint64_t seed, int rows, int len, bool split, bool reverse, bool lorentz, bool mixed) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     const std::int64_t stride = len + 5, size = stride * rows + 8;
@@ -171,11 +189,14 @@ template <class T> void checkFold(std::uint64_t seed, int rows, int len, bool sp
         const std::size_t n = off[std::size_t(q)].size();
         w[std::size_t(q)].resize(n);
         for (auto& v : w[std::size_t(q)])
-            v = u(rng) > 0.5 ? T(0.5 + 0.25 * u(rng)) : T(1);
+            v = u(rng) > 0.5 ? T(1)
+                             : (u(rng) > 0 ? T(0.5) : T(0.5 + 0.25 * u(rng))); // unit, one, per-cell runs
         state[std::size_t(q)].resize(4 * n);
         for (auto& v : state[std::size_t(q)])
             v = T(u(rng));
     }
+    if (lorentz)
+        makeLorentz(c, rng);
     const T dt = T(0.49);
     auto update = [](T& x) { x = x * T(0.75) + T(0.125); };
     // Per entry, as GPUs run it.
@@ -228,11 +249,22 @@ template <class T> void checkFold(std::uint64_t seed, int rows, int len, bool sp
     for (std::size_t q = 0; q < skip.size(); ++q)
         skipSave[q] = e[1][std::size_t(off[1][std::size_t(skip[q])])];
     std::vector<kernels::PoleFoldList<T>> lists;
-    for (int q = 0; q < 4; ++q)
+    std::array<std::vector<std::int64_t>, 4> runs;
+    for (int q = 0; q < 4; ++q) {
+        const auto& wq = w[std::size_t(q)];
+        runs[std::size_t(q)] =
+            kernels::poleRunTable(off[std::size_t(q)].data(), std::int64_t(off[std::size_t(q)].size()),
+                                  q == 1 ? skip.data() : nullptr, q == 1 ? std::int64_t(skip.size()) : 0,
+                                  [&wq](std::int64_t i) { return double(wq[std::size_t(i)]); });
+        // With a run table (lists 0 and 2 when `mixed`, else all) or with offsets and skip entries.
+        const bool withRuns = !mixed || q % 2 == 0;
         lists.push_back({e[comp[q]].data(), cb[comp[q]].data(), off[std::size_t(q)].data(),
                          w[std::size_t(q)].data(), state[std::size_t(q)].data(),
-                         std::int64_t(off[std::size_t(q)].size()), c, q == 1 ? skip.data() : nullptr,
-                         q == 1 ? std::int64_t(skip.size()) : 0, comp[q]});
+                         std::int64_t(off[std::size_t(q)].size()), c, kernels::lorentzPairs(c),
+                         withRuns ? runs[std::size_t(q)].data() : nullptr,
+                         withRuns ? std::int64_t(runs[std::size_t(q)].size()) / kernels::kRunWords : 0,
+                         q == 1 ? skip.data() : nullptr, q == 1 ? std::int64_t(skip.size()) : 0, comp[q]});
+    }
     std::vector<std::int64_t> cursor(8);
     std::vector<char> listed(std::size_t(size), 0);
     for (int q = 0; q < 4; ++q)
@@ -287,8 +319,10 @@ private slots:
     void sameBitsAsPerEntry() {
         QFETCH(qint64, entries);
         QFETCH(int, maxRun);
-        checkBlocks<float>(11, entries, maxRun);
-        checkBlocks<double>(12, entries, maxRun);
+        for (bool lorentz : {false, true}) {
+            checkBlocks<float>(11, entries, maxRun, lorentz);
+            checkBlocks<double>(12, entries, maxRun, lorentz);
+        }
     }
     void foldSameBitsAsPerEntry_data() {
         QTest::addColumn<int>("rows");
@@ -305,8 +339,11 @@ private slots:
         QFETCH(int, len);
         QFETCH(bool, split);
         QFETCH(bool, reverse);
-        checkFold<float>(21, rows, len, split, reverse);
-        checkFold<double>(22, rows, len, split, reverse);
+        for (bool lorentz : {false, true})
+            for (bool mixed : {false, true}) { // run tables on every list, or on half of them
+                checkFold<float>(21, rows, len, split, reverse, lorentz, mixed);
+                checkFold<double>(22, rows, len, split, reverse, lorentz, mixed);
+            }
     }
 };
 

@@ -203,6 +203,17 @@ Dispersion<T>::Dispersion(const Plan& plan, const Box& box, const ArrayShape& sh
         l.skip = Buffer<std::int64_t>(dev, skips, Category::Dispersive);
         l.skipSave = Buffer<T>(dev, skips, Category::Dispersive);
         l.state = Buffer<T>(dev, l.count * l.stateSlots, Category::Dispersive);
+        if (fold_) {
+            // The fold's run table (kernels::poleRunTable) where it is smaller than the E^n scratch the
+            // fold saves (a list of long runs: bulk material); else the fold reads the offsets.
+            std::vector<std::int64_t> runs = kernels::poleRunTable(
+                l.hostOffsets.data(), l.count, l.hostSkip.data(), skips,
+                [&l](std::int64_t e) { return double(T(l.hostWeights[std::size_t(e)])); });
+            if (std::int64_t(runs.size() * sizeof(std::int64_t)) < l.count * std::int64_t(sizeof(T))) {
+                l.hostRuns = std::move(runs);
+                l.runs = Buffer<std::int64_t>(dev, std::int64_t(l.hostRuns.size()), Category::Dispersive);
+            }
+        }
         state.add("disp." + s.materials[std::size_t(l.material)].name + "." + compName(l.comp),
                   StateRole::Dynamics, l.state);
     }
@@ -245,10 +256,16 @@ void Dispersion<T>::fill(device::HostFill& hf, std::array<device::Buffer<T>, 3>&
             for (std::size_t q = 0; q < l.hostSkip.size(); ++q)
                 skip[q] = l.hostSkip[q];
         }
+        if (!l.hostRuns.empty()) {
+            std::int64_t* runs = hf(l.runs);
+            for (std::size_t q = 0; q < l.hostRuns.size(); ++q)
+                runs[q] = l.hostRuns[q];
+        }
         l.hostOffsets.clear();
         l.hostWeights.clear();
         l.hostCells.clear();
         l.hostSkip.clear();
+        l.hostRuns.clear();
     }
     const scene::Rasterizer& r = *plan_.raster;
     for (int c = 0; c < 3; ++c) {
@@ -271,7 +288,8 @@ std::vector<kernels::PoleFoldList<T>> Dispersion<T>::foldLists(const std::array<
     for (const List& l : lists_)
         if (l.count > 0)
             v.push_back({e[std::size_t(l.comp)], cb[std::size_t(l.comp)], l.offset.data(), l.weight.data(),
-                         l.state.data(), l.count, l.coef, l.skip.data(), l.skip.size(), l.comp});
+                         l.state.data(), l.count, l.coef, kernels::lorentzPairs(l.coef), l.runs.data(),
+                         l.runs.size() / kernels::kRunWords, l.skip.data(), l.skip.size(), l.comp});
     return v;
 }
 

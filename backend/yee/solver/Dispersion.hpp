@@ -20,8 +20,11 @@
 /// E^n on the stack, no scratch buffer) when no E location is in two lists. The few listed locations
 /// that an E injection (source, TF/SF correction) writes between the E update and the pole currents
 /// are left out of the fold (each list's `skip` entries) and keep the separate passes, in beforeE()
-/// and afterE(), for the same bits. Otherwise, and on staged devices, beforeE() and afterE() run the
-/// passes for every entry.
+/// and afterE(), for the same bits. A folded list whose run table (kernels::poleRunTable, 32 bytes
+/// per run of consecutive cells of one weight) is smaller than the E^n scratch it would need holds one
+/// (`runs`, category Dispersive, so the ledger and the estimate count it): the fold then reads a few
+/// words per row instead of an offset and a weight per cell. Otherwise, and on staged devices,
+/// beforeE() and afterE() run the passes for every entry.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -50,7 +53,9 @@ public:
         device::Buffer<T> scratch;             ///< E^n for the passes; empty when folded()
         device::Buffer<std::int64_t> skip;     ///< folded(): the entries left to the passes (increasing)
         device::Buffer<T> skipSave;            ///< folded(): E^n of the skip entries
+        device::Buffer<std::int64_t> runs;     ///< folded(): the run table (kernels::poleRunTable)
         std::vector<std::int64_t> hostSkip;    ///< kept until fill()
+        std::vector<std::int64_t> hostRuns;    ///< kept until fill()
         std::vector<std::int64_t> hostOffsets; ///< kept until fill()
         std::vector<double> hostWeights;
         std::vector<Index3> hostCells; ///< global cells, kept until fill()
