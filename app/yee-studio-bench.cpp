@@ -2,16 +2,18 @@
 /// The studio's run overhead against yee-run's on the same scene, in one process: a benchmark, not a
 /// test (it prints numbers and asserts nothing).
 ///
-///   yee-studio-bench [scene.json] [--reps N] [--hidden]
+///   yee-studio-bench [scene.json] [--reps N] [--hidden] [--events] [--timeline]
 ///
 /// Each repetition runs the scene twice, interleaved: yee-run's path (RunOptions::fromScene, run::run with
 /// a telemetry timeline, S-parameters, io::writeRunOutputs: what `yee-run scene -o out.h5` does after
 /// parsing) and the studio's (MainWindow::startRun on the open scene, up to MainWindow::runCompleted, the
-/// results shown). It prints the best and median of both, for the time loop (RunResult::seconds) and
+/// results painted). It prints the best and median of both, for the time loop (RunResult::seconds) and
 /// start-to-results, their ratios, the CPU time each path takes (and the studio's GUI thread's share),
 /// and the machine's load average before and after, since other
 /// processes on the machine move these numbers. The window is shown (a real display: run under
-/// xvfb-run on a machine without one) unless --hidden.
+/// xvfb-run on a machine without one) unless --hidden. --events sums the GUI thread's time per receiver
+/// class and event type over the studio's runs; --timeline lists, for the last repetition, every GUI-thread
+/// event of 1 ms or more and when the run's reports and outcome arrived.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>

@@ -110,14 +110,10 @@ MainWindow::MainWindow(QWidget* parent)
     // A GPU request that runs on emulated CPU devices here: say so, and run.
     connect(runner_, &Runner::notice, log_, &LogPanel::warning);
     connect(runner_, &Runner::runStarted, monitor_, &RunMonitor::runStarted);
-    // The window shows the start of a run (actions, run monitor) and paints it now, before the worker
-    // starts: a repaint during the time loop takes CPU from it (much of it with software OpenGL).
-    connect(runner_, &Runner::runStarted, this, [this] {
-        emit stateChanged();
-        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
-        if (isVisible())
-            repaint();
-    });
+    // The window shows the start of a run (actions, run monitor) at its next paint, while the worker
+    // prepares the run (rasterising, planning): the window paints in raster (the 3-D views are images),
+    // so that paint costs the preparation little and nothing waits for it.
+    connect(runner_, &Runner::runStarted, this, [this] { emit stateChanged(); });
     reportTimer_ = new QTimer(this);
     reportTimer_->setSingleShot(true);
     reportTimer_->setInterval(1000);

@@ -141,6 +141,8 @@ RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
 }
 
 QProgressBar* RunMonitor::phaseBar(const QString& name) const {
+    if (!rowsShown_)
+        return nullptr;
     for (const auto& r : phaseRows_)
         if (r.name == name)
             return r.bar;
@@ -148,6 +150,8 @@ QProgressBar* RunMonitor::phaseBar(const QString& name) const {
 }
 
 QString RunMonitor::phaseText(const QString& name) const {
+    if (!rowsShown_)
+        return {};
     for (const auto& r : phaseRows_)
         if (r.name == name)
             return r.numbers->text();
@@ -163,6 +167,16 @@ QString RunMonitor::timeText() const {
 }
 
 void RunMonitor::showPhases(const std::vector<telemetry::PhaseProgress>& phases) {
+    if (phases.empty()) {
+        // Between runs the rows are hidden, not deleted: the next run of the same kind shows them again
+        // instead of creating (and styling) new widgets while its time loop runs.
+        for (auto& r : phaseRows_)
+            for (QWidget* w : {static_cast<QWidget*>(r.label), static_cast<QWidget*>(r.bar),
+                               static_cast<QWidget*>(r.numbers)})
+                w->hide();
+        rowsShown_ = false;
+        return;
+    }
     bool same = phases.size() == phaseRows_.size();
     for (std::size_t i = 0; same && i < phases.size(); ++i)
         same = phaseRows_[i].name == QString::fromStdString(phases[i].name);
@@ -187,7 +201,13 @@ void RunMonitor::showPhases(const std::vector<telemetry::PhaseProgress>& phases)
             phaseGrid_->addWidget(r.numbers, int(i), 2);
             phaseRows_.push_back(r);
         }
+    } else if (!rowsShown_) {
+        for (auto& r : phaseRows_)
+            for (QWidget* w : {static_cast<QWidget*>(r.label), static_cast<QWidget*>(r.bar),
+                               static_cast<QWidget*>(r.numbers)})
+                w->show();
     }
+    rowsShown_ = true;
     for (std::size_t i = 0; i < phases.size(); ++i) {
         const auto& ph = phases[i];
         auto& r = phaseRows_[i];

@@ -100,6 +100,10 @@ VtkWidget::~VtkWidget() {
         target_.reset();
         context_->doneCurrent();
     }
+    // VTK's objects outlive the context members: their callbacks into this widget go first.
+    window_->RemoveAllObservers();
+    interactor_->RemoveAllObservers();
+    renderer_->RemoveAllObservers();
 }
 
 void VtkWidget::installObservers() {
