@@ -2,16 +2,18 @@
 /// The studio's run overhead against yee-run's on the same scene, in one process: a benchmark, not a
 /// test (it prints numbers and asserts nothing).
 ///
-///   yee-studio-bench [scene.json] [--reps N] [--hidden]
+///   yee-studio-bench [scene.json] [--reps N] [--hidden] [--events] [--timeline]
 ///
 /// Each repetition runs the scene twice, interleaved: yee-run's path (RunOptions::fromScene, run::run with
 /// a telemetry timeline, S-parameters, io::writeRunOutputs: what `yee-run scene -o out.h5` does after
 /// parsing) and the studio's (MainWindow::startRun on the open scene, up to MainWindow::runCompleted, the
-/// results shown). It prints the best and median of both, for the time loop (RunResult::seconds) and
+/// results painted). It prints the best and median of both, for the time loop (RunResult::seconds) and
 /// start-to-results, their ratios, the CPU time each path takes (and the studio's GUI thread's share),
 /// and the machine's load average before and after, since other
 /// processes on the machine move these numbers. The window is shown (a real display: run under
-/// xvfb-run on a machine without one) unless --hidden.
+/// xvfb-run on a machine without one) unless --hidden. --events sums the GUI thread's time per receiver
+/// class and event type over the studio's runs; --timeline lists, for the last repetition, every GUI-thread
+/// event of 1 ms or more and when the run's reports and outcome arrived.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -27,6 +29,7 @@
 #include <ctime>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ui/MainWindow.hpp"
@@ -43,6 +46,10 @@ public:
     using QApplication::QApplication;
     bool recording = false;
     std::map<std::pair<std::string, int>, std::pair<double, int>> spent;
+    /// With `timeline`: every delivery of at least 1 ms, as (start since `origin`, seconds, receiver, type).
+    bool timeline = false;
+    QElapsedTimer origin;
+    std::vector<std::tuple<double, double, std::string, int>> slow;
 
     bool notify(QObject* receiver, QEvent* event) override {
         if (!recording || QThread::currentThread() != thread())
@@ -52,9 +59,12 @@ public:
         const std::string cls = receiver->metaObject()->className();
         const int type = int(event->type());
         const bool r = QApplication::notify(receiver, event);
+        const double took = double(t.nsecsElapsed()) * 1e-9;
         auto& e = spent[{cls, type}];
-        e.first += double(t.nsecsElapsed()) * 1e-9;
+        e.first += took;
         ++e.second;
+        if (timeline && took >= 1e-3)
+            slow.emplace_back(double(origin.nsecsElapsed()) * 1e-9 - took, took, cls, type);
         return r;
     }
 };
@@ -123,7 +133,11 @@ int main(int argc, char** argv) {
         QStringLiteral("events"),
         QStringLiteral("Print where the GUI thread spent its time during the studio's "
                        "runs (by receiver class and event type)."));
-    cli.addOptions({reps, hidden, events});
+    const QCommandLineOption timeline(
+        QStringLiteral("timeline"),
+        QStringLiteral("Print, for the last repetition, every GUI-thread event of 1 ms or more and when "
+                       "the run's reports and outcome arrived (seconds since startRun)."));
+    cli.addOptions({reps, hidden, events, timeline});
     cli.addHelpOption();
     cli.process(app);
     const QString scenePath =
@@ -166,17 +180,41 @@ int main(int argc, char** argv) {
                                             result = r;
                                             wait.quit();
                                         });
+        std::vector<std::pair<double, QString>> arrivals;
+        const bool last = rep == n - 1 && cli.isSet(timeline);
+        QMetaObject::Connection tc;
+        if (last) {
+            tc = QObject::connect(w.runner(), &yee::ui::Runner::telemetryReceived, &wait,
+                                  [&](const yee::telemetry::Report& r) {
+                                      arrivals.push_back({double(app.origin.nsecsElapsed()) * 1e-9,
+                                                          QStringLiteral("report %1 step %2")
+                                                              .arg(QString::fromStdString(r.phase))
+                                                              .arg(r.step)});
+                                  });
+            QObject::connect(w.runner(), &yee::ui::Runner::runFinished, &wait, [&] {
+                arrivals.push_back({double(app.origin.nsecsElapsed()) * 1e-9, QStringLiteral("finished")});
+            });
+        }
         QElapsedTimer t;
         t.start();
+        app.origin.start();
+        app.timeline = last;
         const double gui0 = threadCpu(), proc0 = processCpu();
-        app.recording = cli.isSet(events);
+        app.recording = cli.isSet(events) || last;
         QString why;
         if (!w.startRun(false, &why)) {
             std::fprintf(stderr, "yee-studio-bench: the studio refused to run: %s\n", qPrintable(why));
             return 2;
         }
         wait.exec();
+        // The results are shown when they are painted: deliver what runCompleted left queued (layout,
+        // the results tab's paint) before the clock stops.
+        for (int k = 0; k < 3; ++k) {
+            QCoreApplication::sendPostedEvents();
+            QCoreApplication::processEvents();
+        }
         app.recording = false;
+        app.timeline = false;
         guiCpu.push_back(threadCpu() - gui0);
         studioCpu.push_back(processCpu() - proc0);
         QObject::disconnect(c);
@@ -187,6 +225,13 @@ int main(int argc, char** argv) {
                     "cpu %.3f s (GUI thread %.3f s)\n",
                     rep + 1, loop, wall, cliCpu.back(), studioLoop.back(), studioWall.back(),
                     studioCpu.back(), guiCpu.back());
+        if (last) {
+            QObject::disconnect(tc);
+            for (const auto& [at, what] : arrivals)
+                std::printf("  %7.3f s  %s\n", at, qPrintable(what));
+            for (const auto& [at, took, cls, type] : app.slow)
+                std::printf("  %7.3f s  %6.1f ms  %s event %d\n", at, took * 1e3, cls.c_str(), type);
+        }
         std::fflush(stdout);
     }
     const QString loadAfter = loadAverage();

@@ -110,17 +110,15 @@ MainWindow::MainWindow(QWidget* parent)
     // A GPU request that runs on emulated CPU devices here: say so, and run.
     connect(runner_, &Runner::notice, log_, &LogPanel::warning);
     connect(runner_, &Runner::runStarted, monitor_, &RunMonitor::runStarted);
-    // The window shows the start of a run (actions, run monitor) and paints it now, before the worker
-    // starts: a repaint during the time loop takes CPU from it (much of it with software OpenGL).
-    connect(runner_, &Runner::runStarted, this, [this] {
-        emit stateChanged();
-        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
-        if (isVisible())
-            repaint();
-    });
+    // The window shows the start of a run (actions, run monitor) at its next paint, while the worker
+    // prepares the run (rasterising, planning): the window paints in raster (the 3-D views are images),
+    // so that paint costs the preparation little and nothing waits for it.
+    connect(runner_, &Runner::runStarted, this, [this] { emit stateChanged(); });
     reportTimer_ = new QTimer(this);
     reportTimer_->setSingleShot(true);
     reportTimer_->setInterval(1000);
+    reportTimer_->setTimerType(Qt::PreciseTimer); // a coarse timer may fire 5 % early
+
     connect(runner_, &Runner::telemetryReceived, this, [this](const telemetry::Report& r) {
         // A new phase is shown at once (it is news); within a phase, at most a report a second.
         if (reportTimer_->isActive() && r.phase == shownPhase_) {
@@ -861,15 +859,17 @@ void MainWindow::onRunFinished(const RunResultPtr& result, const QString& path) 
                           .arg(QString::fromStdString(result->status))
                           .arg(result->steps)
                           .arg(result->totalSteps));
-    QString error;
-    if (path.isEmpty() || !results_->openFile(path, &error)) {
-        if (!error.isEmpty())
-            log_->warning(tr("Showing results from memory: %1").arg(error));
-        results_->setResults(ResultsData::fromRun(result, runScene_, path));
-    }
+    // Shown from memory: the run's own arrays (snapshots included) are what the file was written from, so
+    // reading the file straight back would only cost time (the History opens the file).
+    results_->setResults(ResultsData::fromRun(
+        result, runScene_, path.isEmpty() ? QString() : QFileInfo(path).absoluteFilePath()));
     checkResultsScene();
-    if (!path.isEmpty() && QFileInfo(path).absoluteDir() == QDir(runFolder()))
-        history_->setFolder(runFolder());
+    if (!path.isEmpty() && QFileInfo(path).absoluteDir() == QDir(runFolder())) {
+        if (history_->folder() == runFolder())
+            history_->addRun(path); // the new file only, not every earlier run's again
+        else
+            history_->setFolder(runFolder());
+    }
     tabs_->setCurrentWidget(results_);
     statusBar()->showMessage(result->completed ? tr("Run completed.") : tr("Run stopped."));
     emit stateChanged();

@@ -82,37 +82,64 @@ void RunHistory::refresh() {
             runs.push_back({m.captured(1).toInt(), dir.filePath(name)});
     }
     std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (const auto& [n, path] : runs) {
-        auto* item = new QTreeWidgetItem(list_);
-        item->setData(0, kPathRole, path);
-        item->setText(Run, QString::number(n));
-        item->setText(File, path);
-        item->setToolTip(File, path);
-        item->setText(Written,
-                      QFileInfo(path).lastModified().toString(QStringLiteral("yyyy-MM-dd hh:mm:ss")));
-        try {
-            // The root attributes and the phase table only: listing never reads detector data.
-            h5::Session session;
-            const h5::Handle file = h5::openFileReadOnly(path.toStdString());
-            if (!h5::hasAttr(file, "format") || h5::readStringAttr(file, "format") != io::kResultsFormat)
-                throw InputError("not a yee results file");
-            bool grad = h5::exists(file, "gradient");
-            double wall = 0;
-            if (h5::exists(file, "telemetry")) {
-                const h5::Handle t = h5::openGroup(file, "telemetry");
-                wall = h5::readDoubleAttr(t, "wall_seconds");
-                if (h5::exists(t, "phases"))
-                    for (const auto& n : h5::readStringArrayAttr(h5::openGroup(t, "phases"), "names"))
-                        grad = grad || n == "adjoint";
-            }
-            item->setText(Kind, grad ? tr("value and gradient") : tr("forward"));
-            item->setText(Status, QString::fromStdString(h5::readStringAttr(file, "status")));
-            item->setText(Wall, QStringLiteral("%1 s").arg(wall, 0, 'f', 2));
-        } catch (const std::exception& e) {
-            item->setText(Status, tr("unreadable: %1").arg(QString::fromStdString(e.what())));
-        }
-        item->setToolTip(Status, item->text(Status));
+    for (const auto& [n, path] : runs)
+        fill(new QTreeWidgetItem(list_), n, path);
+}
+
+void RunHistory::addRun(const QString& path) {
+    const QFileInfo fi(path);
+    const auto m = runName().match(fi.fileName());
+    if (folder_.isEmpty() || !m.hasMatch() || fi.absoluteDir() != QDir(folder_)) {
+        refresh();
+        return;
     }
+    const int n = m.captured(1).toInt();
+    const QString listed = QDir(folder_).filePath(fi.fileName());
+    // Newest first: before the first entry of a lower number.
+    int row = 0;
+    for (; row < list_->topLevelItemCount(); ++row) {
+        QTreeWidgetItem* item = list_->topLevelItem(row);
+        const int other = item->text(Run).toInt();
+        if (other == n) {
+            fill(item, n, listed);
+            return;
+        }
+        if (other < n)
+            break;
+    }
+    auto* item = new QTreeWidgetItem;
+    list_->insertTopLevelItem(row, item);
+    fill(item, n, listed);
+}
+
+void RunHistory::fill(QTreeWidgetItem* item, int n, const QString& path) const {
+    item->setData(0, kPathRole, path);
+    item->setText(Run, QString::number(n));
+    item->setText(File, path);
+    item->setToolTip(File, path);
+    item->setText(Written, QFileInfo(path).lastModified().toString(QStringLiteral("yyyy-MM-dd hh:mm:ss")));
+    try {
+        // The root attributes and the phase table only: listing never reads detector data.
+        h5::Session session;
+        const h5::Handle file = h5::openFileReadOnly(path.toStdString());
+        if (!h5::hasAttr(file, "format") || h5::readStringAttr(file, "format") != io::kResultsFormat)
+            throw InputError("not a yee results file");
+        bool grad = h5::exists(file, "gradient");
+        double wall = 0;
+        if (h5::exists(file, "telemetry")) {
+            const h5::Handle t = h5::openGroup(file, "telemetry");
+            wall = h5::readDoubleAttr(t, "wall_seconds");
+            if (h5::exists(t, "phases"))
+                for (const auto& name : h5::readStringArrayAttr(h5::openGroup(t, "phases"), "names"))
+                    grad = grad || name == "adjoint";
+        }
+        item->setText(Kind, grad ? tr("value and gradient") : tr("forward"));
+        item->setText(Status, QString::fromStdString(h5::readStringAttr(file, "status")));
+        item->setText(Wall, QStringLiteral("%1 s").arg(wall, 0, 'f', 2));
+    } catch (const std::exception& e) {
+        item->setText(Status, tr("unreadable: %1").arg(QString::fromStdString(e.what())));
+    }
+    item->setToolTip(Status, item->text(Status));
 }
 
 int RunHistory::count() const {

@@ -6,6 +6,7 @@
 #include <QWidget>
 
 class QTreeWidget;
+class QTreeWidgetItem;
 
 namespace yee::ui {
 
@@ -25,6 +26,10 @@ public:
     QString folder() const { return folder_; }
     /// Re-read the folder (after a run wrote its file).
     void refresh();
+    /// List the run file `path` of this folder (just written by a run) without re-reading the others;
+    /// a file already listed is read again. A path outside the folder or not named like a run file
+    /// re-reads the whole folder instead.
+    void addRun(const QString& path);
     /// Forget every entry and the folder (a new, unsaved scene has no runs yet).
     void clear();
 
@@ -41,6 +46,9 @@ signals:
     void openRequested(const QString& path);
 
 private:
+    /// Fills `item` (run number `n`, file `path`) from the file's root attributes and phase table.
+    void fill(QTreeWidgetItem* item, int n, const QString& path) const;
+
     QTreeWidget* list_;
     QString folder_;
 };

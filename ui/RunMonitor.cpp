@@ -37,6 +37,15 @@ QString duration(double s) {
         return QStringLiteral("%1 s").arg(s, 0, 'f', 1);
     return QStringLiteral("%1 min %2 s").arg(int(s) / 60).arg(int(s) % 60);
 }
+/// Sets a bar's range and value without QProgressBar's synchronous repaint (setValue repaints at once
+/// whenever the text or the chunk changes): the bar is repainted with the rest of the monitor at the next
+/// update, one paint per report however many bars change.
+void setBar(QProgressBar* bar, int maximum, int value) {
+    bar->setUpdatesEnabled(false);
+    bar->setRange(0, maximum);
+    bar->setValue(value);
+    bar->setUpdatesEnabled(true);
+}
 QString phaseTitle(const QString& name) {
     if (name == QLatin1String("forward"))
         return QObject::tr("Forward");
@@ -132,6 +141,8 @@ RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
 }
 
 QProgressBar* RunMonitor::phaseBar(const QString& name) const {
+    if (!rowsShown_)
+        return nullptr;
     for (const auto& r : phaseRows_)
         if (r.name == name)
             return r.bar;
@@ -139,6 +150,8 @@ QProgressBar* RunMonitor::phaseBar(const QString& name) const {
 }
 
 QString RunMonitor::phaseText(const QString& name) const {
+    if (!rowsShown_)
+        return {};
     for (const auto& r : phaseRows_)
         if (r.name == name)
             return r.numbers->text();
@@ -154,6 +167,16 @@ QString RunMonitor::timeText() const {
 }
 
 void RunMonitor::showPhases(const std::vector<telemetry::PhaseProgress>& phases) {
+    if (phases.empty()) {
+        // Between runs the rows are hidden, not deleted: the next run of the same kind shows them again
+        // instead of creating (and styling) new widgets while its time loop runs.
+        for (auto& r : phaseRows_)
+            for (QWidget* w : {static_cast<QWidget*>(r.label), static_cast<QWidget*>(r.bar),
+                               static_cast<QWidget*>(r.numbers)})
+                w->hide();
+        rowsShown_ = false;
+        return;
+    }
     bool same = phases.size() == phaseRows_.size();
     for (std::size_t i = 0; same && i < phases.size(); ++i)
         same = phaseRows_[i].name == QString::fromStdString(phases[i].name);
@@ -178,14 +201,20 @@ void RunMonitor::showPhases(const std::vector<telemetry::PhaseProgress>& phases)
             phaseGrid_->addWidget(r.numbers, int(i), 2);
             phaseRows_.push_back(r);
         }
+    } else if (!rowsShown_) {
+        for (auto& r : phaseRows_)
+            for (QWidget* w : {static_cast<QWidget*>(r.label), static_cast<QWidget*>(r.bar),
+                               static_cast<QWidget*>(r.numbers)})
+                w->show();
     }
+    rowsShown_ = true;
     for (std::size_t i = 0; i < phases.size(); ++i) {
         const auto& ph = phases[i];
         auto& r = phaseRows_[i];
         // Bars hold ints; a reconstruct phase of more than 2^31 steps is scaled, never cut.
         const double scale = ph.totalSteps > 1000000000 ? double(ph.totalSteps) / 1e9 : 1.0;
-        r.bar->setRange(0, int(std::max<std::int64_t>(1, std::int64_t(double(ph.totalSteps) / scale))));
-        r.bar->setValue(int(double(ph.step) / scale));
+        setBar(r.bar, int(std::max<std::int64_t>(1, std::int64_t(double(ph.totalSteps) / scale))),
+               int(double(ph.step) / scale));
         r.numbers->setText(
             ph.step == 0 ? tr("waiting")
                          : tr("%1, %2").arg(rate(ph.stepsPerSecond(), tr("steps/s")), duration(ph.seconds)));
@@ -197,8 +226,7 @@ void RunMonitor::runStarted() {
     current_.clear();
     showPhases({});
     status_->setText(tr("Preparing the run (rasterising, planning tiles)\u2026"));
-    progress_->setRange(0, 1); // nothing done until the first report (a busy bar would animate)
-    progress_->setValue(0);
+    setBar(progress_, 1, 0); // nothing done until the first report (a busy bar would animate)
     rate_->setText(QStringLiteral("\u2014"));
     cells_->setText(QStringLiteral("\u2014"));
     elapsed_->setText(QStringLiteral("\u2014"));
@@ -221,8 +249,7 @@ void RunMonitor::showReport(const telemetry::Report& r) {
             ? tr("Running: %1 phase (%2 of %3)").arg(current_).arg(index + 1).arg(r.phases.size())
             : tr("Running: %1 phase").arg(current_));
     progress_->setFormat(tr("%1: step %v of %m").arg(phaseTitle(current_)));
-    progress_->setRange(0, std::max(1, r.totalSteps));
-    progress_->setValue(r.step);
+    setBar(progress_, std::max(1, r.totalSteps), r.step);
     rate_->setText(rate(r.stepsPerSecond, tr("steps/s")));
     // Cell updates are forward (or recomputed forward) steps; the adjoint's rate is in steps.
     cells_->setText(current_ == QLatin1String("adjoint") ? QStringLiteral("\u2014")
@@ -282,8 +309,7 @@ void RunMonitor::fillTable() {
 void RunMonitor::runFinished(const RunResultPtr& result, const QString& path) {
     cancel_->setEnabled(false);
     cancel_->setText(tr("Cancel run"));
-    progress_->setRange(0, std::max(1, result->totalSteps));
-    progress_->setValue(result->steps);
+    setBar(progress_, std::max(1, result->totalSteps), result->steps);
     showPhases(result->phases);
     QString text =
         result->completed
@@ -314,8 +340,7 @@ void RunMonitor::runFinished(const RunResultPtr& result, const QString& path) {
 
 void RunMonitor::runFailed(const QString& message) {
     cancel_->setEnabled(false);
-    progress_->setRange(0, 1);
-    progress_->setValue(0);
+    setBar(progress_, 1, 0);
     status_->setText(tr("Run failed: %1").arg(message));
 }
 

@@ -71,6 +71,7 @@ private:
         QLabel* numbers;
     };
     std::vector<PhaseRow> phaseRows_;
+    bool rowsShown_ = false; ///< false between runs: the rows are kept hidden for the next run
     QString current_;
     QPushButton* cancel_;
     MemoryBars* bars_;

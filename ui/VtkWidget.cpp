@@ -2,9 +2,15 @@
 
 #include <QKeyEvent>
 #include <QMouseEvent>
+#include <QOffscreenSurface>
 #include <QOpenGLContext>
+#include <QOpenGLFramebufferObject>
 #include <QOpenGLFunctions>
+#include <QPainter>
 #include <QWheelEvent>
+
+#include <algorithm>
+#include <functional>
 
 #include <vtkCallbackCommand.h>
 #include <vtkCommand.h>
@@ -58,15 +64,17 @@ void VtkWidget::installDefaultFormat() {
 }
 
 VtkWidget::VtkWidget(QWidget* parent)
-    : QOpenGLWidget(parent), window_(vtkSmartPointer<vtkGenericOpenGLRenderWindow>::New()),
+    : QWidget(parent), window_(vtkSmartPointer<vtkGenericOpenGLRenderWindow>::New()),
       interactor_(vtkSmartPointer<vtkGenericRenderWindowInteractor>::New()),
       renderer_(vtkSmartPointer<vtkRenderer>::New()) {
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
     setMinimumSize(160, 120);
+    // Every pixel is painted from the frame: no background fill first.
+    setAttribute(Qt::WA_OpaquePaintEvent);
 
-    // Qt owns the context: VTK may render only inside paintGL, into its own framebuffer, which we
-    // then blit into Qt's.
+    // We own the (offscreen) context: VTK renders only in renderFrame(), into its own framebuffer,
+    // which we then blit into ours and read back.
     window_->SetReadyForRendering(false);
     window_->SetFrameBlitModeToNoBlit();
     window_->SetMultiSamples(0);
@@ -87,20 +95,25 @@ VtkWidget::VtkWidget(QWidget* parent)
 }
 
 VtkWidget::~VtkWidget() {
-    makeCurrent();
-    finalizeContext();
-    doneCurrent();
+    if (context_ && context_->makeCurrent(surface_.get())) {
+        finalizeContext();
+        target_.reset();
+        context_->doneCurrent();
+    }
+    // VTK's objects outlive the context members: their callbacks into this widget go first.
+    window_->RemoveAllObservers();
+    interactor_->RemoveAllObservers();
+    renderer_->RemoveAllObservers();
 }
 
 void VtkWidget::installObservers() {
     observe(window_, vtkCommand::WindowMakeCurrentEvent, [this](vtkObject*, unsigned long, void*) {
-        // Not QOpenGLWidget::makeCurrent(): that rebinds Qt's framebuffer in the middle of VTK's render.
-        if (QOpenGLContext* ctx = context())
-            ctx->makeCurrent(ctx->surface());
+        if (context_ && QOpenGLContext::currentContext() != context_.get())
+            context_->makeCurrent(surface_.get());
     });
     observe(window_, vtkCommand::WindowIsCurrentEvent, [this](vtkObject*, unsigned long, void* data) {
         auto* isCurrent = static_cast<bool*>(data);
-        *isCurrent = context() && QOpenGLContext::currentContext() == context();
+        *isCurrent = context_ && QOpenGLContext::currentContext() == context_.get();
     });
     observe(window_, vtkCommand::WindowFrameEvent, [this](vtkObject*, unsigned long, void*) {
         if (!inPaint_)
@@ -135,19 +148,30 @@ void VtkWidget::requestRender() {
         update();
 }
 
-void VtkWidget::initializeGL() {
-    window_->SetOwnContext(false);
-    window_->SetReadyForRendering(true);
-    window_->OpenGLInitContext();
-    const qreal dpr = devicePixelRatioF();
-    window_->SetSize(int(width() * dpr), int(height() * dpr));
-    interactor_->SetSize(int(width() * dpr), int(height() * dpr));
-    connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, [this] {
-        makeCurrent();
-        finalizeContext();
-        doneCurrent();
-    });
-    dirty_ = true;
+bool VtkWidget::makeContextCurrent() {
+    if (contextFailed_)
+        return false;
+    if (!context_) {
+        surface_ = std::make_unique<QOffscreenSurface>();
+        surface_->setFormat(defaultFormat());
+        surface_->create();
+        context_ = std::make_unique<QOpenGLContext>();
+        context_->setFormat(defaultFormat());
+        if (!surface_->isValid() || !context_->create() || !context_->makeCurrent(surface_.get())) {
+            contextFailed_ = true;
+            ++vtkIssues_;
+            return false;
+        }
+        window_->SetOwnContext(false);
+        window_->SetReadyForRendering(true);
+        window_->OpenGLInitContext();
+        const qreal dpr = devicePixelRatioF();
+        window_->SetSize(std::max(1, int(width() * dpr)), std::max(1, int(height() * dpr)));
+        interactor_->SetSize(std::max(1, int(width() * dpr)), std::max(1, int(height() * dpr)));
+        dirty_ = true;
+        return true;
+    }
+    return context_->makeCurrent(surface_.get());
 }
 
 void VtkWidget::finalizeContext() {
@@ -159,43 +183,77 @@ void VtkWidget::finalizeContext() {
 
 void VtkWidget::resizeGL(int w, int h) {
     const qreal dpr = devicePixelRatioF();
-    const int pw = int(w * dpr), ph = int(h * dpr);
+    const int pw = std::max(1, int(w * dpr)), ph = std::max(1, int(h * dpr));
     window_->SetSize(pw, ph);
     interactor_->SetSize(pw, ph);
     interactor_->InvokeEvent(vtkCommand::ConfigureEvent, nullptr);
     dirty_ = true;
 }
 
-void VtkWidget::paintGL() {
-    if (!window_->GetReadyForRendering())
+void VtkWidget::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    resizeGL(width(), height());
+    update();
+}
+
+void VtkWidget::renderFrame() {
+    if (!makeContextCurrent())
         return;
     inPaint_ = true;
+    const int* sz = window_->GetSize();
+    const QSize px(sz[0], sz[1]);
+    if (!target_ || target_->size() != px)
+        target_ = std::make_unique<QOpenGLFramebufferObject>(px, QOpenGLFramebufferObject::NoAttachment);
     vtkOpenGLState* state = window_->GetState();
-    if (dirty_) {
-        // Qt has changed GL state behind VTK's back: re-read it, render, and restore Qt's state.
-        state->Reset();
-        state->Push();
-        window_->Render();
-        state->Pop();
-        dirty_ = false;
-    }
-    // Copy VTK's display framebuffer into Qt's framebuffer object.
+    // Qt's framebuffer object calls change GL state behind VTK's back: re-read it, render, restore.
+    state->Reset();
+    state->Push();
+    window_->Render();
+    state->Pop();
+    ++renders_;
+    // Copy VTK's display framebuffer into ours.
     state->Reset();
     state->PushFramebufferBindings();
-    state->vtkglBindFramebuffer(GL_DRAW_FRAMEBUFFER, defaultFramebufferObject());
-    const int* sz = window_->GetSize();
+    state->vtkglBindFramebuffer(GL_DRAW_FRAMEBUFFER, target_->handle());
     window_->BlitDisplayFramebuffer(0, 0, 0, sz[0], sz[1], 0, 0, sz[0], sz[1], GL_COLOR_BUFFER_BIT,
                                     GL_NEAREST);
     state->PopFramebufferBindings();
-
-    // VTK may leave alpha < 1, which the compositor would blend with whatever is behind the window.
-    QOpenGLFunctions* f = context()->functions();
-    f->glBindFramebuffer(GL_FRAMEBUFFER, defaultFramebufferObject());
+    // VTK may leave alpha < 1; the frame is opaque.
+    QOpenGLFunctions* f = context_->functions();
+    f->glBindFramebuffer(GL_FRAMEBUFFER, target_->handle());
     f->glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_TRUE);
     f->glClearColor(0, 0, 0, 1);
     f->glClear(GL_COLOR_BUFFER_BIT);
     f->glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    frame_ = target_->toImage().convertToFormat(QImage::Format_RGB32);
+    f->glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    state->Reset();
+    frame_.setDevicePixelRatio(devicePixelRatioF());
+    dirty_ = false;
     inPaint_ = false;
+}
+
+QImage VtkWidget::grabFramebuffer() {
+    const qreal dpr = devicePixelRatioF();
+    if (dirty_ || frame_.size() != QSize(int(width() * dpr), int(height() * dpr)))
+        renderFrame();
+    QImage img = frame_;
+    img.setDevicePixelRatio(1.0);
+    return img;
+}
+
+void VtkWidget::paintEvent(QPaintEvent*) {
+    const qreal dpr = devicePixelRatioF();
+    if (dirty_ || frame_.size() != QSize(int(width() * dpr), int(height() * dpr)))
+        renderFrame();
+    QPainter p(this);
+    if (frame_.isNull()) {
+        p.fillRect(rect(), palette().window());
+        p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap,
+                   tr("No OpenGL context: the view cannot be drawn."));
+        return;
+    }
+    p.drawImage(QPoint(0, 0), frame_);
 }
 
 QPoint VtkWidget::toVtkDisplay(const QPointF& p) const {
@@ -278,7 +336,7 @@ void VtkWidget::keyPressEvent(QKeyEvent* e) {
     // (stereo, exit, joystick) make no sense inside the studio.
     if (text == "r" || text == "w" || text == "s")
         interactor_->InvokeEvent(vtkCommand::CharEvent, e);
-    QOpenGLWidget::keyPressEvent(e);
+    QWidget::keyPressEvent(e);
 }
 
 void VtkWidget::keyReleaseEvent(QKeyEvent* e) {
@@ -289,12 +347,12 @@ void VtkWidget::keyReleaseEvent(QKeyEvent* e) {
 
 void VtkWidget::enterEvent(QEnterEvent* e) {
     interactor_->InvokeEvent(vtkCommand::EnterEvent, e);
-    QOpenGLWidget::enterEvent(e);
+    QWidget::enterEvent(e);
 }
 
 void VtkWidget::leaveEvent(QEvent* e) {
     interactor_->InvokeEvent(vtkCommand::LeaveEvent, e);
-    QOpenGLWidget::leaveEvent(e);
+    QWidget::leaveEvent(e);
 }
 
 } // namespace yee::ui

@@ -1,13 +1,23 @@
 #pragma once
 /// \file VtkWidget.hpp
-/// Our own Qt 6 <-> VTK bridge: a QOpenGLWidget that owns a vtkGenericOpenGLRenderWindow and a
-/// vtkGenericRenderWindowInteractor. Debian's VTK Qt module is built for Qt 5, so we never use it.
-#include <QOpenGLWidget>
+/// Our own Qt 6 <-> VTK bridge: a plain (raster) QWidget that owns a vtkGenericOpenGLRenderWindow and a
+/// vtkGenericRenderWindowInteractor. VTK renders into an offscreen OpenGL context only when the view has
+/// changed; the frame is read back once and painted as an image. No QOpenGLWidget: one of those in a
+/// window makes Qt compose the whole window through OpenGL on every repaint (a progress bar ticking in
+/// the run monitor then costs a full-window draw, which with software OpenGL takes the CPU the solver
+/// needs). Debian's VTK Qt module is built for Qt 5, so we never use it.
+#include <QImage>
 #include <QSurfaceFormat>
+#include <QWidget>
+
+#include <memory>
 
 #include <vtkNew.h>
 #include <vtkSmartPointer.h>
 
+class QOffscreenSurface;
+class QOpenGLContext;
+class QOpenGLFramebufferObject;
 class vtkGenericOpenGLRenderWindow;
 class vtkGenericRenderWindowInteractor;
 class vtkRenderer;
@@ -17,7 +27,7 @@ namespace yee::ui {
 
 /// Renders a VTK scene inside a Qt 6 widget and forwards mouse, wheel and key events to VTK's
 /// interactor (so the usual trackball camera works). Subclasses add actors to renderer().
-class VtkWidget : public QOpenGLWidget {
+class VtkWidget : public QWidget {
     Q_OBJECT
 public:
     explicit VtkWidget(QWidget* parent = nullptr);
@@ -39,13 +49,21 @@ public:
 
     /// Ask VTK to re-render at the next paint (schedules a paint).
     void requestRender();
+    /// The view as it is now, in device pixels: renders first when something changed since the last
+    /// frame. A null image when no OpenGL context could be created (counted in vtkIssueCount()).
+    QImage grabFramebuffer();
+    /// Number of frames VTK has rendered since construction (paints that only show the last frame again
+    /// do not count).
+    int renderCount() const { return renders_; }
     /// Number of VTK error and warning events seen since construction (rendering tests assert 0).
     int vtkIssueCount() const { return vtkIssues_; }
 
 protected:
-    void initializeGL() override;
-    void paintGL() override;
-    void resizeGL(int w, int h) override;
+    /// The widget's size changed to `w` × `h` (logical pixels): VTK's window and interactor follow.
+    /// Subclasses that refit their camera override it and call this first.
+    virtual void resizeGL(int w, int h);
+    void paintEvent(QPaintEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
 
     void mousePressEvent(QMouseEvent* e) override;
     void mouseMoveEvent(QMouseEvent* e) override;
@@ -63,8 +81,19 @@ protected:
 private:
     void forwardMouse(QMouseEvent* e, unsigned long vtkEvent);
     void setModifiers(Qt::KeyboardModifiers m, const QPoint& p);
+    /// Creates the offscreen context on first use and makes it current; false when that fails.
+    bool makeContextCurrent();
+    /// Renders with VTK and reads the frame back into frame_.
+    void renderFrame();
     void finalizeContext();
     void installObservers();
+
+    std::unique_ptr<QOffscreenSurface> surface_;
+    std::unique_ptr<QOpenGLContext> context_;
+    std::unique_ptr<QOpenGLFramebufferObject> target_;
+    QImage frame_;
+    bool contextFailed_ = false;
+    int renders_ = 0;
 
     vtkSmartPointer<vtkGenericOpenGLRenderWindow> window_;
     vtkSmartPointer<vtkGenericRenderWindowInteractor> interactor_;

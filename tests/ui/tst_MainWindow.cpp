@@ -4,6 +4,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QOpenGLWidget>
 #include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
@@ -239,6 +240,101 @@ private slots:
         w.centralTabs()->setCurrentWidget(w.sceneView());
         QTest::qWait(100);
         w.grab().save(test::artifactDir() + "/main_window_scene.png");
+    }
+
+    /// Telemetry reaches the run monitor at most once a second within a phase (plus at once when a phase
+    /// starts), in a run of a few seconds whose backend reports four times a second; the numbers left
+    /// shown are the run's final ones, and stay so (a report held back by the throttle never lands after
+    /// the end). While the run goes, the 3-D view is not re-rendered and nothing in the window composes
+    /// through OpenGL (no QOpenGLWidget: each repaint would redraw the whole window).
+    void telemetryThrottledAndFinalNumbersShown() {
+        QFile in(example("quick_box"));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QString json = QString::fromUtf8(in.readAll());
+        QVERIFY(json.contains(QStringLiteral("\"duration_fs\": 19")));
+        json.replace(QStringLiteral("\"duration_fs\": 19"), QStringLiteral("\"duration_fs\": 120"));
+        const QString scenePath = dir_.filePath("long_box.json");
+        QFile out(scenePath);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(json.toUtf8());
+        out.close();
+
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScene(scenePath));
+        w.setRunFolder(dir_.filePath("throttle.runs"));
+        QVERIFY(w.findChildren<QOpenGLWidget*>().isEmpty());
+        QTest::qWait(300); // the first paint of the 3-D view
+        const int rendersBefore = w.sceneView()->renderCount();
+        QSignalSpy raw(w.runner(), &Runner::telemetryReceived);
+        QSignalSpy done(&w, &MainWindow::runCompleted);
+        // Each report shown, with the time it was shown and its phase: taken when the monitor's bar moves
+        // (inside showReport, after the count went up), and by a 5 ms poll for a report that leaves the bar
+        // where it was.
+        QElapsedTimer clock;
+        std::vector<std::pair<double, QString>> shown;
+        int seen = 0;
+        auto record = [&] {
+            if (w.runMonitor()->reportCount() != seen) {
+                seen = w.runMonitor()->reportCount();
+                shown.push_back({clock.nsecsElapsed() * 1e-9, w.runMonitor()->currentPhase()});
+            }
+        };
+        connect(w.runMonitor()->progress(), &QProgressBar::valueChanged, this, record);
+        QTimer poll;
+        poll.setTimerType(Qt::PreciseTimer);
+        poll.setInterval(5);
+        connect(&poll, &QTimer::timeout, this, record);
+        int rendersDuring = -1;
+        connect(w.runner(), &Runner::runFinished, this,
+                [&] { rendersDuring = w.sceneView()->renderCount() - rendersBefore; });
+        clock.start();
+        poll.start();
+        QVERIFY(w.startRun());
+        QVERIFY(done.wait(300000));
+        poll.stop();
+        const double seconds = clock.nsecsElapsed() * 1e-9;
+        const auto result = done.first().first().value<RunResultPtr>();
+        QVERIFY(result->completed);
+        qInfo("%.2f s run: %d reports from the backend, %d shown", seconds, int(raw.count()),
+              w.runMonitor()->reportCount());
+        // The backend reports every 0.25 s: a run of over 1.5 s gives the throttle something to hold back.
+        QVERIFY2(seconds > 1.5, qPrintable(QString::number(seconds)));
+        QVERIFY(raw.count() >= 5);
+        const int phases = int(result->phases.size());
+        QCOMPARE(phases, 1);
+        QVERIFY2(w.runMonitor()->reportCount() <= phases + int(seconds) + 1,
+                 qPrintable(QString("%1 shown in %2 s").arg(w.runMonitor()->reportCount()).arg(seconds)));
+        QVERIFY(w.runMonitor()->reportCount() < raw.count());
+        QCOMPARE(int(shown.size()), w.runMonitor()->reportCount());
+        for (std::size_t i = 1; i < shown.size(); ++i)
+            if (shown[i].second == shown[i - 1].second)
+                QVERIFY2(shown[i].first - shown[i - 1].first >= 0.99,
+                         qPrintable(QString("reports %1 and %2 shown %3 s apart")
+                                        .arg(i - 1)
+                                        .arg(i)
+                                        .arg(shown[i].first - shown[i - 1].first)));
+        // The 3-D view was not drawn again while the run went.
+        QCOMPARE(rendersDuring, 0);
+        // The final numbers, and still the final numbers after the throttle's timer would have fired.
+        auto checkFinal = [&] {
+            QCOMPARE(w.runMonitor()->progress()->maximum(), result->totalSteps);
+            QCOMPARE(w.runMonitor()->progress()->value(), result->steps);
+            QCOMPARE(w.runMonitor()->phaseBar("forward")->value(), result->phases[0].step);
+            QCOMPARE(w.runMonitor()->phaseBar("forward")->maximum(), int(result->phases[0].totalSteps));
+            QVERIFY2(
+                w.runMonitor()->statusText().startsWith(
+                    QString("Completed %1 steps in %2 s").arg(result->steps).arg(result->seconds, 0, 'f', 1)),
+                qPrintable(w.runMonitor()->statusText()));
+            QCOMPARE(w.runMonitor()->timeText(), QString("%1 s / 0.0 s").arg(result->seconds, 0, 'f', 1));
+        };
+        checkFinal();
+        const int reports = w.runMonitor()->reportCount();
+        QTest::qWait(1300);
+        QCOMPARE(w.runMonitor()->reportCount(), reports);
+        checkFinal();
     }
 
     void valueAndGradientShowsGradientMap() {

@@ -1,6 +1,6 @@
 # Studio tests (Qt Test). Model/logic tests run on the offscreen platform; rendering tests need a real
-# GL-capable X display (QOpenGLWidget segfaults on offscreen with Qt 6.4), so they run under xvfb-run
-# with QT_QPA_PLATFORM=xcb.
+# GL-capable X display (the 3-D views render through an OpenGL context on an offscreen surface of the
+# xcb platform), so they run under xvfb-run with QT_QPA_PLATFORM=xcb.
 if(NOT TARGET yee_ui)
   return()
 endif()
