@@ -236,8 +236,8 @@ template <class T> struct PoleSaveEBlocks {
 /// operations in its order, vectorised over the cells: E and CB point at the stretch's first cell,
 /// `state` at its first entry (variable slot s of entry x at state[s * count + x]).
 template <class T>
-void poleCurrentStretch(T* YEE_RESTRICT E, const T* YEE_RESTRICT CB, const T* state, std::int64_t count,
-                        const PoleCoefs<T>& c, int len) {
+YEE_SIMD_CLONES void poleCurrentStretch(T* YEE_RESTRICT E, const T* YEE_RESTRICT CB, const T* state,
+                                        std::int64_t count, const PoleCoefs<T>& c, int len) {
     T m[kPoleBlock];
     for (int x = 0; x < len; ++x)
         m[x] = 0;
@@ -264,8 +264,9 @@ void poleCurrentStretch(T* YEE_RESTRICT E, const T* YEE_RESTRICT CB, const T* st
 /// `state` at its first entry (as in poleCurrentStretch). W null: every weight of the stretch is 1, whose
 /// product w Ebar is Ebar bit for bit, so the weights are neither read nor multiplied.
 template <class T>
-void poleAdvanceStretch(const T* YEE_RESTRICT E, const T* YEE_RESTRICT W, const T* YEE_RESTRICT S, T* state,
-                        std::int64_t count, T dt, const PoleCoefs<T>& c, int len) {
+YEE_SIMD_CLONES void poleAdvanceStretch(const T* YEE_RESTRICT E, const T* YEE_RESTRICT W,
+                                        const T* YEE_RESTRICT S, T* state, std::int64_t count, T dt,
+                                        const PoleCoefs<T>& c, int len) {
     T drive[kPoleBlock];
     if (W)
         for (int x = 0; x < len; ++x)
@@ -321,9 +322,9 @@ enum class StretchWeights { Unit, One, PerCell };
 /// E and CB point at the stretch's first cell, S (E^n) and `state` at its first entry (variable v of
 /// cell x at state[v * count + x], count >= len); the weights are W[x] (PerCell) or w (One).
 template <class T, int N, StretchWeights Mode>
-void poleLorentzStretch(T* YEE_RESTRICT E, const T* YEE_RESTRICT CB, const T* YEE_RESTRICT W, T w,
-                        const T* YEE_RESTRICT S, T* YEE_RESTRICT state, std::int64_t count, T dt,
-                        const PoleCoefs<T>& c, int len) {
+YEE_SIMD_CLONES void poleLorentzStretch(T* YEE_RESTRICT E, const T* YEE_RESTRICT CB, const T* YEE_RESTRICT W,
+                                        T w, const T* YEE_RESTRICT S, T* YEE_RESTRICT state,
+                                        std::int64_t count, T dt, const PoleCoefs<T>& c, int len) {
     T cJ[N], cP[N], d[N];
     for (int p = 0; p < N; ++p) {
         cJ[p] = c.cJ[p];
