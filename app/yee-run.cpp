@@ -310,10 +310,10 @@ int exportOnly(const cli::RunArgs& args) {
 /// --list-devices: the visible GPUs (or why there are none) and the host.
 int listDevices() {
     const std::vector<cuda::DeviceInfo> gpus = cuda::devices();
+    std::printf("CPU loops: %s\n", yee::simdLevel().c_str());
     std::printf("%s", cli::formatDeviceList(gpus, gpus.empty() ? cuda::unavailableReason() : std::string(),
                                             device::hostThreads(), device::hostMemoryBytes())
                           .c_str());
-    std::printf("CPU loops: %s\n", yee::simdLevel().c_str());
     std::fflush(stdout);
     return cli::kExitOk;
 }

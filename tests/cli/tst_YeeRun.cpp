@@ -8,6 +8,7 @@
 
 #include <csignal>
 
+#include "yee/core/Simd.hpp"
 #include "yee/cuda/Runtime.hpp"
 #include "yee/io/ResultsWriter.hpp"
 #include "yee/io/VtkHdfWriter.hpp"
@@ -249,7 +250,11 @@ private slots:
         Result r = yeeRun({"--list-devices"}, dir.path());
         QVERIFY2(r.code == 0, qPrintable(explain(r)));
         QCOMPARE(r.err, QString());
-        const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+        QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+        // First the clone of the CPU loops this processor runs (core/Simd.hpp), then GPUs and host.
+        QVERIFY2(!lines.isEmpty() && lines[0] == "CPU loops: " + QString::fromStdString(simdLevel()),
+                 qPrintable(explain(r)));
+        lines.removeFirst();
         QVERIFY2(lines.size() >= 2 && lines.last().startsWith("Host: "), qPrintable(explain(r)));
         if (cuda::deviceCount() == 0) {
             QCOMPARE(lines.size(), 2);
