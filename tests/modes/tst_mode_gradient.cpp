@@ -8,6 +8,7 @@
 
 #include "decomp/ResultCompare.hpp"
 #include "gradient/GradScene.hpp"
+#include "modes/ModeGradScene.hpp"
 #include "yee/core/Error.hpp"
 #include "yee/run/Run.hpp"
 #include "yee/scene/DetectorKinds.hpp"
@@ -31,36 +32,6 @@ run::RunResult runGrad(const scene::Scene& s, std::array<int, 3> tiles = {1, 1, 
     return r;
 }
 
-/// The gradient scene with its beam replaced by a mode source and the objective by the power of the
-/// first mode through a mode monitor behind the designs.
-/// The monitor sits at x0 + `monitorUm`, one cell or more inside the interior.
-scene::Scene modeScene(int nx, const std::string& method, bool lossy, double monitorUm) {
-    GradSceneOptions go;
-    go.nx = nx;
-    go.lossy = lossy;
-    go.steps = 50;
-    scene::Scene s = gradScene(go);
-    setGradientMethod(s, method);
-    const double x0 = -0.5 * nx * s.cellUm;
-    scene::Source& beam = s.sources[0];
-    beam.type = scene::SourceType::Mode;
-    beam.mode = 0;
-    scene::Detector m =
-        detector("port2", scene::detectorType("mode_monitor"), {x0 + monitorUm, 0, 0}, {0, 0.4, 0.8});
-    m.normal = 0;
-    m.direction = +1;
-    m.wavelengths = {go.wavelength};
-    s.detectors.push_back(m);
-    scene::ObjectiveTerm t;
-    t.detector = "port2";
-    t.quantity = scene::quantity("mode_power");
-    t.reduce = scene::Reduce::AtWavelength;
-    t.wavelength = go.wavelength;
-    t.weight = 1.0;
-    s.objective.terms = {t};
-    return s;
-}
-
 } // namespace
 
 class TestModeGradient : public QObject {
@@ -78,7 +49,7 @@ private slots:
         QFETCH(QString, method);
         QFETCH(bool, lossy);
         QFETCH(double, tol);
-        const scene::Scene s = modeScene(24, method.toStdString(), lossy, 0.825);
+        const scene::Scene s = modeGradScene(24, method.toStdString(), lossy, 0.825);
         const run::RunResult r = runGrad(s);
         QVERIFY(r.objective.has_value() && *r.objective > 0);
         int checked = 0;
@@ -95,7 +66,7 @@ private slots:
     }
 
     void decomposedBitIdentical() {
-        const scene::Scene s = modeScene(48, "checkpointed", true, 0.925);
+        const scene::Scene s = modeGradScene(48, "checkpointed", true, 0.925);
         for (auto prec : {run::Precision::Float32, run::Precision::Float64}) {
             const run::RunResult a = runGrad(s, {1, 1, 1}, prec);
             for (std::array<int, 3> g : {std::array<int, 3>{2, 1, 1}, {4, 1, 1}, {8, 1, 1}}) {

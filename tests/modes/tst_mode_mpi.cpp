@@ -27,6 +27,7 @@
 
 #include "decomp/ResultCompare.hpp"
 #include "gradient/GradScene.hpp"
+#include "modes/ModeGradScene.hpp"
 #include "yee/comm/MpiComm.hpp"
 #include "yee/core/Error.hpp"
 #include "yee/modes/ModeCache.hpp"
@@ -108,34 +109,10 @@ scene::Scene modeWaveguide() {
     return scene::loadScene(YEE_SOURCE_DIR "/resources/scenes/mode_waveguide.json");
 }
 
-/// The gradient scene with a mode source and the power of the first mode through a mode monitor behind
-/// the designs as objective (as tests/modes/tst_mode_gradient.cpp): nx = 48, the source at cell 7, the
-/// monitor at cell 18 (so with 3 tiles along x, rank 1 owns the monitor and rank 2 no port).
+/// The mode gradient scene at nx = 48: the source at cell 7, the monitor at cell 18 (so with 3 tiles
+/// along x, rank 1 owns the monitor and rank 2 no port).
 scene::Scene modeGradScene() {
-    GradSceneOptions go;
-    go.nx = 48;
-    go.lossy = true;
-    go.steps = 50;
-    scene::Scene s = gradScene(go);
-    setGradientMethod(s, "checkpointed");
-    const double x0 = -0.5 * go.nx * s.cellUm;
-    scene::Source& beam = s.sources[0];
-    beam.type = scene::SourceType::Mode;
-    beam.mode = 0;
-    scene::Detector m =
-        detector("port2", scene::detectorType("mode_monitor"), {x0 + 0.925, 0, 0}, {0, 0.4, 0.8});
-    m.normal = 0;
-    m.direction = +1;
-    m.wavelengths = {go.wavelength};
-    s.detectors.push_back(m);
-    scene::ObjectiveTerm t;
-    t.detector = "port2";
-    t.quantity = scene::quantity("mode_power");
-    t.reduce = scene::Reduce::AtWavelength;
-    t.wavelength = go.wavelength;
-    t.weight = 1.0;
-    s.objective.terms = {t};
-    return s;
+    return testing::modeGradScene(48, "checkpointed", true, 0.925);
 }
 
 run::RunOptions options(const scene::Scene& s, int ranks, bool gradient, int maxSteps) {
