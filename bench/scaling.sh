@@ -30,29 +30,35 @@ start_busy() { # one competing job of two busy threads (processes), as yee-bench
 
 echo "== load before: $(uptime)"
 echo "== yee-bench --scaling ${n}^3, ${steps} steps"
-"$build/app/yee-bench" --scaling --n "$n" --steps "$steps" --reps "$reps"
+"$build/app/yee-bench" --scaling --n "$n" --steps "$steps" --reps "$((reps < 3 ? 3 : reps))"
 
 "$build/app/yee-bench" --n "$n" --steps "$steps" --write-scene "$tmp/box.json"
 mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to core)
-# Best Mcell/s of $reps runs of: yee-run ARGS (the summary line "... (X Mcell/s); results: ...").
-best() {
-  local b=0 v
-  for _ in $(seq "$reps"); do
-    v=$(cd "$tmp" && "$@" | awk '/Mcell\/s\)/ {gsub(/[(]/, "", $6); print $6}')
-    b=$(awk -v a="$b" -v c="${v:-0}" 'BEGIN { print (c > a ? c : a) }')
-  done
-  echo "$b"
-}
-echo "== MPI: yee-run under mpirun, ${n}^3, ${steps} steps, one core per rank"
+# Mcell/s of one run of: yee-run ARGS (the summary line "... (X Mcell/s); results: ...").
+rate() { (cd "$tmp" && "$@" | awk '/Mcell\/s\)/ {gsub(/[(]/, "", $6); print $6}'); }
+# Ratios are taken within pairs of back-to-back runs (the order swapped every pair) and the median over
+# the pairs is printed with its spread, so a change of the load between pairs hits both sides.
+med() { sort -g | awk '{v[NR] = $1} END { if (NR == 0) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+spread() { sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "min %.3f max %.3f", lo, hi}'; }
+pairs=$((reps < 3 ? 3 : reps))
+echo "== MPI: yee-run under mpirun, ${n}^3, ${steps} steps, one core per rank, ${pairs} alternating pairs"
 for load in alone loaded; do
   [ "$load" = loaded ] && start_busy
-  one=$(best "${mpi[@]}" -np 1 "$build/app/yee-run" --output one.h5 box.json)
-  two=$(best "${mpi[@]}" -np 2 "$build/app/yee-run" --tiles 2x1x1 --output two.h5 box.json)
-  plain=$(best "${mpi[@]}" -np 2 "$build/app/yee-run" --tiles 2x1x1 --no-overlap --output two.h5 box.json)
-  awk -v l="$load" -v a="$one" -v b="$two" -v c="$plain" 'BEGIN {
-    printf "mpi %s ranks_1 Mcell_per_s %.1f ranks_2 Mcell_per_s %.1f ratio_2_to_1 %.3f\n", l, a, b, (a > 0 ? b / a : 0)
-    printf "mpi %s ranks_2 overlap Mcell_per_s %.1f no_overlap Mcell_per_s %.1f overlap_to_no_overlap %.3f\n", l, b, c, (c > 0 ? b / c : 0)
-  }'
+  : >"$tmp/r21" && : >"$tmp/rov" && : >"$tmp/one" && : >"$tmp/two" && : >"$tmp/plain"
+  for i in $(seq "$pairs"); do
+    run1() { rate "${mpi[@]}" -np 1 "$build/app/yee-run" --output one.h5 box.json; }
+    run2() { rate "${mpi[@]}" -np 2 "$build/app/yee-run" --tiles 2x1x1 --output two.h5 box.json; }
+    run2p() { rate "${mpi[@]}" -np 2 "$build/app/yee-run" --tiles 2x1x1 --no-overlap --output two.h5 box.json; }
+    if [ $((i % 2)) -eq 1 ]; then one=$(run1); two=$(run2); plain=$(run2p)
+    else plain=$(run2p); two=$(run2); one=$(run1); fi
+    echo "$one" >>"$tmp/one" && echo "$two" >>"$tmp/two" && echo "$plain" >>"$tmp/plain"
+    awk -v a="${one:-0}" -v b="${two:-0}" 'BEGIN { print (a > 0 ? b / a : 0) }' >>"$tmp/r21"
+    awk -v b="${two:-0}" -v c="${plain:-0}" 'BEGIN { print (c > 0 ? b / c : 0) }' >>"$tmp/rov"
+  done
+  printf "mpi %s ranks_1 Mcell_per_s %.1f ranks_2 Mcell_per_s %.1f ratio_2_to_1 %.3f (per pair: median, %s)\n" \
+    "$load" "$(med <"$tmp/one")" "$(med <"$tmp/two")" "$(med <"$tmp/r21")" "$(spread <"$tmp/r21")"
+  printf "mpi %s ranks_2 overlap Mcell_per_s %.1f no_overlap Mcell_per_s %.1f overlap_to_no_overlap %.3f (per pair: median, %s)\n" \
+    "$load" "$(med <"$tmp/two")" "$(med <"$tmp/plain")" "$(med <"$tmp/rov")" "$(spread <"$tmp/rov")"
   [ "$load" = loaded ] && stop_busy
 done
 echo "== load after: $(uptime)"

@@ -544,30 +544,81 @@ void wavefrontBenchmark(int n, int pml, int steps, int reps) {
     std::printf("load average after %.2f\n", loadAverage());
 }
 
+/// The median of `v` (the mean of the middle two for an even count); 0 for none.
+double median(std::vector<double> v) {
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+/// Each ratio is taken within one pair of back-to-back runs (A then B, the order swapped every pair), so
+/// a change of the machine's load between pairs hits both sides; the median over the pairs is the figure,
+/// min and max show the spread. (A best-of-N per side compares runs minutes apart.)
 void scalingBenchmark(int n, int pml, int steps, int reps, int busyThreads) {
     const scene::Scene s = benchScene(n, pml, steps);
     const auto f32 = run::Precision::Float32;
     std::printf(
-        "scaling benchmark: %d^3 cells (PML %d), %d steps, float32, %d host threads, best of %d; loaded = "
-        "next to a competing job of %d busy threads\n",
+        "scaling benchmark: %d^3 cells (PML %d), %d steps, float32, %d host threads, %d alternating pairs; "
+        "loaded = next to a competing job of %d busy threads\n",
         n, pml, steps, device::hostThreads(), reps, busyThreads);
+    struct Pairs {
+        std::vector<double> a, b, ratio;
+        void add(double x, double y) {
+            a.push_back(x);
+            b.push_back(y);
+            ratio.push_back(x / y);
+        }
+        std::string str() const {
+            const auto [lo, hi] = std::minmax_element(ratio.begin(), ratio.end());
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "median %.3f min %.3f max %.3f", median(ratio), *lo, *hi);
+            return buf;
+        }
+    };
     for (int loaded = 0; loaded < 2; ++loaded) {
         std::unique_ptr<BusyJob> job;
         if (loaded)
             job = std::make_unique<BusyJob>(busyThreads);
-        double one = 0, two = 0, over = 0, plain = 0;
+        Pairs threads, overlap;
         for (int r = 0; r < reps; ++r) {
-            one = std::max(one, runOnce(s, f32, {1, 1, 1}, steps, true, 1));
-            two = std::max(two, runOnce(s, f32, {1, 1, 1}, steps, true, 2));
-            over = std::max(over, runOnce(s, f32, {2, 1, 1}, steps, true));
-            plain = std::max(plain, runOnce(s, f32, {2, 1, 1}, steps, false));
+            const bool swap = r % 2;
+            auto pair = [&](Pairs& into, auto runA, auto runB) {
+                double a = 0, b = 0;
+                if (swap) {
+                    b = runB();
+                    a = runA();
+                } else {
+                    a = runA();
+                    b = runB();
+                }
+                into.add(a, b);
+            };
+            pair(
+                threads,
+                [&] {
+                    return runOnce(s, f32, {1, 1, 1}, steps, true, 2);
+                },
+                [&] {
+                    return runOnce(s, f32, {1, 1, 1}, steps, true, 1);
+                });
+            pair(
+                overlap,
+                [&] {
+                    return runOnce(s, f32, {2, 1, 1}, steps, true);
+                },
+                [&] {
+                    return runOnce(s, f32, {2, 1, 1}, steps, false);
+                });
         }
         const char* tag = loaded ? "loaded" : "alone";
-        std::printf("scaling %s threads_1 Mcell_per_s %.1f threads_2 Mcell_per_s %.1f ratio_2_to_1 %.3f\n",
-                    tag, one, two, two / one);
+        std::printf("scaling %s threads_1 Mcell_per_s %.1f threads_2 Mcell_per_s %.1f ratio_2_to_1 %.3f "
+                    "(per pair: %s)\n",
+                    tag, median(threads.b), median(threads.a), median(threads.ratio), threads.str().c_str());
         std::printf("scaling %s tiles_2x1x1 overlap Mcell_per_s %.1f no_overlap Mcell_per_s %.1f "
-                    "overlap_to_no_overlap %.3f\n",
-                    tag, over, plain, over / plain);
+                    "overlap_to_no_overlap %.3f (per pair: %s)\n",
+                    tag, median(overlap.a), median(overlap.b), median(overlap.ratio), overlap.str().c_str());
     }
 }
 
