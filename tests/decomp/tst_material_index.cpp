@@ -31,7 +31,7 @@ scene::Scene homogeneousScene() {
     s.materials.push_back(material("medium", 2.25, 1.3, 2e3));
     s.background = "medium";
     s.sources.push_back(dipole("dip", {0.05, -0.1, 0.0}, {0, 0, 1}, 0.6, 0.3));
-    s.sources.push_back(planeSource("beam", scene::SourceType::UniformPlane, {-0.3, 0, 0}, {0, 0.6, 0.6}, 0,
+    s.sources.push_back(planeSource("beam", scene::SourceType::UniformPlane, {-0.25, 0, 0}, {0, 0.4, 0.5}, 0,
                                     +1, {0, 1, 0}, 0.6, 0.3));
     s.durationFs = 5;
     return s;

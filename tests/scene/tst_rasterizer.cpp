@@ -331,7 +331,7 @@ private slots:
         const Rasterizer r(s);
         const auto n = s.gridCells();
         std::vector<std::pair<int, int>> runs;
-        std::vector<CellMaterial> row(std::size_t(n[0]));
+        std::vector<CellMaterial> row(static_cast<std::size_t>(n[0]));
         std::int64_t covered = 0, bad = 0;
         for (int k = 0; k < n[2]; ++k)
             for (int j = 0; j < n[1]; ++j) {

@@ -633,7 +633,7 @@ template <class Mark> void Rasterizer::coverBreaks(const Geo& g, double py, doub
     const double pw[3] = {0, py, pz};
     // A disc (or ball) of squared radius r2 - `rest` in x: the cube misses it beyond
     // |x - cx| = 1/2 + sqrt(r2 - restMin), lies inside it within |x - cx| = sqrt(r2 - restMax) - 1/2.
-    const auto round = [&](double restMin, double restMax) {
+    const auto disc = [&](double restMin, double restMax) {
         const double cx = g.c[0];
         mark(cx, cx);
         if (g.r2 - restMin > 0) {
@@ -657,7 +657,7 @@ template <class Mark> void Rasterizer::coverBreaks(const Geo& g, double py, doub
         mark(g.hi[0] - 0.5, g.hi[0] - 0.5);
         return;
     case Shape::Sphere:
-        round(sq(gap(1)) + sq(gap(2)), sq(far(1)) + sq(far(2)));
+        disc(sq(gap(1)) + sq(gap(2)), sq(far(1)) + sq(far(2)));
         return;
     case Shape::Cylinder:
     case Shape::Polygon:
@@ -668,7 +668,7 @@ template <class Mark> void Rasterizer::coverBreaks(const Geo& g, double py, doub
         }
         // x is the in-plane u; v is the row's other coordinate; the axial cover is fixed along the row.
         if (g.shape == Shape::Cylinder) {
-            round(sq(gap(g.v)), sq(far(g.v)));
+            disc(sq(gap(g.v)), sq(far(g.v)));
             return;
         }
         {
