@@ -2,7 +2,8 @@
 /// small coefficient tables steps bit for bit like one that keeps per-cell arrays (CPU and staged data
 /// paths, float and double, lossy and magnetic cells, design regions, TF/SF and dipole injections); a
 /// table that would overflow keeps the per-cell arrays; a design refill leaves no stale entry; the
-/// ledger's materials row is the index plus the tables.
+/// ledger's materials row is the index plus the tables; the index takes one byte per cell where the table
+/// fits 256 entries, two otherwise, none on a homogeneous tile (kernels::WallCoef).
 #include <QtTest>
 
 #include <cstring>
@@ -21,6 +22,21 @@ using namespace yee::testing;
 
 namespace {
 
+/// One lossy, magnetic medium everywhere (PML on x and y, periodic z), a dipole and a plane source: a
+/// homogeneous tile, whose only distinct coefficient sets are those of the low PEC walls.
+scene::Scene homogeneousScene() {
+    using scene::BoundaryType;
+    scene::Scene s =
+        boxScene(20, 18, 12, 0.05, BoundaryType::Pml, BoundaryType::Pml, BoundaryType::Periodic, 4);
+    s.materials.push_back(material("medium", 2.25, 1.3, 2e3));
+    s.background = "medium";
+    s.sources.push_back(dipole("dip", {0.05, -0.1, 0.0}, {0, 0, 1}, 0.6, 0.3));
+    s.sources.push_back(planeSource("beam", scene::SourceType::UniformPlane, {-0.25, 0, 0}, {0, 0.4, 0.5}, 0,
+                                    +1, {0, 1, 0}, 0.6, 0.3));
+    s.durationFs = 5;
+    return s;
+}
+
 /// gradScene with a magnetic block too, so every coefficient kind (Cb, Ca, Db) is per cell.
 scene::Scene testScene() {
     scene::Scene s = gradScene();
@@ -38,6 +54,7 @@ scene::Scene testScene() {
 struct Config {
     bool perCell = false;        ///< PlanOptions::perCellCoefficients
     std::int64_t limit = 65536;  ///< Plan::materialTableLimit
+    std::int64_t small = 256;    ///< Plan::smallTableLimit
     bool staged = false;         ///< the GPU's data paths on a CPU device
     std::vector<double> latent1; ///< design 0's latent values after the first fill (empty: none)
 };
@@ -46,6 +63,8 @@ template <class T> struct Outcome {
     std::vector<std::vector<T>> fields; ///< the six components after the steps, raw
     std::vector<std::vector<T>> cb;     ///< Cb per cell after requirePerCellCoefficients()
     bool indexed = false;
+    int indexBytes = 0;
+    std::int64_t entries = 0;
     std::int64_t materials = 0; ///< ledger bytes before requirePerCellCoefficients()
     std::int64_t expected = 0;  ///< index + tables when indexed
 };
@@ -55,6 +74,7 @@ template <class T> Outcome<T> stepTile(const scene::Scene& s, const Config& cfg,
     po.perCellCoefficients = cfg.perCell;
     auto plan = solver::makePlan(s, po);
     plan->materialTableLimit = cfg.limit;
+    plan->smallTableLimit = cfg.small;
     device::Device dev(device::DeviceKind::Cpu, 0, 2, std::int64_t(1) << 31);
     dev.setStagedPaths(cfg.staged);
     comm::LocalHub hub(1);
@@ -80,11 +100,13 @@ template <class T> Outcome<T> stepTile(const scene::Scene& s, const Config& cfg,
                  size * std::int64_t(sizeof(T)));
     }
     out.indexed = tile.indexed();
+    out.indexBytes = tile.indexBytes();
+    out.entries = tile.tableEntries();
     out.materials = dev.ledger().snapshot().current[int(device::Category::Materials)];
-    if (tile.indexed()) {
+    if (tile.indexed()) { // one index per interior cell, and the tables
         const int kinds = 1 + int(plan->lossy) + int(plan->magnetic);
-        out.expected = size * std::int64_t(sizeof(kernels::MaterialIndex)) +
-                       3 * tile.tableEntries() * kinds * std::int64_t(sizeof(T));
+        out.expected =
+            tile.cells() * tile.indexBytes() + 3 * tile.tableEntries() * kinds * std::int64_t(sizeof(T));
     }
     tile.requirePerCellCoefficients();
     for (int c = 0; c < 3; ++c) {
@@ -103,30 +125,52 @@ template <class T> bool sameBits(const std::vector<std::vector<T>>& a, const std
     return true;
 }
 
-template <class T> void compareAll(bool staged) {
-    const scene::Scene s = testScene();
+/// Index widths: 1 byte where the table fits (the default), 2 bytes (Plan::smallTableLimit 0), none on a
+/// homogeneous tile.
+enum class Width { Default, Wide, Homogeneous };
+
+template <class T> void compareAll(bool staged, Width width) {
+    const scene::Scene s = width == Width::Homogeneous ? homogeneousScene() : testScene();
     const int steps = 40;
     Config ref;
     ref.perCell = true;
     ref.staged = staged;
     const Outcome<T> want = stepTile<T>(s, ref, steps);
     QVERIFY(!want.indexed);
+    QCOMPARE(want.indexBytes, 0);
 
     Config idx;
     idx.staged = staged;
+    if (width == Width::Wide)
+        idx.small = 0;
     const Outcome<T> got = stepTile<T>(s, idx, steps);
     QVERIFY(got.indexed);
+    switch (width) {
+    case Width::Default: // the design cells' entries and the averaged cells' still fit one byte
+        QCOMPARE(got.indexBytes, 1);
+        QVERIFY(got.entries > 64 && got.entries <= 256);
+        break;
+    case Width::Wide:
+        QCOMPARE(got.indexBytes, 2);
+        break;
+    case Width::Homogeneous: // the entry is the wall pattern: 8 of them, no index
+        QCOMPARE(got.indexBytes, 0);
+        QCOMPARE(got.entries, std::int64_t(8));
+        break;
+    }
     QVERIFY2(sameBits(got.fields, want.fields), "indexed tile: fields differ from the per-cell tile");
     QVERIFY2(sameBits(got.cb, want.cb), "per-cell Cb made from the index differs from the per-cell fill");
     QCOMPARE(got.materials, got.expected);
     QVERIFY(got.materials < want.materials / 4);
+    if (width == Width::Homogeneous)
+        return; // no design region to refill; the table cannot overflow
     // Something moved at all (the comparison is not between two zero grids).
     bool moved = false;
     for (T v : got.fields[2])
         moved = moved || v != T(0);
     QVERIFY(moved);
 
-    Config over;
+    Config over = idx;
     over.limit = 3; // fewer entries than the scene's distinct coefficients: per-cell arrays
     over.staged = staged;
     const Outcome<T> fb = stepTile<T>(s, over, steps);
@@ -153,18 +197,23 @@ private slots:
     void indexMatchesPerCell_data() {
         QTest::addColumn<bool>("f64");
         QTest::addColumn<bool>("staged");
-        QTest::newRow("float cpu") << false << false;
-        QTest::newRow("double cpu") << true << false;
-        QTest::newRow("float staged") << false << true;
-        QTest::newRow("double staged") << true << true;
+        QTest::addColumn<int>("width");
+        for (const auto& [w, name] : {std::pair{Width::Default, "1-byte"}, std::pair{Width::Wide, "2-byte"},
+                                      std::pair{Width::Homogeneous, "homogeneous"}})
+            for (bool f64 : {false, true})
+                for (bool staged : {false, true})
+                    QTest::newRow(qPrintable(
+                        QString("%1 %2 %3").arg(f64 ? "double" : "float", staged ? "staged" : "cpu", name)))
+                        << f64 << staged << int(w);
     }
     void indexMatchesPerCell() {
         QFETCH(bool, f64);
         QFETCH(bool, staged);
+        QFETCH(int, width);
         if (f64)
-            compareAll<double>(staged);
+            compareAll<double>(staged, Width(width));
         else
-            compareAll<float>(staged);
+            compareAll<float>(staged, Width(width));
     }
 };
 

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <numbers>
 #include <thread>
 #include <vector>
@@ -267,6 +268,94 @@ private slots:
         // Averages never leave the range of the materials present.
         QVERIFY(lo >= epsMin * (1 - 1e-12) && hi <= epsMax * (1 + 1e-12));
         QVERIFY(hi > lo);
+    }
+
+    /// Rasterizer::uniformRuns(): along each run every one of the six locations takes the value of the run's
+    /// first cell, bit for bit (fillRow() per cell), for every shape and axis, overlaps, off-grid faces and
+    /// a design region; and the runs cover most cells (the point: counting without rasterising them).
+    void uniformRunsAreUniform_data() {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("every shape") << QString();
+        for (const char* f : {"quick_box", "straight_waveguide", "waveguide_bend", "ring_resonator"})
+            QTest::newRow(f) << QString(f);
+    }
+
+    void uniformRunsAreUniform() {
+        QFETCH(QString, file);
+        Scene s;
+        if (file.isEmpty()) {
+            s = periodicBox(40, 0.1);
+            s.materials = {{"a", 3, 1, 0}, {"b", 2, 1.5, 10}, {"c", 5, 1, 0}};
+            s.background = "a";
+            const auto add = [&](Shape sh, Vec3 c, Vec3 size, double radius, int axis, const char* m) {
+                Object o;
+                o.shape = sh;
+                o.center = c;
+                o.size = size;
+                o.radius = radius;
+                o.axis = axis;
+                o.height = size[std::size_t(axis)];
+                o.material = m;
+                s.objects.push_back(o);
+                return &s.objects.back();
+            };
+            add(Shape::Box, {0, 0, -1.0}, {4, 4, 0.6}, 0, 2, "b");              // faces on the grid
+            add(Shape::Box, {0.013, 0.31, 0.2}, {1.37, 0.53, 0.71}, 0, 2, "c"); // off the grid
+            add(Shape::Sphere, {0.7, -0.9, 0.4}, {}, 0.63, 2, "b");
+            add(Shape::Cylinder, {-0.8, 0.9, 0.0}, {0, 0, 1.7}, 0.45, 2, "c");
+            add(Shape::Cylinder, {0.0, -0.2, 1.2}, {2.9, 0, 0}, 0.33, 0, "b");
+            add(Shape::Cylinder, {1.1, 0.0, -0.3}, {0, 1.3, 0}, 0.27, 1, "c");
+            const std::vector<std::array<double, 2>> ell = {{-0.83, -0.71}, {0.77, -0.71}, {0.77, -0.12},
+                                                            {-0.19, -0.12}, {-0.19, 0.88}, {-0.83, 0.88}};
+            for (int axis = 0; axis < 3; ++axis) {
+                Object* o = add(Shape::Polygon, {}, {0.5, 0.5, 0.5}, 0, axis, axis == 1 ? "a" : "c");
+                o->vertices = ell;
+                for (auto& v : o->vertices)
+                    v = {0.7 * v[0] + 0.3 * (axis - 1), 0.6 * v[1] - 0.2 * axis};
+                const auto [lo, hi] = objectBounds(*o);
+                for (int a = 0; a < 3; ++a)
+                    o->center[std::size_t(a)] = 0.5 * (lo[std::size_t(a)] + hi[std::size_t(a)]);
+                o->center[std::size_t(axis)] = 0.4 * (axis - 1) + 0.017;
+            }
+            Design d;
+            d.name = "dev";
+            d.center = {-1.0, -1.0, 0.5};
+            d.size = {0.6, 0.4, 0.2};
+            d.voxelCells = {2, 2, 2};
+            d.materials = {"a", "c"};
+            s.designs = {d};
+        } else {
+            s = loadScene(YEE_SOURCE_DIR "/resources/scenes/" + file.toStdString() + ".json");
+        }
+        validateScene(s);
+        const Rasterizer r(s);
+        const auto n = s.gridCells();
+        std::vector<std::pair<int, int>> runs;
+        std::vector<CellMaterial> row(static_cast<std::size_t>(n[0]));
+        std::int64_t covered = 0, bad = 0;
+        for (int k = 0; k < n[2]; ++k)
+            for (int j = 0; j < n[1]; ++j) {
+                r.uniformRuns(j, k, 0, n[0], runs);
+                int last = 0;
+                for (const auto& [a, b] : runs) {
+                    QVERIFY(a >= last && b > a && b <= n[0]);
+                    last = b;
+                    covered += b - a;
+                }
+                for (int field = 0; field < 2; ++field)
+                    for (int c = 0; c < 3; ++c) {
+                        r.fillRow(field, c, j, k, 0, n[0], row.data());
+                        for (const auto& [a, b] : runs)
+                            for (int i = a + 1; i < b; ++i)
+                                if (std::memcmp(&row[std::size_t(i)], &row[std::size_t(a)],
+                                                sizeof(CellMaterial)))
+                                    ++bad;
+                    }
+            }
+        QCOMPARE(bad, std::int64_t(0));
+        const double frac = double(covered) / (double(n[0]) * n[1] * n[2]);
+        qInfo("uniform runs cover %.1f%% of the cells", 100 * frac);
+        QVERIFY2(frac > 0.5, qPrintable(QString("runs cover only %1 of the cells").arg(frac)));
     }
 
     void speed200Cubed() {

@@ -611,6 +611,152 @@ void Rasterizer::fillRow(int field, int c, int j, int k, int i0, int i1, CellMat
     }
 }
 
+bool Rasterizer::uncut(const double p[3], const int* cand, int ncand) const {
+    const double lo[3] = {p[0] - 0.5, p[1] - 0.5, p[2] - 0.5};
+    const double hi[3] = {p[0] + 0.5, p[1] + 0.5, p[2] + 0.5};
+    // evaluate()'s scan: from the top, objects that miss the cube until one holds it (or none does).
+    for (int t = ncand - 1; t >= 0; --t) {
+        const Cover cv = classify(geo_[std::size_t(cand[t])], lo, hi);
+        if (cv == Cover::Inside)
+            return true;
+        if (cv == Cover::Partial)
+            return false;
+    }
+    return true;
+}
+
+template <class Mark> void Rasterizer::coverBreaks(const Geo& g, double py, double pz, Mark&& mark) const {
+    // classify() of the cube [x - 1/2, x + 1/2] x [py - 1/2, py + 1/2] x [pz - 1/2, pz + 1/2] as a function
+    // of x is constant between these points (the row's y and z are fixed).
+    mark(g.lo[0] - 0.5, g.lo[0] - 0.5); // the bounding box: outside below / above
+    mark(g.hi[0] + 0.5, g.hi[0] + 0.5);
+    const double pw[3] = {0, py, pz};
+    // A disc (or ball) of squared radius r2 - `rest` in x: the cube misses it beyond
+    // |x - cx| = 1/2 + sqrt(r2 - restMin), lies inside it within |x - cx| = sqrt(r2 - restMax) - 1/2.
+    const auto disc = [&](double restMin, double restMax) {
+        const double cx = g.c[0];
+        mark(cx, cx);
+        if (g.r2 - restMin > 0) {
+            const double s = 0.5 + std::sqrt(g.r2 - restMin);
+            mark(cx - s, cx - s);
+            mark(cx + s, cx + s);
+        }
+        if (g.r2 - restMax > 0) {
+            const double s = std::sqrt(g.r2 - restMax) - 0.5;
+            mark(cx - s, cx - s);
+            mark(cx + s, cx + s);
+        }
+    };
+    const auto gap = [&](int a) { return std::max({g.c[a] - (pw[a] + 0.5), 0.0, (pw[a] - 0.5) - g.c[a]}); };
+    const auto far = [&](int a) {
+        return std::max(std::fabs(pw[a] - 0.5 - g.c[a]), std::fabs(pw[a] + 0.5 - g.c[a]));
+    };
+    switch (g.shape) {
+    case Shape::Box:
+        mark(g.lo[0] + 0.5, g.lo[0] + 0.5);
+        mark(g.hi[0] - 0.5, g.hi[0] - 0.5);
+        return;
+    case Shape::Sphere:
+        disc(sq(gap(1)) + sq(gap(2)), sq(far(1)) + sq(far(2)));
+        return;
+    case Shape::Cylinder:
+    case Shape::Polygon:
+        if (g.axis == 0) { // the cross-section is fixed along the row; the axial cover changes at the ends
+            mark(g.lo[0] + 0.5, g.lo[0] + 0.5);
+            mark(g.hi[0] - 0.5, g.hi[0] - 0.5);
+            return;
+        }
+        // x is the in-plane u; v is the row's other coordinate; the axial cover is fixed along the row.
+        if (g.shape == Shape::Cylinder) {
+            disc(sq(gap(g.v)), sq(far(g.v)));
+            return;
+        }
+        {
+            // An edge can touch the cube only where their extents overlap (segmentTouchesRect); between
+            // edges the cube's centre stays inside or outside (the row's line crosses edges only there).
+            const double vlo = pw[g.v] - 0.5, vhi = pw[g.v] + 0.5;
+            const std::size_t n = g.pu.size();
+            for (std::size_t a = 0, b = n - 1; a < n; b = a++) {
+                if (std::max(g.pv[a], g.pv[b]) < vlo || std::min(g.pv[a], g.pv[b]) > vhi)
+                    continue;
+                mark(std::min(g.pu[a], g.pu[b]) - 0.5, std::max(g.pu[a], g.pu[b]) + 0.5);
+            }
+        }
+        return;
+    }
+}
+
+void Rasterizer::uniformRuns(int j, int k, int i0, int i1, std::vector<std::pair<int, int>>& runs) const {
+    runs.clear();
+    const int n = i1 - i0;
+    if (n <= 0)
+        return;
+    // Cells that need their own evaluation: within a cell of a point where some object's cover of some
+    // location's cube may change (so two neighbours both outside that margin see the same cover), and
+    // design cells.
+    thread_local std::vector<unsigned char> own;
+    own.assign(std::size_t(n), 0);
+    for (const DesignRegion& d : designs_) {
+        const Box& b = d.box;
+        if (j < b.lo[1] || j >= b.hi[1] || k < b.lo[2] || k >= b.hi[2])
+            continue;
+        for (int i = std::max(i0, b.lo[0]); i < std::min(i1, b.hi[0]); ++i)
+            own[std::size_t(i - i0)] = 1;
+    }
+    thread_local std::vector<int> cand;
+    thread_local std::array<std::vector<int>, 6> cands; // per location: the objects reaching its row
+    for (auto& cl : cands)
+        cl.clear();
+    for (int field = 0; field < 2; ++field)
+        for (int c = 0; c < 3; ++c) {
+            const Vec3 o = yeeOffset(field, c);
+            const double py = j + o[1], pz = k + o[2];
+            std::vector<int>& cl = cands[std::size_t(3 * field + c)];
+            for (std::size_t t = 0; t < geo_.size(); ++t) {
+                const Geo& g = geo_[t];
+                if (!(g.hi[1] > py - 0.5 && g.lo[1] < py + 0.5 && g.hi[2] > pz - 0.5 && g.lo[2] < pz + 0.5))
+                    continue;
+                cl.push_back(int(t));
+                coverBreaks(g, py, pz, [&](double a, double b) {
+                    // Cell i's location sits at x = i + o[0].
+                    const double lo = std::ceil(a - 1 - 1e-6 - o[0]), hi = std::floor(b + 1 + 1e-6 - o[0]);
+                    if (!(hi >= i0 && lo < i1)) // also false for NaN
+                        return;
+                    const int s = int(std::max(lo, double(i0))), e = int(std::min(hi, double(i1 - 1)));
+                    std::fill(own.begin() + (s - i0), own.begin() + (e - i0) + 1, 1);
+                });
+            }
+        }
+    cand.clear();
+    for (int i = i0; i < i1;) {
+        if (own[std::size_t(i - i0)]) {
+            ++i;
+            continue;
+        }
+        int e = i + 1;
+        while (e < i1 && !own[std::size_t(e - i0)])
+            ++e;
+        // Every object's cover is the same along [i, e): the run is uniform when no location's cube is cut
+        // at its first cell.
+        bool plain = true;
+        for (int q = 0; q < 6 && plain; ++q) {
+            const Vec3 o = yeeOffset(q / 3, q % 3);
+            const double p[3] = {i + o[0], j + o[1], k + o[2]};
+            const std::vector<int>& cl = cands[std::size_t(q)];
+            cand.clear();
+            for (int t : cl) {
+                const Geo& g = geo_[std::size_t(t)];
+                if (g.hi[0] > p[0] - 0.5 && g.lo[0] < p[0] + 0.5)
+                    cand.push_back(t);
+            }
+            plain = uncut(p, cand.data(), int(cand.size()));
+        }
+        if (plain)
+            runs.emplace_back(i, e);
+        i = e;
+    }
+}
+
 std::vector<double> Rasterizer::volumeFractions(const Vec3& centre) const {
     std::vector<double> f(mats_.size(), 0.0);
     const double p[3] = {centre[0], centre[1], centre[2]};

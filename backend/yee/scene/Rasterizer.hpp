@@ -26,6 +26,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "yee/core/Box.hpp"
@@ -63,6 +64,16 @@ public:
 
     /// Materials of cells i0 <= i < i1 of row (j, k) into out[0 .. i1 - i0). Cheaper per cell than at().
     void fillRow(int field, int c, int j, int k, int i0, int i1, CellMaterial* out) const;
+
+    /// Runs of cells of row (j, k), i0 <= i < i1, along which fillRow() gives every one of the six
+    /// component locations (E and H, field 0 and 1) one value, bit for bit: no object surface cuts the
+    /// cubes of the run's locations and no design region holds its cells, so each location takes the
+    /// unaveraged material of the topmost object containing its cube (or the background) all along the
+    /// run. Written into `runs` as half-open [first, second), increasing, disjoint; cells outside every
+    /// run (cut cubes, design cells, cells next to where an object's cover of the cubes changes) are
+    /// left to per-cell evaluation. Costs O(objects reaching the row) plus the run count, not O(cells):
+    /// what lets a caller deduplicate the coefficients of a tile without rasterising every cell.
+    void uniformRuns(int j, int k, int i0, int i1, std::vector<std::pair<int, int>>& runs) const;
 
     /// Call fn(i, j, k, const CellMaterial&) for every cell of `box` (global, half-open) of component
     /// c of E (field = 0) or H (field = 1), x fastest. Thread-safe: callers may split the box over k.
@@ -131,6 +142,12 @@ private:
     std::vector<DesignRegion> designs_;
 
     Cover classify(const Geo& g, const double lo[3], const double hi[3]) const;
+    /// True when the cube of location p (cells) is cut by no object among `cand` (bottom to top): what
+    /// evaluate() then returns is the unaveraged material of the topmost object holding the cube.
+    bool uncut(const double p[3], const int* cand, int ncand) const;
+    /// Cube-centre x coordinates (cells) around which object g's cover of the cubes of a location in
+    /// row (py, pz) may change: mark(a, b) for each such point (a = b) or interval [a, b].
+    template <class Mark> void coverBreaks(const Geo& g, double py, double pz, Mark&& mark) const;
     /// Material of the location p (cells) given the candidate objects (indices, bottom to top) whose
     /// bounding boxes may touch its cube.
     CellMaterial evaluate(int c, const double p[3], const int* cand, int ncand) const;

@@ -108,6 +108,9 @@ struct Plan {
     /// Most entries a tile's coefficient table per component may hold before the tile keeps per-cell
     /// arrays instead (kernels::kMaterialTableMax; tests lower it to reach the fallback on small grids).
     std::int64_t materialTableLimit = 65536;
+    /// Most entries a tile's tables may hold for its material index to take one byte per cell
+    /// (kernels::kSmallTableMax; tests lower it to reach the two-byte index on small grids).
+    std::int64_t smallTableLimit = 256;
 };
 
 /// What the plan needs besides the scene: typed values decided by the run layer.

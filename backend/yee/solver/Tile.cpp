@@ -288,6 +288,37 @@ template <class T> void Tile<T>::coefRow(int c, int gj, int gk, int gi0, int gi1
     }
 }
 
+template <class T>
+const std::vector<std::pair<int, int>>& Tile<T>::tupleRow(int gj, int gk, int gi0, int gi1,
+                                                          CellTuple* out) const {
+    thread_local std::vector<std::pair<int, int>> runs;
+    plan_->raster->uniformRuns(gj, gk, gi0, gi1, runs);
+    // Cells [from, to) one by one; each run [a, b) from its first two cells: every location's material
+    // is the same along it, and only the first cell can be on the PEC wall (global i = 0).
+    const auto each = [&](int from, int to) {
+        if (to > from)
+            for (int c = 0; c < 3; ++c)
+                coefRow(c, gj, gk, from, to, out + (from - gi0));
+    };
+    int done = gi0;
+    for (const auto& [a, b] : runs) {
+        each(done, std::min(a + 2, b));
+        for (int i = a + 2; i < b; ++i)
+            out[i - gi0] = out[a + 1 - gi0];
+        done = b;
+    }
+    each(done, gi1);
+    return runs;
+}
+
+template <class T> int Tile<T>::wallPattern(const Index3& g) const {
+    int pat = 0;
+    for (int a = 0; a < 3; ++a)
+        if (g[a] == 0 && plan_->bc[a] != tiling::AxisBoundary::Periodic)
+            pat |= 1 << a;
+    return pat;
+}
+
 template <class T> int Tile<T>::designOf(const Index3& g) const {
     for (std::size_t d = 0; d < designBox_.size(); ++d)
         if (designBox_[d].contains(g))
@@ -317,11 +348,16 @@ template <class T> void Tile<T>::planMaterials() {
     const std::int64_t limit = std::min(p.materialTableLimit, kernels::kMaterialTableMax);
     bool fits = !p.perCellCoefficients && disp_->none() && designSlots < limit;
     const Index3 n = box_.extents();
+    // Homogeneous: no design cells, and every cell's set follows from its wall pattern alone.
+    bool homogeneous = designSlots == 0;
     if (fits) {
-        // The distinct coefficient sets of the non-design cells, row by row on the fill's threads;
-        // stops early once the table would overflow.
+        // The distinct coefficient sets of the non-design cells, row by row on the fill's threads (each row
+        // rasterised only where surfaces cut it, tupleRow()); stops early once the table would overflow.
         std::mutex m;
         std::unordered_map<TupleKey, CellTuple, TupleHash> all;
+        std::array<TupleKey, 8> patternKey{};
+        std::array<CellTuple, 8> patternTuple{};
+        std::array<bool, 8> patternSeen{};
         std::atomic<bool> over{false};
         kernels::forEachRow(Box{{0, 0, 0}, {1, n[1], n[2]}}, fillThreads(), [&](int jj, int kk, int, int) {
             if (over.load(std::memory_order_relaxed))
@@ -329,24 +365,54 @@ template <class T> void Tile<T>::planMaterials() {
             thread_local std::vector<CellTuple> row;
             row.resize(static_cast<std::size_t>(n[0]));
             const int gj = box_.lo[1] + jj, gk = box_.lo[2] + kk;
-            for (int c = 0; c < 3; ++c)
-                coefRow(c, gj, gk, box_.lo[0], box_.hi[0], row.data());
-            std::vector<std::pair<TupleKey, CellTuple>> fresh;
+            const std::vector<std::pair<int, int>>& runs =
+                tupleRow(gj, gk, box_.lo[0], box_.hi[0], row.data());
+            struct Fresh {
+                TupleKey key;
+                CellTuple tuple;
+                int pattern;
+            };
+            std::vector<Fresh> fresh;
+            std::size_t r = 0;
             for (int ii = 0; ii < n[0]; ++ii) {
-                if (!designBox_.empty() && designOf({box_.lo[0] + ii, gj, gk}) >= 0)
+                const int gi = box_.lo[0] + ii;
+                while (r < runs.size() && runs[r].second <= gi)
+                    ++r;
+                if (r < runs.size() && gi >= runs[r].first + 2) { // the rest of the run repeats cell gi - 1
+                    ii = runs[r].second - box_.lo[0] - 1;
+                    continue;
+                }
+                if (!designBox_.empty() && designOf({gi, gj, gk}) >= 0)
                     continue;
                 const TupleKey key = keyOf(row[std::size_t(ii)]);
-                if (fresh.empty() || fresh.back().first != key)
-                    fresh.emplace_back(key, row[std::size_t(ii)]);
+                const int pattern = wallPattern({gi, gj, gk});
+                if (fresh.empty() || fresh.back().key != key || fresh.back().pattern != pattern)
+                    fresh.push_back({key, row[std::size_t(ii)], pattern});
             }
             const std::lock_guard<std::mutex> lock(m);
-            for (const auto& [key, t] : fresh)
-                all.emplace(key, t);
+            for (const Fresh& f : fresh) {
+                all.emplace(f.key, f.tuple);
+                const auto q = std::size_t(f.pattern);
+                if (!patternSeen[q]) {
+                    patternSeen[q] = true;
+                    patternKey[q] = f.key;
+                    patternTuple[q] = f.tuple;
+                } else if (patternKey[q] != f.key) {
+                    homogeneous = false;
+                }
+            }
             if (std::int64_t(all.size()) + designSlots > limit)
                 over = true;
         });
         fits = !over;
-        if (fits) {
+        if (fits && homogeneous) {
+            // The entry is the wall pattern (kernels::WallCoef); patterns no cell has stay zero.
+            wall_ = true;
+            table_.assign(patternTuple.begin(), patternTuple.end());
+            for (int a = 0; a < 3; ++a)
+                if (box_.lo[a] == 0 && p.bc[a] != tiling::AxisBoundary::Periodic)
+                    wallAt_[std::size_t(a)] = 0;
+        } else if (fits) {
             // Entries in the order of their bit patterns, so the tables do not depend on the threads.
             std::vector<std::pair<TupleKey, CellTuple>> sorted(all.begin(), all.end());
             std::sort(sorted.begin(), sorted.end(),
@@ -370,7 +436,16 @@ template <class T> void Tile<T>::planMaterials() {
         return;
     }
     const std::int64_t entries = std::int64_t(table_.size()) + designSlots;
-    idx_ = Buffer<kernels::MaterialIndex>(dev, shape_.size, Category::Materials);
+    if (!wall_) { // one index per interior cell (the kernels read coefficients only where they update)
+        small_ = entries <= std::min(p.smallTableLimit, kernels::kSmallTableMax);
+        idxSy_ = n[0];
+        idxSz_ = std::int64_t(n[0]) * n[1];
+        const std::int64_t cells = box_.cells();
+        if (small_)
+            idx8_ = Buffer<kernels::SmallMaterialIndex>(dev, cells, Category::Materials);
+        else
+            idx_ = Buffer<kernels::MaterialIndex>(dev, cells, Category::Materials);
+    }
     for (std::size_t c = 0; c < 3; ++c) {
         tabCb_[c] = Buffer<T>(dev, entries, Category::Materials);
         if (p.lossy)
@@ -385,8 +460,10 @@ template <class T> void Tile<T>::fillMaterials(const Box& gb, device::HostFill& 
     const Index3 n = gb.extents();
     const Index3 o{gb.lo[0] - box_.lo[0], gb.lo[1] - box_.lo[1], gb.lo[2] - box_.lo[2]};
     const bool perCellOut = (what & kPerCell) && perCell();
-    const bool indexOut = (what & kIndex) && indexed_;
-    const bool designOut = (what & kDesignTable) && indexed_;
+    const bool indexOut = (what & kIndex) && indexed_ && !wall_;
+    const bool designOut = (what & kDesignTable) && indexed_ && !wall_;
+    if (!perCellOut && !indexOut && !designOut)
+        return; // a homogeneous tile's tables are all it has (fill())
     // ---- materials: Cb, Ca at E locations, Db at H locations ----
     std::array<View<T>, 3> cb, ca, db;
     std::array<T*, 3> tcb{}, tca{}, tdb{};
@@ -402,7 +479,15 @@ template <class T> void Tile<T>::fillMaterials(const Box& gb, device::HostFill& 
             tdb[c] = hf(tabDb_[c]);
         }
     }
-    kernels::MaterialIndex* ix = indexOut ? hf(idx_) : nullptr;
+    kernels::MaterialIndex* ix16 = indexOut && !small_ ? hf(idx_) : nullptr;
+    kernels::SmallMaterialIndex* ix8 = indexOut && small_ ? hf(idx8_) : nullptr;
+    const bool ix = ix16 || ix8;
+    const auto setIndex = [&](std::int64_t at, std::int64_t entry) {
+        if (ix8)
+            ix8[at] = kernels::SmallMaterialIndex(entry);
+        else
+            ix16[at] = kernels::MaterialIndex(entry);
+    };
     // Rows of gb on the tile's worker pool (kernels/Launch.hpp), each rasterised into this thread's row
     // buffers, written on the host (HostFill: the arrays themselves, or GPUs' host mirrors).
     kernels::forEachRow(Box{{0, 0, 0}, {1, n[1], n[2]}}, fillThreads(), [&](int jj, int kk, int, int) {
@@ -410,8 +495,7 @@ template <class T> void Tile<T>::fillMaterials(const Box& gb, device::HostFill& 
         row.resize(static_cast<std::size_t>(n[0]));
         const int gj = gb.lo[1] + jj, gk = gb.lo[2] + kk;
         const int j = o[1] + jj, k = o[2] + kk;
-        for (int c = 0; c < 3; ++c)
-            coefRow(c, gj, gk, gb.lo[0], gb.hi[0], row.data());
+        tupleRow(gj, gk, gb.lo[0], gb.hi[0], row.data());
         TupleKey lastKey{};
         kernels::MaterialIndex lastIndex = 0;
         bool haveLast = false;
@@ -433,7 +517,7 @@ template <class T> void Tile<T>::fillMaterials(const Box& gb, device::HostFill& 
             if (d >= 0) { // a design cell: its own slot, the values written into the tables
                 const std::int64_t slot = designSlot(d, g);
                 if (ix)
-                    ix[shape_.offset(i, j, k)] = kernels::MaterialIndex(slot);
+                    setIndex(indexAt(i, j, k), slot);
                 if (designOut)
                     for (std::size_t c = 0; c < 3; ++c) {
                         tcb[c][slot] = t[c].cb;
@@ -455,7 +539,7 @@ template <class T> void Tile<T>::fillMaterials(const Box& gb, device::HostFill& 
                 lastIndex = it->second;
                 haveLast = true;
             }
-            ix[shape_.offset(i, j, k)] = lastIndex;
+            setIndex(indexAt(i, j, k), lastIndex);
         }
     });
 }
@@ -498,8 +582,22 @@ template <class T> T Tile<T>::coefficient(int comp, std::int64_t offset) const {
         dev_.copy(&v, b.data() + offset, std::int64_t(sizeof(T)));
         return v;
     }
-    kernels::MaterialIndex e = 0;
-    dev_.copy(&e, idx_.data() + offset, std::int64_t(sizeof(e)));
+    // The table entry of the cell: its wall pattern, or its index.
+    const std::int64_t kp = offset / shape_.sz, jp = (offset - kp * shape_.sz) / shape_.sy;
+    const std::int64_t ip = offset - kp * shape_.sz - jp * shape_.sy;
+    const int i = int(ip) - 1, j = int(jp) - 1, k = int(kp) - 1; // tile-local interior cell
+    std::int64_t e = 0;
+    if (wall_) {
+        e = wallPattern({box_.lo[0] + i, box_.lo[1] + j, box_.lo[2] + k});
+    } else if (small_) {
+        kernels::SmallMaterialIndex e8 = 0;
+        dev_.copy(&e8, idx8_.data() + indexAt(i, j, k), std::int64_t(sizeof(e8)));
+        e = e8;
+    } else {
+        kernels::MaterialIndex e16 = 0;
+        dev_.copy(&e16, idx_.data() + indexAt(i, j, k), std::int64_t(sizeof(e16)));
+        e = e16;
+    }
     const Buffer<T>& t = comp < 3 ? tabCb_[std::size_t(c)] : tabDb_[std::size_t(c)];
     dev_.copy(&v, t.data() + e, std::int64_t(sizeof(T)));
     return v;
@@ -567,14 +665,22 @@ template <class T> void Tile<T>::fill() {
         const int comp = ti->inj->comp;
         const std::size_t c = std::size_t(comp % 3);
         const bool fromTable = indexed_ && (comp < 3 || p.magnetic);
-        const kernels::MaterialIndex* ix = fromTable ? hf(idx_) : nullptr;
+        const kernels::MaterialIndex* ix16 = fromTable && !small_ ? hf(idx_) : nullptr;
+        const kernels::SmallMaterialIndex* ix8 = fromTable && small_ ? hf(idx8_) : nullptr;
+        const auto entry = [&](std::size_t e) -> std::int64_t { // the cell's table entry
+            const Index3& g = ti->hostCells[e];
+            if (wall_)
+                return wallPattern(g);
+            const std::int64_t at = indexAt(g[0] - box_.lo[0], g[1] - box_.lo[1], g[2] - box_.lo[2]);
+            return ix8 ? std::int64_t(ix8[at]) : std::int64_t(ix16[at]);
+        };
         const T* cbc = comp < 3 ? hf(fromTable ? tabCb_[c] : cb_[c]) : nullptr;
         const T* dbc = comp >= 3 && p.magnetic ? hf(fromTable ? tabDb_[c] : db_[c]) : nullptr;
         std::int64_t* offset = hf(ti->offset);
         T* coefs = hf(ti->coef);
         for (std::size_t e = 0; e < ti->hostCells.size(); ++e) {
             const std::int64_t at = ti->hostOffsets[e] + shape_.origin;
-            const std::int64_t q = ix ? std::int64_t(ix[at]) : at; // the table entry, or the cell
+            const std::int64_t q = fromTable ? entry(e) : at; // the table entry, or the cell
             double coef;
             if (comp < 3) {
                 coef = double(cbc[q]);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -95,30 +96,50 @@ public:
     /// The update coefficients of the three components as the kernels read them, through one accessor
     /// kind C (kernels/Coef.hpp): Cb, and Ca when the scene is lossy, Db when it is magnetic.
     template <class C> struct Coefs { std::array<C, 3> cb, ca, db; };
-    /// True when the tile stores one material index per cell (2 bytes) selecting an entry of small
-    /// tables of (Cb, Ca, Db) of the three components: the tables hold the values per-cell arrays would
-    /// (the cells' coefficients deduplicated by bit pattern; every cell of a design region has an entry
-    /// of its own, rewritten by refillDesigns()). False when the tile keeps per-cell arrays instead: the
-    /// distinct coefficient sets and design cells overflow the index (Plan::materialTableLimit), the
-    /// scene has dispersive materials (the pole kernels read Cb per cell), or the plan asks for them
-    /// (gradient runs: the adjoint and the time reversal read them). Decided at construction from the
-    /// rasterised coefficients, so a dry run (the memory estimate) counts what a run allocates. Either
-    /// way the ledger category is `materials`.
+    /// True when the tile stores one material index per cell (indexBytes(): 1 or 2 bytes) selecting an
+    /// entry of small tables of (Cb, Ca, Db) of the three components: the tables hold the values per-cell
+    /// arrays would (the cells' coefficients deduplicated by bit pattern; every cell of a design region
+    /// has an entry of its own, rewritten by refillDesigns()). A homogeneous tile (no design cells, one
+    /// coefficient set but on the low PEC walls) keeps no index at all (indexBytes() 0): the entry is the
+    /// cell's wall pattern (kernels::WallCoef). False when the tile keeps per-cell arrays instead: the
+    /// distinct coefficient sets and design cells overflow the index (Plan::materialTableLimit), the scene
+    /// has dispersive materials (the pole kernels read Cb per cell), or the plan asks for them (gradient
+    /// runs: the adjoint and the time reversal read them). Decided at construction from the exact count of
+    /// distinct coefficient sets, made without rasterising the cells no object surface cuts
+    /// (scene::Rasterizer::uniformRuns()), so a dry run (the memory estimate) counts what a run allocates,
+    /// cheaply. Either way the ledger category is `materials`.
     bool indexed() const { return indexed_; }
+    /// Bytes per cell of the material index: 1 where the table has at most Plan::smallTableLimit entries,
+    /// else 2; 0 on homogeneous tiles and when not indexed(). The index covers the interior cells only.
+    int indexBytes() const { return !indexed_ || wall_ ? 0 : small_ ? 1 : 2; }
     /// Entries of the tables (each component's Cb, Ca, Db table has as many; 0 when not indexed()).
     std::int64_t tableEntries() const { return indexed_ ? tabCb_[0].size() : 0; }
-    /// Calls f(const Coefs<C>&) with this tile's coefficients, C = kernels::TableCoef<T> on indexed()
-    /// tiles, View<const T> (the per-cell arrays) otherwise; returns what f returns.
+    /// Calls f(const Coefs<C>&) with this tile's coefficients, C = kernels::TableCoef<T, I> on indexed()
+    /// tiles (I the index type, indexBytes()), kernels::WallCoef<T> on homogeneous ones, View<const T>
+    /// (the per-cell arrays) otherwise; returns what f returns.
     template <class F> decltype(auto) withCoefs(F&& f) const {
         if (indexed_) {
-            Coefs<kernels::TableCoef<T>> k;
-            for (std::size_t c = 0; c < 3; ++c) {
-                const kernels::MaterialIndex* ix = idx_.data() ? idx_.data() + shape_.origin : nullptr;
-                k.cb[c] = {ix, tabCb_[c].data(), shape_.sy, shape_.sz};
-                k.ca[c] = {ix, tabCa_[c].data(), shape_.sy, shape_.sz};
-                k.db[c] = {ix, tabDb_[c].data(), shape_.sy, shape_.sz};
+            if (wall_) {
+                Coefs<kernels::WallCoef<T>> k;
+                for (std::size_t c = 0; c < 3; ++c) {
+                    k.cb[c] = {tabCb_[c].data(), wallAt_[0], wallAt_[1], wallAt_[2]};
+                    k.ca[c] = {tabCa_[c].data(), wallAt_[0], wallAt_[1], wallAt_[2]};
+                    k.db[c] = {tabDb_[c].data(), wallAt_[0], wallAt_[1], wallAt_[2]};
+                }
+                return f(k);
             }
-            return f(k);
+            const auto tables = [&](const auto* ix) {
+                Coefs<kernels::TableCoef<T, std::remove_const_t<std::remove_pointer_t<decltype(ix)>>>> k;
+                for (std::size_t c = 0; c < 3; ++c) {
+                    k.cb[c] = {ix, tabCb_[c].data(), idxSy_, idxSz_};
+                    k.ca[c] = {ix, tabCa_[c].data(), idxSy_, idxSz_};
+                    k.db[c] = {ix, tabDb_[c].data(), idxSy_, idxSz_};
+                }
+                return k;
+            };
+            if (small_)
+                return f(tables(idx8_.data()));
+            return f(tables(idx_.data()));
         }
         Coefs<View<const T>> k;
         for (int c = 0; c < 3; ++c) {
@@ -234,8 +255,19 @@ private:
     static TupleKey keyOf(const CellTuple& t);
     /// Coefficients of component c at global cells gi0 <= i < gi1 of row (gj, gk) into out[i - gi0][c].
     void coefRow(int c, int gj, int gk, int gi0, int gi1, CellTuple* out) const;
+    /// Coefficients of the three components at global cells gi0 <= i < gi1 of row (gj, gk) into
+    /// out[i - gi0]: the values coefRow() gives, rasterising only the cells surfaces cut (and designs') and
+    /// two cells of each uniform run (scene::Rasterizer::uniformRuns(); the first may be on the PEC wall).
+    /// Returns the row's uniform runs (valid until the thread's next call): cells a + 2 <= i < b of a run
+    /// [a, b) repeat cell a + 1.
+    const std::vector<std::pair<int, int>>& tupleRow(int gj, int gk, int gi0, int gi1, CellTuple* out) const;
     /// First design region holding global cell g, or -1.
     int designOf(const Index3& g) const;
+    /// Wall pattern of global cell g (bit a: on the low PEC wall of axis a), the entry of a homogeneous
+    /// tile's tables.
+    int wallPattern(const Index3& g) const;
+    /// Element of the index array of tile-local interior cell (i, j, k).
+    std::int64_t indexAt(int i, int j, int k) const { return i + j * idxSy_ + k * idxSz_; }
     /// Table slot of design cell g of design d (the entries after the deduplicated ones).
     std::int64_t designSlot(int d, const Index3& g) const;
     /// Decide indexed() from the rasterised coefficients and build the host tables (constructor).
@@ -268,8 +300,12 @@ private:
     FieldSet fwd_;
     std::array<device::Buffer<T>, 3> cb_, ca_, db_; ///< per-cell arrays (perCell())
     T dbScalar_ = 0;
-    bool indexed_ = false, filled_ = false;
-    device::Buffer<kernels::MaterialIndex> idx_;             ///< indexed(): one per cell
+    bool indexed_ = false, small_ = false, wall_ = false, filled_ = false;
+    device::Buffer<kernels::MaterialIndex> idx_;       ///< indexed(), 2 bytes: one per interior cell
+    device::Buffer<kernels::SmallMaterialIndex> idx8_; ///< indexed(), 1 byte: one per interior cell
+    std::int64_t idxSy_ = 0, idxSz_ = 0;               ///< the index's strides (x fastest, no halo)
+    /// Homogeneous tiles: tile-local index of the low PEC wall per axis, or kernels::kNoWall.
+    std::array<int, 3> wallAt_{kernels::kNoWall, kernels::kNoWall, kernels::kNoWall};
     std::array<device::Buffer<T>, 3> tabCb_, tabCa_, tabDb_; ///< indexed(): per component
     std::vector<CellTuple> table_;                           ///< the deduplicated entries (host)
     std::unordered_map<TupleKey, kernels::MaterialIndex, TupleHash> lookup_;
