@@ -5,11 +5,15 @@
 /// contiguous and SIMD.
 /// Every cell is computed by the same expression whatever the thread count or box split, so results
 /// are bit-identical across launches, tile grids and overlap on/off.
+#include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 
 #include "yee/core/Box.hpp"
 #include "yee/core/Platform.hpp"
 #include "yee/core/WorkerPool.hpp"
+#include "yee/kernels/Coef.hpp"
 
 namespace yee::kernels {
 
@@ -19,9 +23,94 @@ namespace detail {
 /// over a local copy of a functor ("no vectype for stmt"), but does vectorise this form (with runtime alias
 /// checks). The call costs nothing next to a row of cells. YEE_SIMD_CLONES (core/Platform.hpp): the loop is
 /// compiled for AVX-512, AVX2 and SSE2, and the widest the CPU has runs; the bits are the same.
-template <class F> __attribute__((noinline)) YEE_SIMD_CLONES void runRow(F g, int i0, int i1, int j, int k) {
+template <class F>
+__attribute__((noinline)) YEE_SIMD_CLONES void runCells(F g, int i0, int i1, int j, int k) {
     for (int i = i0; i < i1; ++i)
         g(i, j, k);
+}
+
+/// Whether runRow splits rows into material runs: on, unless YEE_MATERIAL_RUNS=0 was in the environment
+/// when it was first asked or at the last resetMaterialRunsSwitch() (A/B benches; results are the same).
+inline std::atomic<int>& materialRunsSwitch() {
+    static std::atomic<int> on{-1};
+    return on;
+}
+inline bool materialRunsOn() {
+    int v = materialRunsSwitch().load(std::memory_order_relaxed);
+    if (v < 0) {
+        const char* e = std::getenv("YEE_MATERIAL_RUNS");
+        v = e && e[0] == '0' && e[1] == 0 ? 0 : 1;
+        materialRunsSwitch().store(v, std::memory_order_relaxed);
+    }
+    return v != 0;
+}
+/// Read YEE_MATERIAL_RUNS again at the next row.
+inline void resetMaterialRunsSwitch() {
+    materialRunsSwitch().store(-1, std::memory_order_relaxed);
+}
+
+/// Where the run of material m starting at ix[i] ends: the first n in [i, i1) with ix[n] != m, or i1.
+/// Sixteen entries at a time, as four 64-bit words held in registers.
+inline int runEnd(const MaterialIndex* ix, int i, int i1, MaterialIndex m) {
+    const std::uint64_t p = std::uint64_t(m) * 0x0001000100010001ull;
+    while (i + 16 <= i1) {
+        std::uint64_t a, b, c, d;
+        std::memcpy(&a, ix + i, 8);
+        std::memcpy(&b, ix + i + 4, 8);
+        std::memcpy(&c, ix + i + 8, 8);
+        std::memcpy(&d, ix + i + 12, 8);
+        if (((a ^ p) | (b ^ p) | (c ^ p) | (d ^ p)) != 0)
+            break;
+        i += 16;
+    }
+    while (i < i1 && ix[i] == m)
+        ++i;
+    return i;
+}
+
+/// Runs shorter than this (unless they fill the whole row) go through the table with their neighbours: a
+/// run costs a call.
+inline constexpr int kMinMaterialRun = 8;
+
+/// Cells [i0, i1) of row (j, k) of functor g. Where g reads its coefficients through a material index
+/// (MaterialRuns<F>, kernels/Coef.hpp), the row is cut into runs of one material, each run at least
+/// kMinMaterialRun cells long (or the whole row) runs with that material's coefficients as constants
+/// (broadcast, no per-cell lookup; on wide SIMD a lookup is a scalar load per lane), and the stretches of
+/// shorter runs between them read the table per cell (a stretch shorter than kMinMaterialRun, such as the
+/// boundary cell that starts every row, right here, without a call). Every cell gets the very coefficient
+/// values and operations of the per-cell form: the same bits (no contraction, element-wise SIMD).
+template <class F> inline void runRow(const F& g, int i0, int i1, int j, int k) {
+    if constexpr (MaterialRuns<F>::enabled) {
+        const MaterialIndex* ix = i0 < i1 && materialRunsOn() ? MaterialRuns<F>::row(g, j, k) : nullptr;
+        if (ix) {
+            int i = i0;
+            while (i < i1) {
+                const MaterialIndex m = ix[i];
+                const int e = runEnd(ix, i + 1, i1, m);
+                if (e - i >= kMinMaterialRun || (i == i0 && e == i1)) {
+                    runCells(MaterialRuns<F>::at(g, m), i, e, j, k);
+                    i = e;
+                    continue;
+                }
+                int s = e; // a stretch of short runs, up to the next long one
+                while (s < i1) {
+                    const int e2 = runEnd(ix, s + 1, i1, ix[s]);
+                    if (e2 - s >= kMinMaterialRun)
+                        break;
+                    s = e2;
+                }
+                if (s - i >= kMinMaterialRun) {
+                    runCells(g, i, s, j, k);
+                } else {
+                    for (int c = i; c < s; ++c) // a cell or a few (e.g. a boundary cell): no call
+                        g(c, j, k);
+                }
+                i = s;
+            }
+            return;
+        }
+    }
+    runCells(g, i0, i1, j, k);
 }
 } // namespace detail
 
