@@ -83,21 +83,20 @@ template <class F> inline void runRow(const F& g, int i0, int i1, int j, int k) 
     if constexpr (MaterialRuns<F>::enabled) {
         const MaterialIndex* ix = i0 < i1 && materialRunsOn() ? MaterialRuns<F>::row(g, j, k) : nullptr;
         if (ix) {
-            int i = i0;
-            while (i < i1) {
-                const MaterialIndex m = ix[i];
-                const int e = runEnd(ix, i + 1, i1, m);
-                if (e - i >= kMinMaterialRun || (i == i0 && e == i1)) {
-                    runCells(MaterialRuns<F>::at(g, m), i, e, j, k);
-                    i = e;
-                    continue;
-                }
-                int s = e; // a stretch of short runs, up to the next long one
+            for (int i = i0; i < i1;) {
+                // The stretch of short runs from i up to the next long run [s, e) (or the row's end);
+                // every entry is scanned once.
+                int s = i, e = i1;
+                bool found = false;
+                MaterialIndex m = 0;
                 while (s < i1) {
-                    const int e2 = runEnd(ix, s + 1, i1, ix[s]);
-                    if (e2 - s >= kMinMaterialRun)
+                    m = ix[s];
+                    e = runEnd(ix, s + 1, i1, m);
+                    if (e - s >= kMinMaterialRun || (s == i0 && e == i1)) {
+                        found = true;
                         break;
-                    s = e2;
+                    }
+                    s = e;
                 }
                 if (s - i >= kMinMaterialRun) {
                     runCells(g, i, s, j, k);
@@ -105,7 +104,10 @@ template <class F> inline void runRow(const F& g, int i0, int i1, int j, int k) 
                     for (int c = i; c < s; ++c) // a cell or a few (e.g. a boundary cell): no call
                         g(c, j, k);
                 }
-                i = s;
+                if (!found)
+                    break;
+                runCells(MaterialRuns<F>::at(g, m), s, e, j, k);
+                i = e;
             }
             return;
         }
