@@ -21,6 +21,8 @@
 /// poles (issue 13's benchmark): time ratio, cost per dispersive cell and its bytes.
 /// With --wavefront: the fused H-then-E pass of CPU devices against the two-sweep step (issue 17), per
 /// wall-clock and per CPU second, and thread scaling of each.
+/// With --ab VAR [--threads T]: the forward path with the environment switch VAR=1 against VAR=0 (e.g.
+/// YEE_MATERIAL_RUNS, YEE_HUGEPAGES), alternating, per wall-clock and per CPU second.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -42,6 +44,7 @@
 #include "yee/core/Simd.hpp"
 #include "yee/cuda/Runtime.hpp"
 #include "yee/device/Device.hpp"
+#include "yee/kernels/Launch.hpp"
 #include "yee/run/Run.hpp"
 #include "yee/scene/Scene.hpp"
 #include "yee/scene/SceneJson.hpp"
@@ -544,6 +547,50 @@ void wavefrontBenchmark(int n, int pml, int steps, int reps) {
     std::printf("load average after %.2f\n", loadAverage());
 }
 
+/// A/B of one environment switch of the forward path (e.g. YEE_MATERIAL_RUNS, YEE_HUGEPAGES): the bench box
+/// with `var`=1 and `var`=0, runs alternating so that a change in the machine's load hits both, on
+/// `threads` threads (0: all), per precision (float32 only with `onlyF32`) the best wall-clock and
+/// per-CPU-second Mcell/s of each and their ratios (1 over 0). The switches are read when a run builds its
+/// tiles (the material-run switch is re-read at the next row).
+void abBenchmark(const std::string& var, int n, int pml, int steps, int reps, int threads, bool onlyF32) {
+    const scene::Scene s = benchScene(n, pml, steps);
+    std::printf("ab benchmark: %s=1 vs %s=0, %d^3 cells (PML %d), %d steps, %d threads, best of %d "
+                "alternating; load average %.2f\n",
+                var.c_str(), var.c_str(), n, pml, steps, threads > 0 ? threads : device::hostThreads(), reps,
+                loadAverage());
+    struct Best {
+        double wall = 0, cpu = 0;
+    };
+    const double updates = double(n) * n * n * (steps - 1);
+    auto measure = [&](run::Precision p, bool on, Best& b) {
+        setenv(var.c_str(), on ? "1" : "0", 1);
+        kernels::detail::resetMaterialRunsSwitch();
+        const double c0 = processCpuSeconds();
+        runOnce(s, p, {1, 1, 1}, 1, true, threads);
+        const double c1 = processCpuSeconds();
+        b.wall = std::max(b.wall, runOnce(s, p, {1, 1, 1}, steps, true, threads));
+        const double c2 = processCpuSeconds();
+        b.cpu = std::max(b.cpu, updates / std::max(1e-9, (c2 - c1) - (c1 - c0)) / 1e6);
+    };
+    for (int pi = 0; pi < 2; ++pi) {
+        const auto p = pi == 0 ? run::Precision::Float32 : run::Precision::Float64;
+        if (pi == 1 && onlyF32)
+            break;
+        Best on, off;
+        for (int r = 0; r < reps; ++r) {
+            measure(p, true, on);
+            measure(p, false, off);
+        }
+        std::printf("ab %s %s=1 Mcell_per_s %.1f %s=0 Mcell_per_s %.1f ratio %.3f %s=1 Mcell_per_cpu_s %.1f "
+                    "%s=0 Mcell_per_cpu_s %.1f cpu_ratio %.3f\n",
+                    precisionName(p), var.c_str(), on.wall, var.c_str(), off.wall, on.wall / off.wall,
+                    var.c_str(), on.cpu, var.c_str(), off.cpu, on.cpu / off.cpu);
+    }
+    unsetenv(var.c_str());
+    kernels::detail::resetMaterialRunsSwitch();
+    std::printf("load average after %.2f\n", loadAverage());
+}
+
 /// The median of `v` (the mean of the middle two for an even count); 0 for none.
 double median(std::vector<double> v) {
     if (v.empty())
@@ -834,6 +881,8 @@ int main(int argc, char** argv) {
     std::string writeScene, gpus, sharedScene;
     int busyThreads = 2;
     bool dispersive = false, scaling = false, wavefront = false;
+    std::string abVar;
+    int abThreads = 0;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
@@ -877,6 +926,10 @@ int main(int argc, char** argv) {
             scaling = true;
         else if (a == "--wavefront")
             wavefront = true;
+        else if (a == "--ab" && i + 1 < argc)
+            abVar = argv[++i];
+        else if (a == "--threads")
+            abThreads = next();
         else {
             std::fprintf(
                 stderr,
@@ -884,7 +937,7 @@ int main(int argc, char** argv) {
                 "[--float32-only] [--gradient] [--no-forward] [--wg-length UM] [--wg-duration FS] "
                 "[--write-scene FILE] [--gpus all|ID[,ID...] [--gpu-n N] [--gpu-steps S]] [--cuda-info] "
                 "[--shared-cores SCENE [--busy-threads N]] [--dispersive] [--scaling [--busy-threads N]] "
-                "[--wavefront]\n");
+                "[--wavefront] [--ab VAR [--threads T]]\n");
             return 2;
         }
     }
@@ -933,6 +986,10 @@ int main(int argc, char** argv) {
         }
         if (scaling) {
             scalingBenchmark(n, pml, steps, reps, busyThreads);
+            return 0;
+        }
+        if (!abVar.empty()) {
+            abBenchmark(abVar, n, pml, steps, reps, abThreads, onlyF32);
             return 0;
         }
         if (wavefront) {

@@ -14,6 +14,7 @@
 
 #include "yee/core/Platform.hpp"
 #include "yee/core/View.hpp"
+#include "yee/kernels/Coef.hpp"
 
 namespace yee::kernels {
 
@@ -92,6 +93,32 @@ template <class T, int A, bool Magnetic, class C = View<const T>> struct CpmlH {
             h1(i, j, k) += db * (km * d1 + p1);
             h2(i, j, k) -= db * (km * d2 + p2);
         }
+    }
+};
+
+/// Material runs of the E correction (kernels/Coef.hpp): Cb of one material as constants.
+template <class T, int A, class C>
+requires kRunCoef<C>
+struct MaterialRuns<CpmlE<T, A, C>> {
+    using F = CpmlE<T, A, C>;
+    static constexpr bool enabled = true;
+    static auto rowOf(const F& f, int j, int k) { return runsOfRow(j, k, f.cb1, f.cb2); }
+    static CpmlE<T, A, ConstCoef<T>> at(const F& f, int m) {
+        return {f.e1,   f.e2,  f.h2,   f.h1,    constCoef(f.cb1, m), constCoef(f.cb2, m), f.psi1,
+                f.psi2, f.idx, f.prof, f.profLo};
+    }
+};
+
+/// Material runs of the magnetic H correction (kernels/Coef.hpp): Db of one material as constants.
+template <class T, int A, bool Magnetic, class C>
+requires kRunCoef<C>
+struct MaterialRuns<CpmlH<T, A, Magnetic, C>> {
+    using F = CpmlH<T, A, Magnetic, C>;
+    static constexpr bool enabled = Magnetic; // the non-magnetic correction reads no table
+    static auto rowOf(const F& f, int j, int k) { return runsOfRow(j, k, f.db1, f.db2); }
+    static CpmlH<T, A, Magnetic, ConstCoef<T>> at(const F& f, int m) {
+        return {f.h1,   f.h2,  f.e2,   f.e1,    constCoef(f.db1, m), constCoef(f.db2, m), f.db, f.psi1,
+                f.psi2, f.idx, f.prof, f.profLo};
     }
 };
 

@@ -5,11 +5,16 @@
 /// contiguous and SIMD.
 /// Every cell is computed by the same expression whatever the thread count or box split, so results
 /// are bit-identical across launches, tile grids and overlap on/off.
+#include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
 
 #include "yee/core/Box.hpp"
 #include "yee/core/Platform.hpp"
 #include "yee/core/WorkerPool.hpp"
+#include "yee/kernels/Coef.hpp"
 
 namespace yee::kernels {
 
@@ -19,9 +24,121 @@ namespace detail {
 /// over a local copy of a functor ("no vectype for stmt"), but does vectorise this form (with runtime alias
 /// checks). The call costs nothing next to a row of cells. YEE_SIMD_CLONES (core/Platform.hpp): the loop is
 /// compiled for AVX-512, AVX2 and SSE2, and the widest the CPU has runs; the bits are the same.
-template <class F> __attribute__((noinline)) YEE_SIMD_CLONES void runRow(F g, int i0, int i1, int j, int k) {
+template <class F>
+__attribute__((noinline)) YEE_SIMD_CLONES void runCells(F g, int i0, int i1, int j, int k) {
     for (int i = i0; i < i1; ++i)
         g(i, j, k);
+}
+
+/// Whether runRow splits rows into material runs: on, unless YEE_MATERIAL_RUNS=0 was in the environment
+/// when it was first asked or at the last resetMaterialRunsSwitch() (A/B benches; results are the same).
+inline std::atomic<int>& materialRunsSwitch() {
+    static std::atomic<int> on{-1};
+    return on;
+}
+inline bool materialRunsOn() {
+    int v = materialRunsSwitch().load(std::memory_order_relaxed);
+    if (v < 0) {
+        const char* e = std::getenv("YEE_MATERIAL_RUNS");
+        v = e && e[0] == '0' && e[1] == 0 ? 0 : 1;
+        materialRunsSwitch().store(v, std::memory_order_relaxed);
+    }
+    return v != 0;
+}
+/// Read YEE_MATERIAL_RUNS again at the next row.
+inline void resetMaterialRunsSwitch() {
+    materialRunsSwitch().store(-1, std::memory_order_relaxed);
+}
+
+/// Where the run of entry m starting at ix[i] ends: the first n in [i, i1) with ix[n] != m, or i1. Four
+/// 64-bit words at a time (16 two-byte or 32 one-byte entries), held in registers.
+template <class I> inline int runEnd(const I* ix, int i, int i1, I m) {
+    static_assert(std::is_unsigned_v<I> && sizeof(I) <= 2);
+    constexpr int per = int(8 / sizeof(I)); // entries per word
+    const std::uint64_t p =
+        std::uint64_t(m) * (~std::uint64_t(0) / ((std::uint64_t(1) << (8 * sizeof(I))) - 1));
+    while (i + 4 * per <= i1) {
+        std::uint64_t a, b, c, d;
+        std::memcpy(&a, ix + i, 8);
+        std::memcpy(&b, ix + i + per, 8);
+        std::memcpy(&c, ix + i + 2 * per, 8);
+        std::memcpy(&d, ix + i + 3 * per, 8);
+        if (((a ^ p) | (b ^ p) | (c ^ p) | (d ^ p)) != 0)
+            break;
+        i += 4 * per;
+    }
+    while (i < i1 && ix[i] == m)
+        ++i;
+    return i;
+}
+
+/// Runs shorter than this (unless they fill the whole row) go through the table with their neighbours: a
+/// run costs a call.
+inline constexpr int kMinMaterialRun = 8;
+
+/// Cells [i0, i1) of row (j, k) of an indexed tile's functor g, cut into runs of one table entry: each run
+/// at least kMinMaterialRun cells long (or the whole row) runs with that entry's coefficients as constants
+/// (broadcast, no per-cell lookup; on wide SIMD a lookup is a scalar load per lane), and the stretches of
+/// shorter runs between them read the table per cell (a stretch shorter than kMinMaterialRun, such as the
+/// boundary cell that starts every row, right here, without a call).
+template <class F, class I> inline void runIndexedRow(const F& g, const I* ix, int i0, int i1, int j, int k) {
+    for (int i = i0; i < i1;) {
+        // The stretch of short runs from i up to the next long run [s, e) (or the row's end); every entry
+        // is scanned once.
+        int s = i, e = i1;
+        bool found = false;
+        I m = 0;
+        while (s < i1) {
+            m = ix[s];
+            e = runEnd(ix, s + 1, i1, m);
+            if (e - s >= kMinMaterialRun || (s == i0 && e == i1)) {
+                found = true;
+                break;
+            }
+            s = e;
+        }
+        if (s - i >= kMinMaterialRun) {
+            runCells(g, i, s, j, k);
+        } else {
+            for (int c = i; c < s; ++c) // a cell or a few (e.g. a boundary cell): no call
+                g(c, j, k);
+        }
+        if (!found)
+            break;
+        runCells(MaterialRuns<F>::at(g, int(m)), s, e, j, k);
+        i = e;
+    }
+}
+
+/// Cells [i0, i1) of row (j, k) of functor g. Where g reads its coefficients through a table
+/// (MaterialRuns<F>, kernels/Coef.hpp) the row runs in runs of one entry with that entry's coefficients
+/// as constants: the runs of the material index (runIndexedRow), or on a homogeneous tile (WallRow) the
+/// cells before and after the x wall's cell, which reads its table. Every cell gets the very coefficient
+/// values and operations of the per-cell form: the same bits (no contraction, element-wise SIMD).
+template <class F> inline void runRow(const F& g, int i0, int i1, int j, int k) {
+    if constexpr (MaterialRuns<F>::enabled) {
+        if (i0 < i1 && materialRunsOn()) {
+            const auto r = MaterialRuns<F>::rowOf(g, j, k);
+            if constexpr (std::is_same_v<std::remove_cv_t<decltype(r)>, WallRow>) {
+                if (r.ok) {
+                    const auto c = MaterialRuns<F>::at(g, r.pattern);
+                    const int w = r.wall >= i0 && r.wall < i1 ? r.wall : i1;
+                    if (w > i0)
+                        runCells(c, i0, w, j, k);
+                    if (w < i1) {
+                        g(w, j, k);
+                        if (w + 1 < i1)
+                            runCells(c, w + 1, i1, j, k);
+                    }
+                    return;
+                }
+            } else if (r.ix) {
+                runIndexedRow(g, r.ix, i0, i1, j, k);
+                return;
+            }
+        }
+    }
+    runCells(g, i0, i1, j, k);
 }
 } // namespace detail
 

@@ -69,6 +69,48 @@ template <class T, bool Lossy, class C = View<const T>> struct UpdateE {
     }
 };
 
+/// Material runs of the magnetic H update (kernels/Coef.hpp): Db of one material as constants.
+template <class T, bool Magnetic, class C>
+requires kRunCoef<C>
+struct MaterialRuns<UpdateH<T, Magnetic, C>> {
+    using F = UpdateH<T, Magnetic, C>;
+    static constexpr bool enabled = Magnetic; // the non-magnetic update reads no table
+    static auto rowOf(const F& f, int j, int k) { return runsOfRow(j, k, f.dbx, f.dby, f.dbz); }
+    static UpdateH<T, Magnetic, ConstCoef<T>> at(const F& f, int m) {
+        return {
+            f.hx, f.hy, f.hz, f.ex, f.ey, f.ez, constCoef(f.dbx, m), constCoef(f.dby, m), constCoef(f.dbz, m),
+            f.db};
+    }
+};
+
+/// Material runs of the E update (kernels/Coef.hpp): Cb (and Ca) of one material as constants.
+template <class T, bool Lossy, class C>
+requires kRunCoef<C>
+struct MaterialRuns<UpdateE<T, Lossy, C>> {
+    using F = UpdateE<T, Lossy, C>;
+    static constexpr bool enabled = true;
+    static auto rowOf(const F& f, int j, int k) {
+        if constexpr (Lossy)
+            return runsOfRow(j, k, f.cbx, f.cby, f.cbz, f.cax, f.cay, f.caz);
+        else
+            return runsOfRow(j, k, f.cbx, f.cby, f.cbz);
+    }
+    static UpdateE<T, Lossy, ConstCoef<T>> at(const F& f, int m) {
+        return {f.ex,
+                f.ey,
+                f.ez,
+                f.hx,
+                f.hy,
+                f.hz,
+                constCoef(f.cbx, m),
+                constCoef(f.cby, m),
+                constCoef(f.cbz, m),
+                constCoef(f.cax, m),
+                constCoef(f.cay, m),
+                constCoef(f.caz, m)};
+    }
+};
+
 /// Sparse injection: field[offset[n]] += coef[n] * amplitude (sources, TFSF corrections).
 template <class T> struct Inject {
     T* field;
