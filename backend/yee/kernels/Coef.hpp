@@ -65,9 +65,11 @@ template <class T> inline constexpr bool kRunCoef<WallCoef<T>> = true;
 
 /// The constant accessor of entry m of table accessor `c` (0 where `c` has no table: coefficients the
 /// functor does not read, e.g. Ca of a lossless update).
-template <class C>
-inline ConstCoef<std::remove_cv_t<std::remove_pointer_t<decltype(C::tab)>>> constCoef(const C& c, int m) {
-    return {c.tab ? c.tab[m] : 0};
+template <class T, class I> inline ConstCoef<T> constCoef(const TableCoef<T, I>& c, int m) {
+    return {c.tab ? c.tab[m] : T(0)};
+}
+template <class T> inline ConstCoef<T> constCoef(const WallCoef<T>& c, int m) {
+    return {c.tab ? c.tab[m] : T(0)};
 }
 
 /// A row of an indexed tile: entry i of `ix` is the table entry of cell (i, j, k).
@@ -86,7 +88,7 @@ struct WallRow {
 ///       accessors do not share one index: then every cell reads its table as usual) or a WallRow;
 ///   static at(const F& f, int m): the same update with the coefficients of entry m as ConstCoef constants.
 /// The primary template: no material runs (per-cell arrays, or no coefficient read through a table).
-template <class F> struct MaterialRuns { static constexpr bool enabled = false; };
+template <class F, class = void> struct MaterialRuns { static constexpr bool enabled = false; };
 
 /// The runs of row (j, k) of the table accessors `a` and `r...`: IndexRow (nullptr where they do not share
 /// one index and shape) or WallRow.

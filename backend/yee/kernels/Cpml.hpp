@@ -12,6 +12,8 @@
 /// sign is -eps_{q a p}: q1 = a+1 (sign +1), q2 = a+2 (sign -1).
 #include <cstdint>
 
+#include <type_traits>
+
 #include "yee/core/Platform.hpp"
 #include "yee/core/View.hpp"
 #include "yee/kernels/Coef.hpp"
@@ -97,9 +99,7 @@ template <class T, int A, bool Magnetic, class C = View<const T>> struct CpmlH {
 };
 
 /// Material runs of the E correction (kernels/Coef.hpp): Cb of one material as constants.
-template <class T, int A, class C>
-requires kRunCoef<C>
-struct MaterialRuns<CpmlE<T, A, C>> {
+template <class T, int A, class C> struct MaterialRuns<CpmlE<T, A, C>, std::enable_if_t<kRunCoef<C>>> {
     using F = CpmlE<T, A, C>;
     static constexpr bool enabled = true;
     static auto rowOf(const F& f, int j, int k) { return runsOfRow(j, k, f.cb1, f.cb2); }
@@ -111,8 +111,7 @@ struct MaterialRuns<CpmlE<T, A, C>> {
 
 /// Material runs of the magnetic H correction (kernels/Coef.hpp): Db of one material as constants.
 template <class T, int A, bool Magnetic, class C>
-requires kRunCoef<C>
-struct MaterialRuns<CpmlH<T, A, Magnetic, C>> {
+struct MaterialRuns<CpmlH<T, A, Magnetic, C>, std::enable_if_t<kRunCoef<C>>> {
     using F = CpmlH<T, A, Magnetic, C>;
     static constexpr bool enabled = Magnetic; // the non-magnetic correction reads no table
     static auto rowOf(const F& f, int j, int k) { return runsOfRow(j, k, f.db1, f.db2); }

@@ -11,6 +11,8 @@
 ///
 /// with Db = dt/mu, Cb = (dt/eps)/(1 + sigma dt/(2 eps)), Ca = (1 - sigma dt/(2 eps))/(1 + sigma dt/(2 eps)).
 /// Halo needs: the H update reads the high E halo, the E update reads the low H halo.
+#include <type_traits>
+
 #include "yee/core/Platform.hpp"
 #include "yee/core/View.hpp"
 #include "yee/kernels/Coef.hpp"
@@ -71,8 +73,7 @@ template <class T, bool Lossy, class C = View<const T>> struct UpdateE {
 
 /// Material runs of the magnetic H update (kernels/Coef.hpp): Db of one material as constants.
 template <class T, bool Magnetic, class C>
-requires kRunCoef<C>
-struct MaterialRuns<UpdateH<T, Magnetic, C>> {
+struct MaterialRuns<UpdateH<T, Magnetic, C>, std::enable_if_t<kRunCoef<C>>> {
     using F = UpdateH<T, Magnetic, C>;
     static constexpr bool enabled = Magnetic; // the non-magnetic update reads no table
     static auto rowOf(const F& f, int j, int k) { return runsOfRow(j, k, f.dbx, f.dby, f.dbz); }
@@ -85,8 +86,7 @@ struct MaterialRuns<UpdateH<T, Magnetic, C>> {
 
 /// Material runs of the E update (kernels/Coef.hpp): Cb (and Ca) of one material as constants.
 template <class T, bool Lossy, class C>
-requires kRunCoef<C>
-struct MaterialRuns<UpdateE<T, Lossy, C>> {
+struct MaterialRuns<UpdateE<T, Lossy, C>, std::enable_if_t<kRunCoef<C>>> {
     using F = UpdateE<T, Lossy, C>;
     static constexpr bool enabled = true;
     static auto rowOf(const F& f, int j, int k) {
