@@ -40,7 +40,40 @@ std::atomic<int>& zPlanes() {
     }()};
     return planes;
 }
+int clampBlockZ(int n) {
+    return n < 1 ? 1 : (n > 1024 ? 1024 : n);
+}
+std::atomic<bool>& blocking() {
+    static std::atomic<bool> on{[] {
+        const char* v = std::getenv("YEE_CUDA_BLOCKING");
+        return v && std::strcmp(v, "1") == 0;
+    }()};
+    return on;
+}
+std::atomic<int>& blockZ() {
+    static std::atomic<int> planes{[] {
+        const char* v = std::getenv("YEE_CUDA_BLOCK_Z");
+        return clampBlockZ(v ? std::atoi(v) : 16);
+    }()};
+    return planes;
+}
 } // namespace
+
+bool cellBlocking() {
+    return blocking().load(std::memory_order_relaxed);
+}
+
+void setCellBlocking(bool on) {
+    blocking().store(on, std::memory_order_relaxed);
+}
+
+int blockZPlanes() {
+    return blockZ().load(std::memory_order_relaxed);
+}
+
+void setBlockZPlanes(int planes) {
+    blockZ().store(clampBlockZ(planes), std::memory_order_relaxed);
+}
 
 int cellZPlanes() {
     return zPlanes().load(std::memory_order_relaxed);

@@ -26,10 +26,15 @@ template <class T, bool Magnetic, class C = View<const T>> struct UpdateH {
     T db;            ///< non-magnetic Db = dt
 
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
-        const T e0 = ex(i, j, k), e1 = ey(i, j, k), e2 = ez(i, j, k);
+        cell(i, j, k, ex(i, j, k), ey(i, j, k), ez(i, j, k), ex(i, j, k + 1), ey(i, j, k + 1));
+    }
+    /// The update of cell (i,j,k) given its E at k (e0, e1, e2) and Ex, Ey at k+1 (exUp, eyUp), which the
+    /// caller has loaded: operator() loads them here; the GPU's z-marching launch (cuda/CudaMarch.cuh)
+    /// carries exUp, eyUp in registers to the next cell up, where they are e0, e1. Same bits either way.
+    YEE_HD YEE_FORCEINLINE void cell(int i, int j, int k, T e0, T e1, T e2, T exUp, T eyUp) const {
         // (curl E)_x = dEz/dy - dEy/dz, etc., forward differences.
-        const T cx = (ez(i, j + 1, k) - e2) - (ey(i, j, k + 1) - e1);
-        const T cy = (ex(i, j, k + 1) - e0) - (ez(i + 1, j, k) - e2);
+        const T cx = (ez(i, j + 1, k) - e2) - (eyUp - e1);
+        const T cy = (exUp - e0) - (ez(i + 1, j, k) - e2);
         const T cz = (ey(i + 1, j, k) - e1) - (ex(i, j + 1, k) - e0);
         if constexpr (Magnetic) {
             hx(i, j, k) -= dbx(i, j, k) * cx;
@@ -52,10 +57,15 @@ template <class T, bool Lossy, class C = View<const T>> struct UpdateE {
     C cax, cay, caz; ///< Lossy only
 
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
-        const T h0 = hx(i, j, k), h1 = hy(i, j, k), h2 = hz(i, j, k);
+        cell(i, j, k, hx(i, j, k), hy(i, j, k), hz(i, j, k), hx(i, j, k - 1), hy(i, j, k - 1));
+    }
+    /// The update of cell (i,j,k) given its H at k (h0, h1, h2) and Hx, Hy at k-1 (hxDown, hyDown), which
+    /// the caller has loaded: operator() loads them here; the GPU's z-marching launch (cuda/CudaMarch.cuh)
+    /// keeps h0, h1 in registers for the next cell up, where they are hxDown, hyDown. Same bits either way.
+    YEE_HD YEE_FORCEINLINE void cell(int i, int j, int k, T h0, T h1, T h2, T hxDown, T hyDown) const {
         // (curl H)_x = dHz/dy - dHy/dz, etc., backward differences.
-        const T cx = (h2 - hz(i, j - 1, k)) - (h1 - hy(i, j, k - 1));
-        const T cy = (h0 - hx(i, j, k - 1)) - (h2 - hz(i - 1, j, k));
+        const T cx = (h2 - hz(i, j - 1, k)) - (h1 - hyDown);
+        const T cy = (h0 - hxDown) - (h2 - hz(i - 1, j, k));
         const T cz = (h1 - hy(i - 1, j, k)) - (h0 - hx(i, j - 1, k));
         if constexpr (Lossy) {
             ex(i, j, k) = cax(i, j, k) * ex(i, j, k) + cbx(i, j, k) * cx;
