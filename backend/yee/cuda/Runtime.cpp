@@ -288,7 +288,14 @@ void upload(void* dst, const void* src, std::int64_t bytes, void* stream) {
 }
 
 void copyBlocking(void* dst, const void* src, std::int64_t bytes) {
-    check(cudaMemcpy(dst, src, std::size_t(bytes), cudaMemcpyDefault), "cudaMemcpy");
+    // Not plain cudaMemcpy: it returns before a device-to-device copy has run, and before a pageable
+    // host-to-device copy has reached the device (CUDA's "API synchronization behavior"), and its legacy
+    // stream does not order against the devices' non-blocking streams. A caller that next launches a
+    // kernel reading `dst` (LocalComm between tiles sharing a GPU, MpiComm's staged receives) or lets the
+    // sender overwrite `src` would race the copy. Enqueued on the legacy stream and waited for instead.
+    check(cudaMemcpyAsync(dst, src, std::size_t(bytes), cudaMemcpyDefault, cudaStreamLegacy),
+          "cudaMemcpyAsync");
+    check(cudaStreamSynchronize(cudaStreamLegacy), "cudaMemcpy (wait)");
 }
 
 void zero(void* p, std::int64_t bytes, void* stream) {
