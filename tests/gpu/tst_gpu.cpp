@@ -24,6 +24,7 @@
 #include "yee/device/Device.hpp"
 #include "yee/device/Exec.hpp"
 #include "yee/kernels/Accumulate.hpp"
+#include "yee/kernels/ZMarch.hpp"
 #include "yee/run/Run.hpp"
 
 using namespace yee;
@@ -271,6 +272,7 @@ private slots:
     void launchShapesBitIdentical();
     void marchingLaunchBitIdentical_data();
     void marchingLaunchBitIdentical();
+    void marchingColumnsOnCpu();
     void noGpuBehaviour();
 };
 
@@ -1119,6 +1121,152 @@ void tst_Gpu::marchingLaunchBitIdentical() {
                                                         .arg(QString::fromStdString(d.worst))));
         }
     });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Runs everywhere: the z-marching columns the GPU's marching launch runs (kernels/ZMarch.hpp), run on the
+// host piece by piece as the GPU's thread blocks cut the z range, against the plain cell loop: the same
+// bits in every updated array, for the H and E updates with every coefficient kind (scalar Db, per-cell
+// arrays, material index and tables), lossy and not, float and double, over a sub-box of an odd-sized
+// tile, with march lengths 1, 3, 4, longer than the box and not dividing it.
+
+namespace {
+
+/// A tile of random fields and coefficients (per-cell arrays and an index with 5-entry tables).
+template <class T> struct MarchTile {
+    ArrayShape sh = ArrayShape::make(13, 7, 11);
+    std::vector<T> f[6];
+    std::vector<T> cell[9]; ///< per-cell Cb, Ca, Db of the three components
+    std::vector<kernels::MaterialIndex> idx;
+    std::vector<T> tab[9];
+    explicit MarchTile(unsigned seed) {
+        std::mt19937 rng(seed);
+        std::uniform_real_distribution<double> field(-1.0, 1.0), coef(0.05, 0.95);
+        for (auto& a : f) {
+            a.resize(std::size_t(sh.size));
+            for (auto& v : a)
+                v = T(field(rng));
+        }
+        for (auto& a : cell) {
+            a.resize(std::size_t(sh.size));
+            for (auto& v : a)
+                v = T(coef(rng));
+        }
+        idx.resize(std::size_t(sh.size));
+        for (auto& v : idx)
+            v = kernels::MaterialIndex(rng() % 5);
+        for (auto& a : tab) {
+            a.resize(5);
+            for (auto& v : a)
+                v = T(coef(rng));
+        }
+    }
+    View<const T> perCell(int q) const { return View<const T>(cell[q].data(), sh); }
+    kernels::TableCoef<T> table(int q) const { return {idx.data() + sh.origin, tab[q].data(), sh.sy, sh.sz}; }
+};
+
+/// Runs make(fields) over b with the plain cell loop and with the columns (`planes` cells each) on two
+/// copies of the tile's fields; empty when every array has the same bits, else which differs.
+template <class T, class Make>
+std::string columnsVsCells(const MarchTile<T>& t, const Box& b, int planes, const Make& make) {
+    std::vector<T> a[6], c[6];
+    for (int q = 0; q < 6; ++q)
+        a[q] = c[q] = t.f[q];
+    kernels::forEachCell(b, 1, make(a));
+    kernels::forEachColumn(b, planes, make(c));
+    for (int q = 0; q < 6; ++q) {
+        if (std::memcmp(a[q].data(), c[q].data(), a[q].size() * sizeof(T)) != 0)
+            return "component " + std::to_string(q) + " differs";
+        if (std::memcmp(a[q].data(), t.f[q].data(), a[q].size() * sizeof(T)) == 0 &&
+            (q < 3) == !make.updatesH)
+            return "component " + std::to_string(q) + " was not updated";
+    }
+    return {};
+}
+
+/// A functor maker for columnsVsCells: fn(fields) builds the update; updatesH says which half it writes.
+template <class Fn> struct Maker {
+    bool updatesH;
+    Fn fn;
+    template <class V> auto operator()(V* f) const { return fn(f); }
+};
+template <class Fn> Maker(bool, Fn) -> Maker<Fn>;
+
+template <class T> void checkColumns(int& checked) {
+    const MarchTile<T> t(sizeof(T) == 4 ? 17u : 29u);
+    const ArrayShape sh = t.sh;
+    const Box boxes[] = {Box{{0, 0, 0}, {13, 7, 11}}, Box{{1, 2, 3}, {12, 6, 10}}};
+    for (const Box& b : boxes)
+        for (int planes : {1, 3, 4, 7, 11, 64}) {
+            const auto run = [&](const auto& make, const char* what) {
+                const std::string d = columnsVsCells(t, b, planes, make);
+                QVERIFY2(d.empty(), qPrintable(QString("%1 %2, box z %3..%4, %5 planes: %6")
+                                                   .arg(what)
+                                                   .arg(sizeof(T) == 4 ? "float" : "double")
+                                                   .arg(b.lo[2])
+                                                   .arg(b.hi[2])
+                                                   .arg(planes)
+                                                   .arg(QString::fromStdString(d))));
+                ++checked;
+            };
+            const auto f3 = [&](std::vector<T>* f, int q) { return View<T>(f[q].data(), sh); };
+            run(Maker{true,
+                      [&](std::vector<T>* f) {
+                          return kernels::UpdateH<T, false>{f3(f, 3), f3(f, 4), f3(f, 5), f3(f, 0), f3(f, 1),
+                                                            f3(f, 2), {},       {},       {},       T(0.37)};
+                      }},
+                "UpdateH scalar Db");
+            run(Maker{true,
+                      [&](std::vector<T>* f) {
+                          return kernels::UpdateH<T, true>{f3(f, 3),     f3(f, 4), f3(f, 5),     f3(f, 0),
+                                                           f3(f, 1),     f3(f, 2), t.perCell(6), t.perCell(7),
+                                                           t.perCell(8), T(0)};
+                      }},
+                "UpdateH per-cell Db");
+            run(Maker{true,
+                      [&](std::vector<T>* f) {
+                          return kernels::UpdateH<T, true, kernels::TableCoef<T>>{
+                              f3(f, 3), f3(f, 4),   f3(f, 5),   f3(f, 0),   f3(f, 1),
+                              f3(f, 2), t.table(6), t.table(7), t.table(8), T(0)};
+                      }},
+                "UpdateH table Db");
+            run(Maker{false,
+                      [&](std::vector<T>* f) {
+                          return kernels::UpdateE<T, false>{
+                              f3(f, 0),     f3(f, 1),     f3(f, 2),     f3(f, 3), f3(f, 4), f3(f, 5),
+                              t.perCell(0), t.perCell(1), t.perCell(2), {},       {},       {}};
+                      }},
+                "UpdateE per-cell Cb");
+            run(Maker{false,
+                      [&](std::vector<T>* f) {
+                          return kernels::UpdateE<T, true>{f3(f, 0),     f3(f, 1),     f3(f, 2),
+                                                           f3(f, 3),     f3(f, 4),     f3(f, 5),
+                                                           t.perCell(0), t.perCell(1), t.perCell(2),
+                                                           t.perCell(3), t.perCell(4), t.perCell(5)};
+                      }},
+                "UpdateE lossy per-cell");
+            run(Maker{false,
+                      [&](std::vector<T>* f) {
+                          return kernels::UpdateE<T, true, kernels::TableCoef<T>>{
+                              f3(f, 0),   f3(f, 1),   f3(f, 2),   f3(f, 3),   f3(f, 4),   f3(f, 5),
+                              t.table(0), t.table(1), t.table(2), t.table(3), t.table(4), t.table(5)};
+                      }},
+                "UpdateE lossy table");
+        }
+}
+
+} // namespace
+
+void tst_Gpu::marchingColumnsOnCpu() {
+    int checked = 0;
+    checkColumns<float>(checked);
+    if (QTest::currentTestFailed())
+        return;
+    checkColumns<double>(checked);
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(checked, 2 * 2 * 6 * 6);
+    qInfo("z-marching columns on the host: %d cases bit-identical to the cell loop", checked);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
