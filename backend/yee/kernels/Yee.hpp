@@ -17,6 +17,21 @@
 
 namespace yee::kernels {
 
+/// Two field values of one cell as UpdateH::cell / UpdateE::cell read them: from their views, when read
+/// (the functors' operator())...
+template <class T> struct ViewPair {
+    View<const T> a, b;
+    int i, j, k;
+    YEE_HD YEE_FORCEINLINE T first() const { return a(i, j, k); }
+    YEE_HD YEE_FORCEINLINE T second() const { return b(i, j, k); }
+};
+/// ...or values already loaded (the z-marching columns, kernels/ZMarch.hpp).
+template <class T> struct ValuePair {
+    T a, b;
+    YEE_HD YEE_FORCEINLINE T first() const { return a; }
+    YEE_HD YEE_FORCEINLINE T second() const { return b; }
+};
+
 /// H update over the cells it is launched on. Magnetic: per-component Db (read through `C`: per-cell
 /// arrays or a material index and table, kernels/Coef.hpp), else a scalar Db.
 template <class T, bool Magnetic, class C = View<const T>> struct UpdateH {
@@ -26,15 +41,18 @@ template <class T, bool Magnetic, class C = View<const T>> struct UpdateH {
     T db;            ///< non-magnetic Db = dt
 
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
-        cell(i, j, k, ex(i, j, k), ey(i, j, k), ez(i, j, k), ex(i, j, k + 1), ey(i, j, k + 1));
+        const T e0 = ex(i, j, k), e1 = ey(i, j, k), e2 = ez(i, j, k);
+        cell(i, j, k, e0, e1, e2, ViewPair<T>{ex, ey, i, j, k + 1});
     }
-    /// The update of cell (i,j,k) given its E at k (e0, e1, e2) and Ex, Ey at k+1 (exUp, eyUp), which the
-    /// caller has loaded: operator() loads them here; the GPU's z-marching launch (cuda/CudaMarch.cuh)
-    /// carries exUp, eyUp in registers to the next cell up, where they are e0, e1. Same bits either way.
-    YEE_HD YEE_FORCEINLINE void cell(int i, int j, int k, T e0, T e1, T e2, T exUp, T eyUp) const {
+    /// The update of cell (i,j,k) from its E at k (e0, e1, e2), with Ex, Ey at k+1 read through `up`
+    /// (ViewPair, ValuePair): operator() reads them from the views where the expression needs them; the
+    /// GPU's z-marching column (kernels/ZMarch.hpp) passes values it carries in registers to the next cell
+    /// up, where they are e0, e1. Same operations in the same order, so the same bits either way.
+    template <class Z>
+    YEE_HD YEE_FORCEINLINE void cell(int i, int j, int k, T e0, T e1, T e2, const Z& up) const {
         // (curl E)_x = dEz/dy - dEy/dz, etc., forward differences.
-        const T cx = (ez(i, j + 1, k) - e2) - (eyUp - e1);
-        const T cy = (exUp - e0) - (ez(i + 1, j, k) - e2);
+        const T cx = (ez(i, j + 1, k) - e2) - (up.second() - e1);
+        const T cy = (up.first() - e0) - (ez(i + 1, j, k) - e2);
         const T cz = (ey(i + 1, j, k) - e1) - (ex(i, j + 1, k) - e0);
         if constexpr (Magnetic) {
             hx(i, j, k) -= dbx(i, j, k) * cx;
@@ -57,15 +75,18 @@ template <class T, bool Lossy, class C = View<const T>> struct UpdateE {
     C cax, cay, caz; ///< Lossy only
 
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
-        cell(i, j, k, hx(i, j, k), hy(i, j, k), hz(i, j, k), hx(i, j, k - 1), hy(i, j, k - 1));
+        const T h0 = hx(i, j, k), h1 = hy(i, j, k), h2 = hz(i, j, k);
+        cell(i, j, k, h0, h1, h2, ViewPair<T>{hx, hy, i, j, k - 1});
     }
-    /// The update of cell (i,j,k) given its H at k (h0, h1, h2) and Hx, Hy at k-1 (hxDown, hyDown), which
-    /// the caller has loaded: operator() loads them here; the GPU's z-marching launch (cuda/CudaMarch.cuh)
-    /// keeps h0, h1 in registers for the next cell up, where they are hxDown, hyDown. Same bits either way.
-    YEE_HD YEE_FORCEINLINE void cell(int i, int j, int k, T h0, T h1, T h2, T hxDown, T hyDown) const {
+    /// The update of cell (i,j,k) from its H at k (h0, h1, h2), with Hx, Hy at k-1 read through `down`
+    /// (ViewPair, ValuePair): operator() reads them from the views where the expression needs them; the
+    /// GPU's z-marching column (kernels/ZMarch.hpp) passes the h0, h1 it kept in registers from the cell
+    /// below. Same operations in the same order, so the same bits either way.
+    template <class Z>
+    YEE_HD YEE_FORCEINLINE void cell(int i, int j, int k, T h0, T h1, T h2, const Z& down) const {
         // (curl H)_x = dHz/dy - dHy/dz, etc., backward differences.
-        const T cx = (h2 - hz(i, j - 1, k)) - (h1 - hyDown);
-        const T cy = (h0 - hxDown) - (h2 - hz(i - 1, j, k));
+        const T cx = (h2 - hz(i, j - 1, k)) - (h1 - down.second());
+        const T cy = (h0 - down.first()) - (h2 - hz(i - 1, j, k));
         const T cz = (h1 - hy(i - 1, j, k)) - (h0 - hx(i, j - 1, k));
         if constexpr (Lossy) {
             ex(i, j, k) = cax(i, j, k) * ex(i, j, k) + cbx(i, j, k) * cx;

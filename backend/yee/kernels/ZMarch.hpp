@@ -39,7 +39,7 @@ template <class T, bool Magnetic, class C> struct ZMarch<UpdateH<T, Magnetic, C>
         for (int k = kb; k < ke; ++k) {
             const T e2 = readOnly(&f.ez(i, j, k));
             const T exUp = readOnly(&f.ex(i, j, k + 1)), eyUp = readOnly(&f.ey(i, j, k + 1));
-            f.cell(i, j, k, e0, e1, e2, exUp, eyUp);
+            f.cell(i, j, k, e0, e1, e2, ValuePair<T>{exUp, eyUp});
             e0 = exUp;
             e1 = eyUp;
         }
@@ -52,7 +52,7 @@ template <class T, bool Lossy, class C> struct ZMarch<UpdateE<T, Lossy, C>> : st
         for (int k = kb; k < ke; ++k) {
             const T h0 = readOnly(&f.hx(i, j, k)), h1 = readOnly(&f.hy(i, j, k)),
                     h2 = readOnly(&f.hz(i, j, k));
-            f.cell(i, j, k, h0, h1, h2, hxDown, hyDown);
+            f.cell(i, j, k, h0, h1, h2, ValuePair<T>{hxDown, hyDown});
             hxDown = h0;
             hyDown = h1;
         }
