@@ -7,9 +7,12 @@
 ///
 /// With --gpus LIST (`0`, `0,1`, `all`) the same box runs on CUDA GPUs instead (a larger grid, --gpu-n):
 /// Gcell-updates/s in float32 and float64 on the first listed GPU, the same bytes-per-cell model, the
-/// GPU's peak HBM bandwidth and the fraction of that roofline; with two or more GPUs also the box cut in
-/// x over all of them (NCCL and LocalComm halos). With --gradient, value-and-grad time and per-GPU peak
-/// memory on the waveguide scene on 1 GPU and on 2 GPUs. Without a GPU it says why ("nothing measured")
+/// GPU's peak HBM bandwidth and the fraction of that roofline; then every launch shape side by side
+/// ("gpu:0 float32 launch plain z_planes 1 ...", "... launch z_march block_z 16 ...": Gcell/s, the
+/// fraction of the roofline of the GPU traffic model and of the 48-byte ideal, the ratio to the plain
+/// launch), so one GPU run decides the default (cuda::cellBlocking()); with two or more GPUs also the box
+/// cut in x over all of them (NCCL and LocalComm halos). With --gradient, value-and-grad time and per-GPU
+/// peak memory on the waveguide scene on 1 GPU and on 2 GPUs. Without a GPU it says why ("nothing measured")
 /// and exits 0, or 1 when YEE_GPU_REQUIRED=1 (the GPU bundle runner's mode on a machine that lists a
 /// GPU). --cuda-info prints the CUDA runtime and driver versions and the visible GPUs (exit 1 when there
 /// are none and YEE_GPU_REQUIRED=1).
@@ -712,8 +715,10 @@ std::int64_t peakPerDevice(const run::RunResult& r) {
     return m;
 }
 
-/// Best Gcell-updates/s of `reps` runs (and the per-GPU ledger peak of the last).
-double bestGcells(const scene::Scene& s, const run::RunOptions& o, int reps, std::int64_t& peak) {
+/// Best Gcell-updates/s of `reps` runs (and the per-GPU ledger peak of the last; with `materials`, the
+/// ledger peak of the materials category of the first device of the last run).
+double bestGcells(const scene::Scene& s, const run::RunOptions& o, int reps, std::int64_t& peak,
+                  std::int64_t* materials = nullptr) {
     double best = 0;
     for (int r = 0; r < reps; ++r) {
         const run::RunResult res = run::run(s, o);
@@ -721,12 +726,51 @@ double bestGcells(const scene::Scene& s, const run::RunOptions& o, int reps, std
             throw RunError("GPU run did not complete: " + res.status);
         best = std::max(best, double(res.cellUpdates) / res.seconds / 1e9);
         peak = peakPerDevice(res);
+        if (materials && !res.devices.empty())
+            *materials = res.devices[0].memory.peak[int(device::Category::Materials)];
     }
     return best;
 }
 
+/// One launch shape of the GPU cell kernels (cuda/Runtime.hpp): the plain launch with `zPlanes` cells per
+/// thread, or (`marching`) the z-marching Yee updates with `blockZ` cells per thread.
+struct LaunchShape {
+    bool marching = false;
+    int zPlanes = 1;
+    int blockZ = 16;
+    std::string name() const {
+        return marching ? "z_march block_z " + std::to_string(blockZ)
+                        : "plain z_planes " + std::to_string(zPlanes);
+    }
+};
+
+/// Sets the process-wide launch shape for the lifetime of the object, then restores the previous one.
+class ScopedLaunchShape {
+public:
+    explicit ScopedLaunchShape(const LaunchShape& l)
+        : blocking_(cuda::cellBlocking()), planes_(cuda::cellZPlanes()), blockZ_(cuda::blockZPlanes()) {
+        cuda::setCellBlocking(l.marching);
+        cuda::setCellZPlanes(l.zPlanes);
+        cuda::setBlockZPlanes(l.blockZ);
+    }
+    ~ScopedLaunchShape() {
+        cuda::setCellBlocking(blocking_);
+        cuda::setCellZPlanes(planes_);
+        cuda::setBlockZPlanes(blockZ_);
+    }
+    ScopedLaunchShape(const ScopedLaunchShape&) = delete;
+    ScopedLaunchShape& operator=(const ScopedLaunchShape&) = delete;
+
+private:
+    bool blocking_;
+    int planes_, blockZ_;
+};
+
 /// Forward throughput on the first listed GPU (and on all of them, cut in x, when there are several),
-/// against the HBM roofline with the CPU benchmark's bytes-per-cell model.
+/// against the HBM roofline with the CPU benchmark's bytes-per-cell model; then the launch shapes of issue
+/// 17 item 7 side by side in this same run (the plain launch and the z-marching Yee updates, float32 and
+/// float64), each with its Gcell/s, the fraction of the roofline of the GPU traffic model and of the
+/// 48-byte ideal.
 void gpuForwardBenchmark(const std::vector<int>& gpus, int n, int steps, int pml, int reps, bool onlyF32) {
     const std::vector<cuda::DeviceInfo> info = cuda::devices();
     auto bandwidth = [&](int id) {
@@ -738,11 +782,20 @@ void gpuForwardBenchmark(const std::vector<int>& gpus, int n, int steps, int pml
     const scene::Scene s = benchScene(n, pml, steps);
     std::printf("yee-bench gpu: %d^3 cells (PML %d on all faces), %d steps, best of %d\n", n, pml, steps,
                 reps);
-    // Warm-up: context creation, module loading and first-touch costs stay out of the measurements.
+    std::printf("gpu launch default: %s (YEE_CUDA_BLOCKING=%d, YEE_CUDA_Z_PLANES=%d, YEE_CUDA_BLOCK_Z=%d)\n",
+                cuda::cellBlocking() ? "z-marching Yee updates" : "plain", cuda::cellBlocking() ? 1 : 0,
+                cuda::cellZPlanes(), cuda::blockZPlanes());
+    // Warm-up: context creation, module loading and first-touch costs stay out of the measurements; both
+    // launch shapes run once, so each kernel's module is loaded before it is timed.
     {
         const scene::Scene w = benchScene(32, 5, 10);
-        for (int g : gpus)
-            (void)run::run(w, gpuOptions(w, run::Precision::Float32, {g}, false, false));
+        for (bool marching : {false, true}) {
+            LaunchShape l;
+            l.marching = marching;
+            const ScopedLaunchShape scoped(l);
+            for (int g : gpus)
+                (void)run::run(w, gpuOptions(w, run::Precision::Float32, {g}, false, false));
+        }
     }
     const std::vector<int> first{gpus[0]};
     const double bw1 = bandwidth(gpus[0]);
@@ -750,35 +803,51 @@ void gpuForwardBenchmark(const std::vector<int>& gpus, int n, int steps, int pml
     const double bwCopy = cuda::measureCopyBandwidthGBs(gpus[0], std::int64_t(1) << 30);
     std::printf("gpu:%d hbm_peak_GBps %.0f measured_copy_GBps %.0f (%.2f of peak)\n", gpus[0], bw1, bwCopy,
                 bw1 > 0 ? bwCopy / bw1 : 0.0);
+    const auto gc = s.gridCells();
+    const double cells = double(gc[0]) * gc[1] * gc[2];
     for (int pi = 0; pi < (onlyF32 ? 1 : 2); ++pi) {
         const auto prec = pi == 0 ? run::Precision::Float32 : run::Precision::Float64;
         const double bytes = bytesPerCell(prec);
-        std::int64_t peak = 0;
-        const double g = bestGcells(s, gpuOptions(s, prec, first, false, false, steps), reps, peak);
-        const double fraction = bw1 > 0 ? g * 1e9 * bytes / (bw1 * 1e9) : 0;
+        const double value = prec == run::Precision::Float32 ? 4 : 8;
         // Issue 17's target: the 48-byte ideal (each of the six components read and written once per step,
         // 96 B in float64) against the HBM peak; >= 0.5 in float32 on an H100/H200.
-        const double ideal = 12.0 * (prec == run::Precision::Float32 ? 4 : 8);
-        std::printf(
-            "gpu:%d %s Gcell_per_s %.2f bytes_per_cell %.0f hbm_peak_GBps %.0f roofline_Gcell_per_s %.2f "
-            "roofline_fraction %.3f of_measured_copy %.3f ideal_bytes %.0f ideal_roofline_Gcell_per_s %.2f "
-            "ideal_roofline_fraction %.3f peak_MiB %.1f\n",
-            gpus[0], precisionName(prec), g, bytes, bw1, bw1 > 0 ? bw1 / bytes : 0.0, fraction,
-            bwCopy > 0 ? g * bytes / bwCopy : 0.0, ideal, bw1 > 0 ? bw1 / ideal : 0.0,
-            bw1 > 0 ? g * ideal / bw1 : 0.0, double(peak) / 1048576.0);
-        if (pi != 0)
-            continue;
-        // Launch shapes (issue 17 item 7): threads marching along z over several planes, same bits.
-        const int planes0 = cuda::cellZPlanes();
-        for (int planes : {4, 16}) {
-            cuda::setCellZPlanes(planes);
-            std::int64_t pk = 0;
-            const double gz = bestGcells(s, gpuOptions(s, prec, first, false, false, steps), reps, pk);
-            std::printf("gpu:%d float32 z_planes_per_thread %d Gcell_per_s %.2f ideal_roofline_fraction %.3f "
-                        "ratio_to_%d_planes %.3f\n",
-                        gpus[0], planes, gz, bw1 > 0 ? gz * ideal / bw1 : 0.0, planes0, g > 0 ? gz / g : 0.0);
+        const double ideal = 12.0 * value;
+        // The launch shapes, the plain launch first (the line every earlier run printed). The GPU traffic
+        // model of a shape: the two sweeps move E and H read+write plus one read of the other field (18
+        // values) plus the coefficients as the tile stores them (the ledger's materials bytes per cell: the
+        // 2-byte material index and its small tables on indexed tiles, kernels/Coef.hpp TableCoef, else
+        // the per-cell arrays), each read once per step.
+        std::vector<LaunchShape> shapes{LaunchShape{}, LaunchShape{true, 1, 16}};
+        if (pi == 0) {
+            shapes.push_back(LaunchShape{true, 1, 64});
+            shapes.push_back(LaunchShape{false, 4, 16});
         }
-        cuda::setCellZPlanes(planes0);
+        double plain = 0;
+        for (std::size_t si = 0; si < shapes.size(); ++si) {
+            const LaunchShape& l = shapes[si];
+            const ScopedLaunchShape scoped(l);
+            std::int64_t peak = 0, materials = 0;
+            // The plain launch and the default marching shape get `reps` runs; the extra shapes one each.
+            const double g = bestGcells(s, gpuOptions(s, prec, first, false, false, steps), si < 2 ? reps : 1,
+                                        peak, &materials);
+            const double model = 18.0 * value + double(materials) / cells;
+            if (si == 0) {
+                plain = g;
+                const double fraction = bw1 > 0 ? g * 1e9 * bytes / (bw1 * 1e9) : 0;
+                std::printf(
+                    "gpu:%d %s Gcell_per_s %.2f bytes_per_cell %.0f hbm_peak_GBps %.0f "
+                    "roofline_Gcell_per_s %.2f roofline_fraction %.3f of_measured_copy %.3f ideal_bytes "
+                    "%.0f ideal_roofline_Gcell_per_s %.2f ideal_roofline_fraction %.3f peak_MiB %.1f\n",
+                    gpus[0], precisionName(prec), g, bytes, bw1, bw1 > 0 ? bw1 / bytes : 0.0, fraction,
+                    bwCopy > 0 ? g * bytes / bwCopy : 0.0, ideal, bw1 > 0 ? bw1 / ideal : 0.0,
+                    bw1 > 0 ? g * ideal / bw1 : 0.0, double(peak) / 1048576.0);
+            }
+            std::printf(
+                "gpu:%d %s launch %s Gcell_per_s %.2f model_bytes_per_cell %.1f roofline_fraction %.3f "
+                "ideal_roofline_fraction %.3f ratio_to_plain %.3f\n",
+                gpus[0], precisionName(prec), l.name().c_str(), g, model, bw1 > 0 ? g * model / bw1 : 0.0,
+                bw1 > 0 ? g * ideal / bw1 : 0.0, plain > 0 ? g / plain : 0.0);
+        }
     }
     if (gpus.size() < 2)
         return;

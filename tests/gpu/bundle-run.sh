@@ -148,7 +148,9 @@ else
     have tst_kernels && stage tst_kernels 90 360 "$BIN/tst_kernels"
     stage tst_gpu 200 220 "$BIN/tst_gpu"
     have tst_nccl && stage tst_nccl 90 170 "$BIN/tst_nccl"
-    stage sync 90 110 env YEE_CUDA_SYNC=1 "$BIN/tst_gpu" forwardMatchesCpu tilesSharingOneGpu ledgerMatchesDriver
+    # The z-marching launch (YEE_CUDA_BLOCKING) gets one row with every launch waited for and checked.
+    stage sync 90 110 env YEE_CUDA_SYNC=1 "$BIN/tst_gpu" forwardMatchesCpu tilesSharingOneGpu ledgerMatchesDriver \
+        "marchingLaunchBitIdentical:forward f32 block_z 5"
     # shellcheck disable=SC2086 # the argument strings are split on purpose
     stage bench-forward 80 50 "$BIN/yee-bench" --gpus all ${YEE_BENCH_ARGS:---gpu-n 384 --gpu-steps 200 --reps 2}
     # shellcheck disable=SC2086

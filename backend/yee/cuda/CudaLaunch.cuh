@@ -1,8 +1,9 @@
 #pragma once
 /// \file CudaLaunch.cuh
-/// CUDA launch of the single-source cell kernels (kernels/*.hpp): one thread per cell, x fastest
-/// across a warp so loads and stores coalesce. The functors are the very ones the CPU launcher runs.
-/// Defines the launchers declared in Dispatch.hpp; CudaInstantiate.cuh instantiates them.
+/// CUDA launch of the single-source cell kernels (kernels/*.hpp): one thread per cell (or cellZPlanes()
+/// cells up z), x fastest across a warp so loads and stores coalesce; with cellBlocking() the Yee updates
+/// march along z with register reuse instead (CudaMarch.cuh). The functors are the very ones the CPU
+/// launcher runs. Defines the launchers declared in Dispatch.hpp; CudaInstantiate.cuh instantiates them.
 #include <cstdint>
 #include <string>
 
@@ -10,6 +11,7 @@
 
 #include "yee/core/Box.hpp"
 #include "yee/core/Error.hpp"
+#include "yee/cuda/CudaMarch.cuh"
 #include "yee/cuda/Dispatch.hpp"
 #include "yee/cuda/Runtime.hpp"
 
@@ -47,11 +49,8 @@ inline void checkLaunch(const char* what, cudaStream_t s) {
 template <class F> void forEachCell(const Box& b, const F& f, cudaStream_t stream = nullptr) {
     if (b.empty())
         return;
-    // A warp spans 32 consecutive x cells (coalesced); narrow tiles (halo faces, PML slabs) get
-    // narrower blocks so fewer threads idle.
     const int nx = b.extent(0);
-    const unsigned bx = nx >= 64 ? 64u : (nx >= 32 ? 32u : 16u);
-    const dim3 block(bx, 256u / bx, 1);
+    const dim3 block = cellBlockShape(nx);
     // z blocks of `planes` planes each (cellZPlanes), at most 65535 per launch.
     const int planes = cellZPlanes();
     const int chunk = 65535 * planes;
@@ -76,8 +75,16 @@ template <class F> void launchCells(int device, void* stream, const Box& b, cons
     if (b.empty())
         return;
     setDevice(device);
-    forEachCell(b, f, static_cast<cudaStream_t>(stream));
-    checkLaunch("cells", static_cast<cudaStream_t>(stream));
+    const auto s = static_cast<cudaStream_t>(stream);
+    if constexpr (ZMarch<F>::value) {
+        if (cellBlocking()) {
+            forEachCellMarching(b, f, s);
+            checkLaunch("cells (z-marching)", s);
+            return;
+        }
+    }
+    forEachCell(b, f, s);
+    checkLaunch("cells", s);
 }
 
 template <class F> void launchIndex(int device, void* stream, std::int64_t count, const F& f) {

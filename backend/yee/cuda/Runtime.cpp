@@ -40,7 +40,40 @@ std::atomic<int>& zPlanes() {
     }()};
     return planes;
 }
+int clampBlockZ(int n) {
+    return n < 1 ? 1 : (n > 1024 ? 1024 : n);
+}
+std::atomic<bool>& blocking() {
+    static std::atomic<bool> on{[] {
+        const char* v = std::getenv("YEE_CUDA_BLOCKING");
+        return v && std::strcmp(v, "1") == 0;
+    }()};
+    return on;
+}
+std::atomic<int>& blockZ() {
+    static std::atomic<int> planes{[] {
+        const char* v = std::getenv("YEE_CUDA_BLOCK_Z");
+        return clampBlockZ(v ? std::atoi(v) : 16);
+    }()};
+    return planes;
+}
 } // namespace
+
+bool cellBlocking() {
+    return blocking().load(std::memory_order_relaxed);
+}
+
+void setCellBlocking(bool on) {
+    blocking().store(on, std::memory_order_relaxed);
+}
+
+int blockZPlanes() {
+    return blockZ().load(std::memory_order_relaxed);
+}
+
+void setBlockZPlanes(int planes) {
+    blockZ().store(clampBlockZ(planes), std::memory_order_relaxed);
+}
 
 int cellZPlanes() {
     return zPlanes().load(std::memory_order_relaxed);
@@ -255,7 +288,14 @@ void upload(void* dst, const void* src, std::int64_t bytes, void* stream) {
 }
 
 void copyBlocking(void* dst, const void* src, std::int64_t bytes) {
-    check(cudaMemcpy(dst, src, std::size_t(bytes), cudaMemcpyDefault), "cudaMemcpy");
+    // Not plain cudaMemcpy: it returns before a device-to-device copy has run, and before a pageable
+    // host-to-device copy has reached the device (CUDA's "API synchronization behavior"), and its legacy
+    // stream does not order against the devices' non-blocking streams. A caller that next launches a
+    // kernel reading `dst` (LocalComm between tiles sharing a GPU, MpiComm's staged receives) or lets the
+    // sender overwrite `src` would race the copy. Enqueued on the legacy stream and waited for instead.
+    check(cudaMemcpyAsync(dst, src, std::size_t(bytes), cudaMemcpyDefault, cudaStreamLegacy),
+          "cudaMemcpyAsync");
+    check(cudaStreamSynchronize(cudaStreamLegacy), "cudaMemcpy (wait)");
 }
 
 void zero(void* p, std::int64_t bytes, void* stream) {

@@ -96,6 +96,23 @@ double measureCopyBandwidthGBs(int id, std::int64_t bytes);
 int cellZPlanes();
 /// Sets cellZPlanes() for later launches (clamped to [1, 64]); process-wide.
 void setCellZPlanes(int planes);
+/// Launch of the Yee updates (kernels::UpdateH, kernels::UpdateE; CudaMarch.cuh): true runs them z-marching
+/// with register reuse (2.5-D blocking): thread (x, y) updates blockZPlanes() consecutive cells up its z
+/// column, x coalesced across the warp, and carries the values the next cell needs from this one in
+/// registers (the H update's Ex, Ey at k+1 are the next cell's Ex, Ey at k; the E update's Hx, Hy at k are
+/// the next cell's Hx, Hy at k-1), so each column loads those planes once. False (the default, or
+/// YEE_CUDA_BLOCKING=0) launches them as every other cell kernel (cellZPlanes()). Every other kernel (CPML
+/// slabs, injections, pole passes, halo packing, the adjoint's inverse updates) always takes the plain
+/// launch. Both give the same bits: the same functor computes each cell with the same operations (only
+/// where the operands are loaded from differs). YEE_CUDA_BLOCKING=1 turns it on; process-wide.
+bool cellBlocking();
+/// Sets cellBlocking() for later launches; process-wide.
+void setCellBlocking(bool on);
+/// Cells each thread of the z-marching launch updates up its column (YEE_CUDA_BLOCK_Z, default 16;
+/// clamped to [1, 1024]).
+int blockZPlanes();
+/// Sets blockZPlanes() for later launches (clamped to [1, 1024]); process-wide.
+void setBlockZPlanes(int planes);
 /// Debug aid: when the environment sets YEE_CUDA_SYNC=1 every kernel launch is waited for and checked.
 bool syncEveryLaunch();
 

@@ -19,6 +19,21 @@
 
 namespace yee::kernels {
 
+/// Two field values of one cell as UpdateH::cell / UpdateE::cell read them: from their views, when read
+/// (the functors' operator())...
+template <class T> struct ViewPair {
+    View<const T> a, b;
+    int i, j, k;
+    YEE_HD YEE_FORCEINLINE T first() const { return a(i, j, k); }
+    YEE_HD YEE_FORCEINLINE T second() const { return b(i, j, k); }
+};
+/// ...or values already loaded (the z-marching columns, kernels/ZMarch.hpp).
+template <class T> struct ValuePair {
+    T a, b;
+    YEE_HD YEE_FORCEINLINE T first() const { return a; }
+    YEE_HD YEE_FORCEINLINE T second() const { return b; }
+};
+
 /// H update over the cells it is launched on. Magnetic: per-component Db (read through `C`: per-cell
 /// arrays or a material index and table, kernels/Coef.hpp), else a scalar Db.
 template <class T, bool Magnetic, class C = View<const T>> struct UpdateH {
@@ -29,9 +44,17 @@ template <class T, bool Magnetic, class C = View<const T>> struct UpdateH {
 
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         const T e0 = ex(i, j, k), e1 = ey(i, j, k), e2 = ez(i, j, k);
+        cell(i, j, k, e0, e1, e2, ViewPair<T>{ex, ey, i, j, k + 1});
+    }
+    /// The update of cell (i,j,k) from its E at k (e0, e1, e2), with Ex, Ey at k+1 read through `up`
+    /// (ViewPair, ValuePair): operator() reads them from the views where the expression needs them; the
+    /// GPU's z-marching column (kernels/ZMarch.hpp) passes values it carries in registers to the next cell
+    /// up, where they are e0, e1. Same operations in the same order, so the same bits either way.
+    template <class Z>
+    YEE_HD YEE_FORCEINLINE void cell(int i, int j, int k, T e0, T e1, T e2, const Z& up) const {
         // (curl E)_x = dEz/dy - dEy/dz, etc., forward differences.
-        const T cx = (ez(i, j + 1, k) - e2) - (ey(i, j, k + 1) - e1);
-        const T cy = (ex(i, j, k + 1) - e0) - (ez(i + 1, j, k) - e2);
+        const T cx = (ez(i, j + 1, k) - e2) - (up.second() - e1);
+        const T cy = (up.first() - e0) - (ez(i + 1, j, k) - e2);
         const T cz = (ey(i + 1, j, k) - e1) - (ex(i, j + 1, k) - e0);
         if constexpr (Magnetic) {
             hx(i, j, k) -= dbx(i, j, k) * cx;
@@ -55,9 +78,17 @@ template <class T, bool Lossy, class C = View<const T>> struct UpdateE {
 
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         const T h0 = hx(i, j, k), h1 = hy(i, j, k), h2 = hz(i, j, k);
+        cell(i, j, k, h0, h1, h2, ViewPair<T>{hx, hy, i, j, k - 1});
+    }
+    /// The update of cell (i,j,k) from its H at k (h0, h1, h2), with Hx, Hy at k-1 read through `down`
+    /// (ViewPair, ValuePair): operator() reads them from the views where the expression needs them; the
+    /// GPU's z-marching column (kernels/ZMarch.hpp) passes the h0, h1 it kept in registers from the cell
+    /// below. Same operations in the same order, so the same bits either way.
+    template <class Z>
+    YEE_HD YEE_FORCEINLINE void cell(int i, int j, int k, T h0, T h1, T h2, const Z& down) const {
         // (curl H)_x = dHz/dy - dHy/dz, etc., backward differences.
-        const T cx = (h2 - hz(i, j - 1, k)) - (h1 - hy(i, j, k - 1));
-        const T cy = (h0 - hx(i, j, k - 1)) - (h2 - hz(i - 1, j, k));
+        const T cx = (h2 - hz(i, j - 1, k)) - (h1 - down.second());
+        const T cy = (h0 - down.first()) - (h2 - hz(i - 1, j, k));
         const T cz = (h1 - hy(i - 1, j, k)) - (h0 - hx(i, j - 1, k));
         if constexpr (Lossy) {
             ex(i, j, k) = cax(i, j, k) * ex(i, j, k) + cbx(i, j, k) * cx;
