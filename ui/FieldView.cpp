@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <tuple>
 
 namespace yee::ui {
@@ -250,60 +251,85 @@ void FieldView::rebuildImage() {
 
 void FieldView::setOutline(const std::vector<float>& eps, const std::vector<double>& levels) {
     outline_.clear();
-    if (eps.empty() || levels.empty() || slice_.empty() || eps.size() != slice_.values.size()) {
-        update();
-        return;
+    if (!slice_.empty() && eps.size() == slice_.values.size())
+        for (double level : levels)
+            contour(eps, level);
+    update();
+}
+
+void FieldView::setOutlineFields(const std::vector<std::vector<float>>& fields, double level) {
+    outline_.clear();
+    for (const auto& f : fields)
+        if (!slice_.empty() && f.size() == slice_.values.size())
+            contour(f, level);
+    // Two materials meeting give one boundary twice (the 0.5 contours of f and 1 - f): keep it once.
+    const double q =
+        1e-4 * std::max(1e-12, std::min(slice_.du > 0 ? slice_.du : 1.0, slice_.dv > 0 ? slice_.dv : 1.0));
+    auto key = [q](const QPointF& p) { return std::pair{std::llround(p.x() / q), std::llround(p.y() / q)}; };
+    std::set<std::pair<std::pair<long long, long long>, std::pair<long long, long long>>> seen;
+    std::vector<QLineF> unique;
+    for (const QLineF& l : outline_) {
+        auto a = key(l.p1()), b = key(l.p2());
+        if (b < a)
+            std::swap(a, b);
+        if (seen.insert({a, b}).second)
+            unique.push_back(l);
     }
+    outline_ = std::move(unique);
+    update();
+}
+
+void FieldView::contour(const std::vector<float>& values, double level) {
     // Marching squares over the samples (a single row or column is widened to half a sample each side,
-    // both sides equal), each level separately; saddles are split by the cell's mean.
+    // both sides equal); saddles are split by the cell's mean.
     const int nu = std::max(2, slice_.nu), nv = std::max(2, slice_.nv);
     const auto [u0, u1] = extent(0);
     const auto [v0, v1] = extent(1);
     const double du = (u1 - u0) / (nu - 1), dv = (v1 - v0) / (nv - 1);
     auto at = [&](int iu, int iv) {
         return double(
-            eps[std::size_t(std::min(iu, slice_.nu - 1) + slice_.nu * std::min(iv, slice_.nv - 1))]);
+            values[std::size_t(std::min(iu, slice_.nu - 1) + slice_.nu * std::min(iv, slice_.nv - 1))]);
     };
-    for (double level : levels)
-        for (int iv = 0; iv + 1 < nv; ++iv)
-            for (int iu = 0; iu + 1 < nu; ++iu) {
-                // Corners counter-clockwise from (iu, iv).
-                const double c[4] = {at(iu, iv), at(iu + 1, iv), at(iu + 1, iv + 1), at(iu, iv + 1)};
-                const QPointF p[4] = {{u0 + iu * du, v0 + iv * dv},
-                                      {u0 + (iu + 1) * du, v0 + iv * dv},
-                                      {u0 + (iu + 1) * du, v0 + (iv + 1) * dv},
-                                      {u0 + iu * du, v0 + (iv + 1) * dv}};
-                int code = 0;
-                for (int k = 0; k < 4; ++k)
-                    code |= (c[k] > level ? 1 : 0) << k;
-                if (code == 0 || code == 15)
-                    continue;
-                // The crossing on edge k (corner k to corner k + 1).
-                auto cross = [&](int k) {
-                    const int j = (k + 1) % 4;
-                    const double t = (level - c[k]) / (c[j] - c[k]);
-                    return p[k] + t * (p[j] - p[k]);
-                };
-                std::vector<int> edges;
-                for (int k = 0; k < 4; ++k)
-                    if (((code >> k) & 1) != ((code >> ((k + 1) % 4)) & 1))
-                        edges.push_back(k);
-                if (edges.size() == 2) {
-                    outline_.emplace_back(cross(edges[0]), cross(edges[1]));
-                } else if (edges.size() == 4) {
-                    // A saddle: the mean decides which corners connect.
-                    const bool centreAbove = 0.25 * (c[0] + c[1] + c[2] + c[3]) > level;
-                    const bool firstAbove = (code & 1) != 0;
-                    if (centreAbove == firstAbove) {
-                        outline_.emplace_back(cross(0), cross(1));
-                        outline_.emplace_back(cross(2), cross(3));
-                    } else {
-                        outline_.emplace_back(cross(3), cross(0));
-                        outline_.emplace_back(cross(1), cross(2));
-                    }
+    for (int iv = 0; iv + 1 < nv; ++iv)
+        for (int iu = 0; iu + 1 < nu; ++iu) {
+            // Corners counter-clockwise from (iu, iv).
+            const double c[4] = {at(iu, iv), at(iu + 1, iv), at(iu + 1, iv + 1), at(iu, iv + 1)};
+            if (!std::isfinite(c[0] + c[1] + c[2] + c[3]))
+                continue;
+            const QPointF p[4] = {{u0 + iu * du, v0 + iv * dv},
+                                  {u0 + (iu + 1) * du, v0 + iv * dv},
+                                  {u0 + (iu + 1) * du, v0 + (iv + 1) * dv},
+                                  {u0 + iu * du, v0 + (iv + 1) * dv}};
+            int code = 0;
+            for (int k = 0; k < 4; ++k)
+                code |= (c[k] > level ? 1 : 0) << k;
+            if (code == 0 || code == 15)
+                continue;
+            // The crossing on edge k (corner k to corner k + 1).
+            auto cross = [&](int k) {
+                const int j = (k + 1) % 4;
+                const double t = (level - c[k]) / (c[j] - c[k]);
+                return p[k] + t * (p[j] - p[k]);
+            };
+            int edges[4], count = 0;
+            for (int k = 0; k < 4; ++k)
+                if (((code >> k) & 1) != ((code >> ((k + 1) % 4)) & 1))
+                    edges[count++] = k;
+            if (count == 2) {
+                outline_.emplace_back(cross(edges[0]), cross(edges[1]));
+            } else if (count == 4) {
+                // A saddle: the mean decides which corners connect.
+                const bool centreAbove = 0.25 * (c[0] + c[1] + c[2] + c[3]) > level;
+                const bool firstAbove = (code & 1) != 0;
+                if (centreAbove == firstAbove) {
+                    outline_.emplace_back(cross(0), cross(1));
+                    outline_.emplace_back(cross(2), cross(3));
+                } else {
+                    outline_.emplace_back(cross(3), cross(0));
+                    outline_.emplace_back(cross(1), cross(2));
                 }
             }
-    update();
+        }
 }
 
 std::array<double, 6> FieldView::outlineBounds() const {

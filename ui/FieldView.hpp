@@ -55,6 +55,11 @@ public:
     /// sample of slice(), same order) at each of `levels` (midpoints between the materials' permittivities,
     /// outlineLevels()). Empty `eps` removes the outline; so does the next setSlice().
     void setOutline(const std::vector<float>& eps, const std::vector<double>& levels);
+    /// Draw the contour at `level` of each of `fields` (one value per sample of slice() each; cells with a
+    /// non-finite corner have none), e.g. outlineFields() at 0.5. Empty `fields` removes the outline.
+    void setOutlineFields(const std::vector<std::vector<float>>& fields, double level = 0.5);
+    /// The outline's segments in world coordinates along (u, v) of slice() (µm).
+    const std::vector<QLineF>& outlineLines() const { return outline_; }
     /// Line segments of the outline drawn (0 without one).
     int outlineSegments() const { return int(outline_.size()); }
     /// World bounds (µm) of the outline drawn: x lo, x hi, y lo, y hi, z lo, z hi (all 0 without one).
@@ -99,6 +104,8 @@ private:
     /// The slice's extent along u and v (sample positions; a single sample widened by half a sample).
     std::pair<double, double> extent(int which) const;
     void rebuildImage();
+    /// Add the contour of `values` (per sample of slice_) at `level` to outline_ (marching squares).
+    void contour(const std::vector<float>& values, double level);
     void rebuildLut();
 
     FieldSlice slice_;

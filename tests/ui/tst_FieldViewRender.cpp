@@ -17,6 +17,7 @@
 #include "yee/scene/SceneJson.hpp"
 
 #include <QCheckBox>
+#include <QLabel>
 #include <QWheelEvent>
 
 using namespace yee;
@@ -196,6 +197,54 @@ private slots:
         QVERIFY(f->outlineSegments() > 20);
     }
 
+    /// A boundary between two materials is one line even when another material's permittivity lies
+    /// between theirs: quick_box's titania bead (eps 6.25) in air (1), with glass (2.25) in the scene,
+    /// is outlined by one ring (contours of the averaged permittivity at the midpoints 1.625 and 4.25
+    /// drew two, a cell apart), of the bead's radius; the glass slab below the plane has no line.
+    void outlineIsOneLinePerBoundary() {
+        const scene::Scene s = scene::loadScene(YEE_SOURCE_DIR "/resources/scenes/quick_box.json");
+        solver::Snapshot snap;
+        snap.detector = "slice";
+        snap.component = "Ez";
+        snap.dims = {40, 40, 1};
+        snap.originUm = {-0.975, -0.975, 0.05}; // through the bead's centre (0.2, 0, 0.05), r = 0.25
+        snap.spacingUm = {0.05, 0.05, 0.05};
+        snap.data.resize(1600);
+        for (int k = 0; k < 1600; ++k)
+            snap.data[std::size_t(k)] = float(std::sin(0.1 * k));
+        auto r = fakeRun();
+        r->snapshots = {snap};
+        ResultsView view;
+        view.resize(900, 600);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setResults(ResultsData::fromRun(r, s, {}));
+        FieldView* f = view.fieldView();
+        QCOMPARE(f->slice().nu, 40);
+        const QList<QLineF> lines(f->outlineLines().begin(), f->outlineLines().end());
+        // Crossings of the line y = 0.0123 um through the bead (x in [-0.2, 0.6]).
+        int crossings = 0;
+        double left = 1e9, right = -1e9, rmin = 1e9, rmax = 0;
+        for (const QLineF& l : lines) {
+            rmin = std::min({rmin, std::hypot(l.x1() - 0.2, l.y1()), std::hypot(l.x2() - 0.2, l.y2())});
+            rmax = std::max({rmax, std::hypot(l.x1() - 0.2, l.y1()), std::hypot(l.x2() - 0.2, l.y2())});
+            const double y0 = l.y1() - 0.0123, y1 = l.y2() - 0.0123;
+            if (y0 * y1 < 0 && l.x1() > -0.2 && l.x1() < 0.6) {
+                ++crossings;
+                const double x = l.x1() + (l.x2() - l.x1()) * y0 / (y0 - y1);
+                left = std::min(left, x);
+                right = std::max(right, x);
+            }
+        }
+        qInfo("%d segments, %d crossings of y = 0.0123 at x = %.3f and %.3f, radius %.3f..%.3f um",
+              int(lines.size()), crossings, left, right, rmin, rmax);
+        QCOMPARE(crossings, 2);
+        QVERIFY(std::abs(left - (0.2 - 0.25)) < 0.03 && std::abs(right - (0.2 + 0.25)) < 0.03);
+        QVERIFY(rmin > 0.25 - 0.035 && rmax < 0.25 + 0.035); // only the ring: nothing of the slab
+        QTest::qWait(50);
+        f->grabFramebuffer().save(test::artifactDir() + "/field_view_bead_outline.png");
+    }
+
     /// The wheel zooms about the cursor (the point under it stays put), a middle-button drag pans, the
     /// ticks follow what is shown, and a double click fits the slice again; a new frame of the same plane
     /// keeps the zoom (scrubbing time), another plane fits.
@@ -261,6 +310,11 @@ private slots:
         QCOMPARE(view.timeSlider()->maximum(), 1);
         QCOMPARE(view.planeBox()->currentIndex(), 2);
         QVERIFY(view.fieldView()->slice().varies());
+        // The slice's position in µm.
+        bool position = false;
+        for (const QLabel* l : view.findChildren<QLabel*>())
+            position = position || l->text().startsWith(QString::fromUtf8("z = 0 \u00b5m (1 of 1)"));
+        QVERIFY(position);
         // Scrubbing time changes the slice.
         const auto before = view.fieldView()->slice().values;
         view.timeSlider()->setValue(0);

@@ -11,6 +11,7 @@
 #include <QRegularExpression>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTreeView>
@@ -702,6 +703,17 @@ private slots:
                 if (area->parentWidget() == w.findChild<QDockWidget*>(dock))
                     QVERIFY2(!area->verticalScrollBar()->isVisible(), dock);
         }
+        // The docks' tabs show whole titles (scrolling when they do not all fit), never "De…", "G…".
+        int tabs = 0;
+        for (QTabBar* bar : w.findChildren<QTabBar*>()) {
+            if (bar->parentWidget() != &w || !bar->isVisible())
+                continue;
+            QCOMPARE(bar->elideMode(), Qt::ElideNone);
+            for (int i = 0; i < bar->count(); ++i, ++tabs)
+                QVERIFY2(bar->tabRect(i).width() >= bar->fontMetrics().horizontalAdvance(bar->tabText(i)),
+                         qPrintable(bar->tabText(i)));
+        }
+        QVERIFY(tabs >= 9); // seven on the right, the log and the run history
         w.grab().save(test::artifactDir() + "/layout_1600x1000.png");
     }
 
