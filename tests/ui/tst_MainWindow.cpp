@@ -670,6 +670,13 @@ private slots:
         QVERIFY2(!w.devicesPanel()->bars()->visibleRegion().isEmpty(),
                  "the estimate is out of sight at 1024x700");
         w.grab().save(test::artifactDir() + "/layout_1024x700_devices.png");
+        // The value-and-grad estimate too, next to the method that sets it.
+        w.findChild<QDockWidget*>("gradientDock")->raise();
+        QTest::qWait(100);
+        auto* gradEstimate = w.gradientPanel()->findChild<QLabel*>("gradientTimeEstimate");
+        QVERIFY(gradEstimate);
+        QVERIFY2(!gradEstimate->visibleRegion().isEmpty(),
+                 "the gradient estimate is out of sight at 1024x700");
         // No dock's minimum width holds the window wider than asked, and every right-hand panel shows its
         // main control without a horizontal scroll bar.
         QCOMPARE(w.width(), 1024);
