@@ -11,9 +11,9 @@
 /// start-to-results, their ratios, the CPU time each path takes (and the studio's GUI thread's share),
 /// and the machine's load average before and after, since other
 /// processes on the machine move these numbers. The window is shown (a real display: run under
-/// xvfb-run on a machine without one) unless --hidden. --events sums the GUI thread's time per receiver
-/// class and event type over the studio's runs; --timeline lists, for the last repetition, every GUI-thread
-/// event of 1 ms or more and when the run's reports and outcome arrived.
+/// xvfb-run on a machine without one) unless --hidden. --events sums the GUI thread's wall and CPU time per
+/// receiver class and event type over the studio's runs; --timeline lists, for the last repetition, every
+/// GUI-thread event of 1 ms or more and when the run's reports and outcome arrived.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -40,31 +40,46 @@
 
 namespace {
 
-/// The GUI thread's event deliveries while `recording`: time spent per (receiver class, event type).
+/// CPU seconds of the calling thread.
+double threadCpu() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+/// The GUI thread's event deliveries while `recording`: wall and CPU time spent per (receiver class, event
+/// type). Events delivered inside another's delivery count in both (a paint inside an update request).
 class ProfiledApp : public QApplication {
 public:
     using QApplication::QApplication;
     bool recording = false;
-    std::map<std::pair<std::string, int>, std::pair<double, int>> spent;
-    /// With `timeline`: every delivery of at least 1 ms, as (start since `origin`, seconds, receiver, type).
+    struct Spent {
+        double wall = 0, cpu = 0;
+        int count = 0;
+    };
+    std::map<std::pair<std::string, int>, Spent> spent;
+    /// With `timeline`: every delivery of at least 1 ms, as (start since `origin`, wall seconds, CPU
+    /// seconds, receiver, type).
     bool timeline = false;
     QElapsedTimer origin;
-    std::vector<std::tuple<double, double, std::string, int>> slow;
+    std::vector<std::tuple<double, double, double, std::string, int>> slow;
 
     bool notify(QObject* receiver, QEvent* event) override {
         if (!recording || QThread::currentThread() != thread())
             return QApplication::notify(receiver, event);
         QElapsedTimer t;
         t.start();
+        const double cpu0 = threadCpu();
         const std::string cls = receiver->metaObject()->className();
         const int type = int(event->type());
         const bool r = QApplication::notify(receiver, event);
-        const double took = double(t.nsecsElapsed()) * 1e-9;
+        const double took = double(t.nsecsElapsed()) * 1e-9, cpu = threadCpu() - cpu0;
         auto& e = spent[{cls, type}];
-        e.first += took;
-        ++e.second;
+        e.wall += took;
+        e.cpu += cpu;
+        ++e.count;
         if (timeline && took >= 1e-3)
-            slow.emplace_back(double(origin.nsecsElapsed()) * 1e-9 - took, took, cls, type);
+            slow.emplace_back(double(origin.nsecsElapsed()) * 1e-9 - took, took, cpu, cls, type);
         return r;
     }
 };
@@ -97,12 +112,7 @@ std::pair<double, double> cliRun(const yee::scene::Scene& s, const QString& out)
     return {r.seconds, t.elapsed() / 1000.0};
 }
 
-/// CPU seconds of the calling thread, and of the whole process.
-double threadCpu() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
-}
+/// CPU seconds of the whole process.
 double processCpu() {
     timespec t{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
@@ -229,8 +239,9 @@ int main(int argc, char** argv) {
             QObject::disconnect(tc);
             for (const auto& [at, what] : arrivals)
                 std::printf("  %7.3f s  %s\n", at, qPrintable(what));
-            for (const auto& [at, took, cls, type] : app.slow)
-                std::printf("  %7.3f s  %6.1f ms  %s event %d\n", at, took * 1e3, cls.c_str(), type);
+            for (const auto& [at, took, cpu, cls, type] : app.slow)
+                std::printf("  %7.3f s  %6.1f ms (cpu %6.1f ms)  %s event %d\n", at, took * 1e3, cpu * 1e3,
+                            cls.c_str(), type);
         }
         std::fflush(stdout);
     }
@@ -248,14 +259,16 @@ int main(int argc, char** argv) {
     std::printf("cpu:        yee-run median %.3f s | studio median %.3f s, of which the GUI thread %.3f s\n",
                 median(cliCpu), median(studioCpu), median(guiCpu));
     if (cli.isSet(events)) {
-        std::vector<std::pair<double, std::string>> rows;
+        std::vector<std::tuple<double, double, std::string>> rows;
         for (const auto& [key, v] : app.spent)
-            rows.push_back({v.first, key.first + " event " + std::to_string(key.second) + " x" +
-                                         std::to_string(v.second)});
+            rows.emplace_back(v.cpu, v.wall,
+                              key.first + " event " + std::to_string(key.second) + " x" +
+                                  std::to_string(v.count));
         std::sort(rows.rbegin(), rows.rend());
-        std::printf("GUI thread during the studio's runs (all repetitions), largest first:\n");
-        for (std::size_t i = 0; i < std::min<std::size_t>(rows.size(), 15); ++i)
-            std::printf("  %8.3f s  %s\n", rows[i].first, rows[i].second.c_str());
+        std::printf("GUI thread during the studio's runs (all repetitions), most CPU first:\n");
+        for (std::size_t i = 0; i < std::min<std::size_t>(rows.size(), 20); ++i)
+            std::printf("  cpu %8.3f s  wall %8.3f s  %s\n", std::get<0>(rows[i]), std::get<1>(rows[i]),
+                        std::get<2>(rows[i]).c_str());
     }
     std::printf("load average (1, 5, 15 min): before %s, after %s; %d cores\n", qPrintable(loadBefore),
                 qPrintable(loadAfter), QThread::idealThreadCount());

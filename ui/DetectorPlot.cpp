@@ -13,6 +13,7 @@
 #include <QMenu>
 #include <QMouseEvent>
 #include <QPushButton>
+#include <QShowEvent>
 #include <QTextStream>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -260,25 +261,30 @@ void DetectorPlot::fillReferences() {
 }
 
 int DetectorPlot::seriesCount() const {
+    ensurePlotted();
     return int(chart_->series().size());
 }
 
 QString DetectorPlot::xTitle() const {
+    ensurePlotted();
     const auto axes = chart_->axes(Qt::Horizontal);
     return axes.isEmpty() ? QString() : axes.first()->titleText();
 }
 
 QString DetectorPlot::yTitle() const {
+    ensurePlotted();
     const auto axes = chart_->axes(Qt::Vertical);
     return axes.isEmpty() ? QString() : axes.first()->titleText();
 }
 
 QString DetectorPlot::seriesName(int i) const {
+    ensurePlotted();
     const auto series = chart_->series();
     return i >= 0 && i < series.size() ? series[i]->name() : QString();
 }
 
 QList<QPointF> DetectorPlot::seriesPoints(int i) const {
+    ensurePlotted();
     const auto series = chart_->series();
     if (i < 0 || i >= series.size())
         return {};
@@ -287,6 +293,23 @@ QList<QPointF> DetectorPlot::seriesPoints(int i) const {
 }
 
 void DetectorPlot::replot() {
+    dirty_ = true;
+    if (isVisible())
+        plotNow();
+}
+
+void DetectorPlot::ensurePlotted() const {
+    if (dirty_)
+        const_cast<DetectorPlot*>(this)->plotNow();
+}
+
+void DetectorPlot::showEvent(QShowEvent* e) {
+    ensurePlotted();
+    QWidget::showEvent(e);
+}
+
+void DetectorPlot::plotNow() {
+    dirty_ = false;
     chart_->removeAllSeries();
     for (QAbstractAxis* a : chart_->axes()) {
         chart_->removeAxis(a);
@@ -460,6 +483,7 @@ bool DetectorPlot::eventFilter(QObject* watched, QEvent* event) {
 }
 
 QString DetectorPlot::csv() const {
+    ensurePlotted();
     const auto series = chart_->series();
     if (series.isEmpty())
         return {};
@@ -489,6 +513,7 @@ QString DetectorPlot::csv() const {
 }
 
 QString DetectorPlot::svg(int width, int height) const {
+    ensurePlotted();
     const auto series = chart_->series();
     auto* ax = chart_->axes(Qt::Horizontal).isEmpty()
                    ? nullptr
@@ -549,6 +574,7 @@ QString DetectorPlot::svg(int width, int height) const {
 }
 
 QImage DetectorPlot::image() const {
+    ensurePlotted();
     return chartView_->grab().toImage();
 }
 

@@ -59,9 +59,14 @@ public:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void showEvent(QShowEvent* e) override;
 
 private:
+    /// Plot again now when shown, else when next shown or asked (the chart of a hidden tab waits).
     void replot();
+    /// Plot now if a replot is pending.
+    void ensurePlotted() const;
+    void plotNow();
     void fillReferences();
     void exportDialog();
 
@@ -77,6 +82,7 @@ private:
     QLabel* note_;
     QPoint panFrom_;
     bool panning_ = false;
+    bool dirty_ = false;
 };
 
 /// Unit text of a detector array for axis titles: "power (source units)", "energy (source units)",

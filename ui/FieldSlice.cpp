@@ -101,6 +101,58 @@ std::vector<float> permittivityOn(const scene::Scene& s, const scene::Rasterizer
     return out;
 }
 
+std::vector<std::vector<float>> outlineFields(const scene::Scene& s, const scene::Rasterizer& raster,
+                                              const FieldSlice& like) {
+    const std::size_t n = like.values.size();
+    const scene::Vec3 lo = s.domainLo();
+    int cells[3];
+    for (int a = 0; a < 3; ++a)
+        cells[a] = std::max(1, int(std::lround(s.domainSize[std::size_t(a)] / s.cellUm)));
+    std::vector<std::vector<float>> fields(s.materials.size() + 1, std::vector<float>(n, 0.0f));
+    std::vector<std::vector<float>> inDesign(std::size_t(raster.designCount()), std::vector<float>(n, 0.0f));
+    // Densities only inside their region (NaN elsewhere: no contour there, FieldView skips such cells; the
+    // indicator draws the box).
+    std::vector<std::vector<float>> density(inDesign.size(),
+                                            std::vector<float>(n, std::numeric_limits<float>::quiet_NaN()));
+    for (int iv = 0; iv < like.nv; ++iv)
+        for (int iu = 0; iu < like.nu; ++iu) {
+            const std::size_t at = std::size_t(iu) + std::size_t(like.nu) * std::size_t(iv);
+            scene::Vec3 centre{};
+            int c[3];
+            for (int a = 0; a < 3; ++a) {
+                double p = like.origin[std::size_t(a)];
+                if (a == like.u)
+                    p += iu * like.du;
+                if (a == like.v)
+                    p += iv * like.dv;
+                centre[std::size_t(a)] = (p - lo[std::size_t(a)]) / s.cellUm;
+                c[a] = std::clamp(int(std::floor(centre[std::size_t(a)] + 1e-6)), 0, cells[a] - 1);
+            }
+            const std::vector<double> f = raster.volumeFractions(centre);
+            for (std::size_t m = 0; m < f.size() && m < fields.size(); ++m)
+                fields[m][at] = float(f[m]);
+            const scene::DesignHit h = raster.designAt(c[0], c[1], c[2]);
+            if (h.region >= 0) {
+                inDesign[std::size_t(h.region)][at] = 1.0f;
+                const auto& rho = raster.density(h.region);
+                if (h.voxel >= 0 && std::size_t(h.voxel) < rho.size())
+                    density[std::size_t(h.region)][at] = float(rho[std::size_t(h.voxel)]);
+            }
+        }
+    std::vector<std::vector<float>> out;
+    for (auto* group : {&fields, &inDesign, &density})
+        for (auto& field : *group) {
+            bool above = false, below = false;
+            for (float v : field) {
+                above = above || v > 0.5f;
+                below = below || v < 0.5f;
+            }
+            if (above && below) // a contour at 0.5 crosses this slice
+                out.push_back(std::move(field));
+        }
+    return out;
+}
+
 std::vector<double> outlineLevels(const scene::Scene& s) {
     // Only materials the structure uses: an unused one would double the lines between two others.
     auto used = [&](const std::string& name) {

@@ -42,6 +42,14 @@ solver::Snapshot gradientVolume(const scene::Scene& s, std::size_t design,
 /// (clamped to the domain), from `raster` of scene `s`.
 std::vector<float> permittivityOn(const scene::Scene& s, const scene::Rasterizer& raster,
                                   const FieldSlice& like);
+/// Fields whose contours at 0.5 outline the structure of `s` on the samples of `like` (same order as its
+/// values), one line per material boundary: the volume fraction of each material (vacuum last) in the
+/// cell-sized cube around each sample (Rasterizer::volumeFractions, designs aside), then per design
+/// region its indicator (1 in its voxels) and its density (NaN outside it). Fields constant over the slice
+/// are left out. Unlike contours of the averaged permittivity, a boundary between two materials whose
+/// permittivities have a third between them is one line, not two.
+std::vector<std::vector<float>> outlineFields(const scene::Scene& s, const scene::Rasterizer& raster,
+                                              const FieldSlice& like);
 /// Contour levels that outline the structure of `s`: the midpoints between consecutive distinct
 /// permittivities (eps_inf of dispersive ones) of the scene's materials, vacuum included when the
 /// background is empty; only materials the background, objects or designs use. Empty for a scene of one

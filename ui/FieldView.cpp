@@ -1,33 +1,116 @@
 #include "ui/FieldView.hpp"
 
+#include <QFontMetricsF>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QWheelEvent>
+
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <tuple>
-
-#include <vtkActor.h>
-#include <vtkAxisActor2D.h>
-#include <vtkCamera.h>
-#include <vtkCellArray.h>
-#include <vtkColorTransferFunction.h>
-#include <vtkContourFilter.h>
-#include <vtkCoordinate.h>
-#include <vtkFloatArray.h>
-#include <vtkGenericRenderWindowInteractor.h>
-#include <vtkInteractorStyleImage.h>
-#include <vtkPointData.h>
-#include <vtkPoints.h>
-#include <vtkPolyData.h>
-#include <vtkPolyDataMapper.h>
-#include <vtkProperty.h>
-#include <vtkProperty2D.h>
-#include <vtkRenderer.h>
-#include <vtkScalarBarActor.h>
-#include <vtkTextActor.h>
-#include <vtkTextProperty.h>
 
 namespace yee::ui {
 
 namespace {
+
+// ---- colour maps: Moreland's diverging interpolation in Msh space ("Diverging Color Maps for Scientific
+// Visualization", 2009), what vtkColorTransferFunction::SetColorSpaceToDiverging() does ----
+
+struct Msh {
+    double m, s, h;
+};
+
+double toLinear(double c) {
+    return c > 0.04045 ? std::pow((c + 0.055) / 1.055, 2.4) : c / 12.92;
+}
+double toGamma(double c) {
+    return c > 0.0031308 ? 1.055 * std::pow(c, 1 / 2.4) - 0.055 : 12.92 * c;
+}
+
+// D65 reference white.
+constexpr double kXn = 0.95047, kYn = 1.0, kZn = 1.08883;
+
+double labF(double t) {
+    return t > 0.008856 ? std::cbrt(t) : 7.787 * t + 16.0 / 116.0;
+}
+double labFInv(double t) {
+    return t > 0.206893 ? t * t * t : (t - 16.0 / 116.0) / 7.787;
+}
+
+Msh toMsh(double r, double g, double b) {
+    r = toLinear(r);
+    g = toLinear(g);
+    b = toLinear(b);
+    const double x = 0.4124 * r + 0.3576 * g + 0.1805 * b;
+    const double y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    const double z = 0.0193 * r + 0.1192 * g + 0.9505 * b;
+    const double fx = labF(x / kXn), fy = labF(y / kYn), fz = labF(z / kZn);
+    const double L = 116 * fy - 16, A = 500 * (fx - fy), B = 200 * (fy - fz);
+    const double m = std::sqrt(L * L + A * A + B * B);
+    return {m, m > 0 ? std::acos(std::clamp(L / m, -1.0, 1.0)) : 0.0, std::atan2(B, A)};
+}
+
+std::array<double, 3> fromMsh(const Msh& c) {
+    const double L = c.m * std::cos(c.s), A = c.m * std::sin(c.s) * std::cos(c.h),
+                 B = c.m * std::sin(c.s) * std::sin(c.h);
+    const double fy = (L + 16) / 116, fx = fy + A / 500, fz = fy - B / 200;
+    const double x = kXn * labFInv(fx), y = kYn * labFInv(fy), z = kZn * labFInv(fz);
+    const double r = 3.2406 * x - 1.5372 * y - 0.4986 * z;
+    const double g = -0.9689 * x + 1.8758 * y + 0.0415 * z;
+    const double b = 0.0557 * x - 0.2040 * y + 1.0570 * z;
+    return {std::clamp(toGamma(r), 0.0, 1.0), std::clamp(toGamma(g), 0.0, 1.0),
+            std::clamp(toGamma(b), 0.0, 1.0)};
+}
+
+/// The hue an unsaturated colour of magnitude `munsat` takes next to saturated `c`.
+double adjustHue(const Msh& c, double munsat) {
+    if (c.m >= munsat)
+        return c.h;
+    const double spin = c.s * std::sqrt(munsat * munsat - c.m * c.m) / (c.m * std::sin(c.s));
+    return c.h > -0.3 * M_PI ? c.h + spin : c.h - spin;
+}
+
+/// Moreland's interpolation between two RGB colours at t in [0, 1].
+std::array<double, 3> diverging(const std::array<double, 3>& a, const std::array<double, 3>& b, double t) {
+    Msh c1 = toMsh(a[0], a[1], a[2]), c2 = toMsh(b[0], b[1], b[2]);
+    if (c1.s > 0.05 && c2.s > 0.05 && std::abs(c1.h - c2.h) > M_PI / 3) {
+        // Two distinct saturated hues: through an unsaturated middle.
+        const double mid = std::max({c1.m, c2.m, 88.0});
+        if (t < 0.5) {
+            c2 = {mid, 0, 0};
+            t *= 2;
+        } else {
+            c1 = {mid, 0, 0};
+            t = 2 * t - 1;
+        }
+    }
+    if (c1.s < 0.05 && c2.s > 0.05)
+        c1.h = adjustHue(c2, c1.m);
+    else if (c2.s < 0.05 && c1.s > 0.05)
+        c2.h = adjustHue(c1, c2.m);
+    return fromMsh({(1 - t) * c1.m + t * c2.m, (1 - t) * c1.s + t * c2.s, (1 - t) * c1.h + t * c2.h});
+}
+
+/// Entries of a colour table: odd, so that the middle of the range (zero of a diverging map) has its own.
+constexpr int kLutSize = 511;
+
+/// A colour map through `stops` (equally spaced), interpolated pairwise in Msh space, as kLutSize colours.
+std::vector<QRgb> colourTable(const std::vector<std::array<double, 3>>& stops) {
+    std::vector<QRgb> lut(kLutSize);
+    const int segments = int(stops.size()) - 1;
+    for (int i = 0; i < kLutSize; ++i) {
+        const double x = double(i) / (kLutSize - 1) * segments;
+        const int k = std::min(segments - 1, int(x));
+        const auto c = diverging(stops[std::size_t(k)], stops[std::size_t(k + 1)], x - k);
+        lut[std::size_t(i)] =
+            qRgb(int(std::lround(255 * c[0])), int(std::lround(255 * c[1])), int(std::lround(255 * c[2])));
+    }
+    return lut;
+}
+
 /// Round ticks inside [lo, hi]: the first and last tick and their count (steps of 1, 2 or 5 times a
 /// power of ten, as near six ticks as they come); [lo, hi] itself with two ticks otherwise.
 std::tuple<double, double, int> niceTicks(double lo, double hi) {
@@ -48,7 +131,40 @@ std::tuple<double, double, int> niceTicks(double lo, double hi) {
     }
     return best;
 }
+
+/// The tick values of [lo, hi] (exact zero where a tick rounds to it).
+std::vector<double> tickValues(double lo, double hi) {
+    if (!(hi > lo))
+        return {};
+    const auto [first, last, count] = niceTicks(lo, hi);
+    const double step = count > 1 ? (last - first) / (count - 1) : 0.0;
+    std::vector<double> out;
+    for (int k = 0; k < count; ++k) {
+        double value = first + k * step;
+        if (std::abs(value) < 1e-9 * std::max(std::abs(step), 1e-30))
+            value = 0;
+        out.push_back(value);
+    }
+    return out;
+}
+
+// Margins around the plot area (pixels): the title above, the axes' labels and titles left and below, the
+// colour bar and its labels on the right.
+constexpr double kTop = 26, kLeft = 80, kBottom = 58, kRight = 92;
+
 } // namespace
+
+FieldView::FieldView(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("fieldView"));
+    setFocusPolicy(Qt::StrongFocus);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setMinimumSize(160, 120);
+    setToolTip(tr("Wheel or right drag: zoom; middle or shift + left drag: pan; double click: fit"));
+    rebuildLut();
+    clear();
+}
+
+FieldView::~FieldView() = default;
 
 void FieldView::setRangeLocked(bool locked) {
     locked_ = locked;
@@ -56,6 +172,14 @@ void FieldView::setRangeLocked(bool locked) {
 
 void FieldView::setMagnitude(bool magnitude) {
     magnitude_ = magnitude;
+    rebuildLut();
+}
+
+void FieldView::rebuildLut() {
+    if (magnitude_)
+        lut_ = colourTable({{1.0, 1.0, 1.0}, {0.957, 0.647, 0.510}, {0.706, 0.016, 0.150}});
+    else
+        lut_ = colourTable({{0.230, 0.299, 0.754}, {0.865, 0.865, 0.865}, {0.706, 0.016, 0.150}});
 }
 
 double FieldView::colourRange(const std::vector<float>& values) {
@@ -73,100 +197,22 @@ double FieldView::colourRange(const std::vector<float>& values) {
     return r > 0 ? r : 1.0;
 }
 
-FieldView::FieldView(QWidget* parent)
-    : VtkWidget(parent), plane_(vtkSmartPointer<vtkPolyData>::New()),
-      actor_(vtkSmartPointer<vtkActor>::New()), colors_(vtkSmartPointer<vtkColorTransferFunction>::New()),
-      bar_(vtkSmartPointer<vtkScalarBarActor>::New()), title_(vtkSmartPointer<vtkTextActor>::New()),
-      outline_(vtkSmartPointer<vtkPolyData>::New()), outlineActor_(vtkSmartPointer<vtkActor>::New()) {
-    setObjectName(QStringLiteral("fieldView"));
-    // A slice is looked at, not turned: pan and zoom only (vtkInteractorStyleImage without an image).
-    vtkNew<vtkInteractorStyleImage> style;
-    interactor()->SetInteractorStyle(style);
-    renderer()->GradientBackgroundOff();
-    renderer()->SetBackground(1, 1, 1);
-
-    colors_->SetColorSpaceToDiverging();
-    auto mapper = vtkSmartPointer<vtkPolyDataMapper>::New();
-    mapper->SetInputData(plane_);
-    mapper->SetLookupTable(colors_);
-    mapper->SetScalarModeToUsePointData();
-    mapper->ScalarVisibilityOn();
-    mapper->SetColorModeToMapScalars();
-    mapper->InterpolateScalarsBeforeMappingOn();
-    actor_->SetMapper(mapper);
-    actor_->GetProperty()->LightingOff();
-    actor_->VisibilityOff();
-    renderer()->AddActor(actor_);
-
-    bar_->SetLookupTable(colors_);
-    bar_->SetNumberOfLabels(5);
-    bar_->SetLabelFormat("%-#.3g");
-    bar_->SetHeight(0.8);
-    bar_->GetLabelTextProperty()->SetColor(0.1, 0.1, 0.1);
-    bar_->GetLabelTextProperty()->ShadowOff();
-    bar_->GetLabelTextProperty()->ItalicOff();
-    bar_->GetTitleTextProperty()->SetColor(0.1, 0.1, 0.1);
-    bar_->GetTitleTextProperty()->ShadowOff();
-    bar_->GetTitleTextProperty()->ItalicOff();
-    bar_->UnconstrainedFontSizeOn();
-    bar_->GetLabelTextProperty()->SetFontSize(12);
-    bar_->GetTitleTextProperty()->SetFontSize(13);
-    bar_->VisibilityOff();
-    renderer()->AddViewProp(bar_);
-
-    // The structure's outline: thin black lines just in front of the slice.
-    auto outlineMapper = vtkSmartPointer<vtkPolyDataMapper>::New();
-    outlineMapper->SetInputData(outline_);
-    outlineMapper->ScalarVisibilityOff();
-    outlineActor_->SetMapper(outlineMapper);
-    outlineActor_->GetProperty()->SetColor(0.05, 0.05, 0.05);
-    outlineActor_->GetProperty()->SetLineWidth(1.5);
-    outlineActor_->GetProperty()->LightingOff();
-    outlineActor_->VisibilityOff();
-    renderer()->AddActor(outlineActor_);
-
-    // Axes in um along the lower and left edges of the slice (world coordinates, nice tick labels).
-    for (auto& axis : axes_) {
-        axis = vtkSmartPointer<vtkAxisActor2D>::New();
-        axis->GetPositionCoordinate()->SetCoordinateSystemToWorld();
-        axis->GetPosition2Coordinate()->SetCoordinateSystemToWorld();
-        axis->AdjustLabelsOff();
-        axis->LabelVisibilityOff(); // drawn as text actors (exact round values, never "-2.2e-16")
-        axis->TitleVisibilityOff(); // placed by fitCamera() clear of the labels
-        axis->SetFontFactor(1.0);
-        axis->SetLabelFactor(0.8);
-        axis->GetProperty()->SetColor(0.1, 0.1, 0.1);
-        for (vtkTextProperty* t : {axis->GetLabelTextProperty(), axis->GetTitleTextProperty()}) {
-            t->SetColor(0.1, 0.1, 0.1);
-            t->ShadowOff();
-            t->ItalicOff();
-            t->BoldOff();
-        }
-        axis->VisibilityOff();
-        renderer()->AddViewProp(axis);
-    }
-
-    title_->GetTextProperty()->SetColor(0.1, 0.1, 0.1);
-    title_->GetTextProperty()->SetFontSize(14);
-    title_->SetPosition(10, 10);
-    renderer()->AddViewProp(title_);
-    clear();
+QRgb FieldView::colourOf(double value) const {
+    const double lo = magnitude_ ? 0.0 : -range_;
+    double t = (value - lo) / (range_ - lo);
+    if (!(t >= 0))
+        t = 0; // NaN too
+    const int i = std::min(kLutSize - 1, int(t * (kLutSize - 1) + 0.5));
+    return lut_[std::size_t(i)];
 }
-
-FieldView::~FieldView() = default;
 
 void FieldView::clear(const QString& message) {
     slice_ = {};
-    actor_->VisibilityOff();
-    bar_->VisibilityOff();
-    setOutline({}, {});
-    for (auto& axis : axes_)
-        axis->VisibilityOff();
-    for (auto& label : tickLabels_)
-        renderer()->RemoveViewProp(label);
-    tickLabels_.clear();
-    title_->SetInput((message.isEmpty() ? tr("No field to show.") : message).toUtf8().constData());
-    requestRender();
+    image_ = {};
+    outline_.clear();
+    title_.clear();
+    message_ = message.isEmpty() ? tr("No field to show.") : message;
+    update();
 }
 
 void FieldView::setSlice(const FieldSlice& slice, const QString& title, const QString& quantity) {
@@ -174,121 +220,136 @@ void FieldView::setSlice(const FieldSlice& slice, const QString& title, const QS
         clear(tr("The selected data is empty."));
         return;
     }
+    const bool sameFrame = !slice_.empty() && slice.normal == slice_.normal && slice.nu == slice_.nu &&
+                           slice.nv == slice_.nv && slice.origin == slice_.origin && slice.du == slice_.du &&
+                           slice.dv == slice_.dv;
     slice_ = slice;
-    // Points at sample positions, quads between them (a single row or column is widened to half a sample).
-    const int nu = std::max(2, slice.nu), nv = std::max(2, slice.nv);
-    vtkNew<vtkPoints> pts;
-    pts->SetNumberOfPoints(vtkIdType(nu) * nv);
-    vtkNew<vtkFloatArray> scalars;
-    scalars->SetName("value");
-    scalars->SetNumberOfTuples(vtkIdType(nu) * nv);
-    const double du = slice.du > 0 ? slice.du : 1.0, dv = slice.dv > 0 ? slice.dv : 1.0;
-    for (int iv = 0; iv < nv; ++iv)
-        for (int iu = 0; iu < nu; ++iu) {
-            const int su = std::min(iu, slice.nu - 1), sv = std::min(iv, slice.nv - 1);
-            double p[3] = {slice.origin[0], slice.origin[1], slice.origin[2]};
-            p[slice.u] += (slice.nu > 1 ? iu : iu - 0.5) * du;
-            p[slice.v] += (slice.nv > 1 ? iv : iv - 0.5) * dv;
-            const vtkIdType id = iu + vtkIdType(nu) * iv;
-            pts->SetPoint(id, p);
-            scalars->SetValue(id, slice.values[std::size_t(su + slice.nu * sv)]);
-        }
-    vtkNew<vtkCellArray> quads;
-    for (int iv = 0; iv + 1 < nv; ++iv)
-        for (int iu = 0; iu + 1 < nu; ++iu) {
-            const vtkIdType a = iu + vtkIdType(nu) * iv;
-            const vtkIdType q[4] = {a, a + 1, a + 1 + nu, a + nu};
-            quads->InsertNextCell(4, q);
-        }
-    plane_->Initialize();
-    plane_->SetPoints(pts);
-    plane_->SetPolys(quads);
-    plane_->GetPointData()->SetScalars(scalars);
-    plane_->Modified();
-
+    if (!sameFrame) {
+        zoom_ = 1;
+        pan_ = {};
+    }
+    title_ = title;
+    quantity_ = quantity;
+    message_.clear();
     // A locked scale keeps the range of the frame it was locked on, so frames can be compared.
     if (!locked_ || !(range_ > 0))
         range_ = colourRange(slice.values);
-    colors_->RemoveAllPoints();
-    if (magnitude_) {
-        colors_->AddRGBPoint(0.0, 1.0, 1.0, 1.0);
-        colors_->AddRGBPoint(0.5 * range_, 0.957, 0.647, 0.510);
-        colors_->AddRGBPoint(range_, 0.706, 0.016, 0.150);
-        actor_->GetMapper()->SetScalarRange(0.0, range_);
-    } else {
-        colors_->AddRGBPoint(-range_, 0.230, 0.299, 0.754);
-        colors_->AddRGBPoint(0.0, 0.865, 0.865, 0.865);
-        colors_->AddRGBPoint(range_, 0.706, 0.016, 0.150);
-        actor_->GetMapper()->SetScalarRange(-range_, range_);
-    }
-    setOutline({}, {});
-    actor_->VisibilityOn();
-    bar_->SetTitle(quantity.toUtf8().constData());
-    bar_->VisibilityOn();
-    title_->SetInput(title.toUtf8().constData());
-    for (int i = 0; i < 2; ++i) {
-        axes_[i]->SetTitle("");
-        axes_[i]->VisibilityOn();
-    }
+    outline_.clear();
+    rebuildImage();
+    update();
+}
 
-    fitCamera();
-    requestRender();
+void FieldView::rebuildImage() {
+    const int nu = slice_.nu, nv = slice_.nv;
+    image_ = QImage(nu, nv, QImage::Format_RGB32);
+    for (int iv = 0; iv < nv; ++iv) {
+        auto* row = reinterpret_cast<QRgb*>(image_.scanLine(nv - 1 - iv));
+        for (int iu = 0; iu < nu; ++iu)
+            row[iu] = colourOf(slice_.values[std::size_t(iu + nu * iv)]);
+    }
 }
 
 void FieldView::setOutline(const std::vector<float>& eps, const std::vector<double>& levels) {
-    outline_->Initialize();
-    outlineActor_->VisibilityOff();
-    if (eps.empty() || levels.empty() || slice_.empty() || plane_->GetNumberOfPoints() == 0 ||
-        eps.size() != slice_.values.size()) {
-        requestRender();
-        return;
-    }
-    // The slice's points with eps as scalars (same widening of a single row as the coloured plane).
-    const int nu = std::max(2, slice_.nu), nv = std::max(2, slice_.nv);
-    vtkNew<vtkPolyData> grid;
-    grid->SetPoints(plane_->GetPoints());
-    grid->SetPolys(plane_->GetPolys());
-    vtkNew<vtkFloatArray> e;
-    e->SetName("eps");
-    e->SetNumberOfTuples(vtkIdType(nu) * nv);
-    for (int iv = 0; iv < nv; ++iv)
-        for (int iu = 0; iu < nu; ++iu) {
-            const int su = std::min(iu, slice_.nu - 1), sv = std::min(iv, slice_.nv - 1);
-            e->SetValue(iu + vtkIdType(nu) * iv, eps[std::size_t(su + slice_.nu * sv)]);
-        }
-    grid->GetPointData()->SetScalars(e);
-    vtkNew<vtkContourFilter> contour;
-    contour->SetInputData(grid);
-    contour->SetNumberOfContours(int(levels.size()));
-    for (std::size_t i = 0; i < levels.size(); ++i)
-        contour->SetValue(int(i), levels[i]);
-    contour->Update();
-    outline_->DeepCopy(contour->GetOutput());
-    // Lift the lines a little towards the camera so they never hide behind the coloured plane.
-    const double lift = 1e-3 * std::max(slice_.du * slice_.nu, slice_.dv * slice_.nv);
-    outlineActor_->SetPosition(0, 0, 0);
-    double pos[3] = {0, 0, 0};
-    pos[slice_.normal] = (slice_.normal == 1 ? -1.0 : 1.0) * lift;
-    outlineActor_->SetPosition(pos);
-    outlineActor_->SetVisibility(outline_->GetNumberOfCells() > 0);
-    requestRender();
+    outline_.clear();
+    if (!slice_.empty() && eps.size() == slice_.values.size())
+        for (double level : levels)
+            contour(eps, level);
+    update();
 }
 
-int FieldView::outlineSegments() const {
-    return int(outline_->GetNumberOfCells());
+void FieldView::setOutlineFields(const std::vector<std::vector<float>>& fields, double level) {
+    outline_.clear();
+    for (const auto& f : fields)
+        if (!slice_.empty() && f.size() == slice_.values.size())
+            contour(f, level);
+    // Two materials meeting give one boundary twice (the 0.5 contours of f and 1 - f): keep it once.
+    const double q =
+        1e-4 * std::max(1e-12, std::min(slice_.du > 0 ? slice_.du : 1.0, slice_.dv > 0 ? slice_.dv : 1.0));
+    auto key = [q](const QPointF& p) { return std::pair{std::llround(p.x() / q), std::llround(p.y() / q)}; };
+    std::set<std::pair<std::pair<long long, long long>, std::pair<long long, long long>>> seen;
+    std::vector<QLineF> unique;
+    for (const QLineF& l : outline_) {
+        auto a = key(l.p1()), b = key(l.p2());
+        if (b < a)
+            std::swap(a, b);
+        if (seen.insert({a, b}).second)
+            unique.push_back(l);
+    }
+    outline_ = std::move(unique);
+    update();
+}
+
+void FieldView::contour(const std::vector<float>& values, double level) {
+    // Marching squares over the samples (a single row or column is widened to half a sample each side,
+    // both sides equal); saddles are split by the cell's mean.
+    const int nu = std::max(2, slice_.nu), nv = std::max(2, slice_.nv);
+    const auto [u0, u1] = extent(0);
+    const auto [v0, v1] = extent(1);
+    const double du = (u1 - u0) / (nu - 1), dv = (v1 - v0) / (nv - 1);
+    auto at = [&](int iu, int iv) {
+        return double(
+            values[std::size_t(std::min(iu, slice_.nu - 1) + slice_.nu * std::min(iv, slice_.nv - 1))]);
+    };
+    for (int iv = 0; iv + 1 < nv; ++iv)
+        for (int iu = 0; iu + 1 < nu; ++iu) {
+            // Corners counter-clockwise from (iu, iv).
+            const double c[4] = {at(iu, iv), at(iu + 1, iv), at(iu + 1, iv + 1), at(iu, iv + 1)};
+            if (!std::isfinite(c[0] + c[1] + c[2] + c[3]))
+                continue;
+            const QPointF p[4] = {{u0 + iu * du, v0 + iv * dv},
+                                  {u0 + (iu + 1) * du, v0 + iv * dv},
+                                  {u0 + (iu + 1) * du, v0 + (iv + 1) * dv},
+                                  {u0 + iu * du, v0 + (iv + 1) * dv}};
+            int code = 0;
+            for (int k = 0; k < 4; ++k)
+                code |= (c[k] > level ? 1 : 0) << k;
+            if (code == 0 || code == 15)
+                continue;
+            // The crossing on edge k (corner k to corner k + 1).
+            auto cross = [&](int k) {
+                const int j = (k + 1) % 4;
+                const double t = (level - c[k]) / (c[j] - c[k]);
+                return p[k] + t * (p[j] - p[k]);
+            };
+            int edges[4], count = 0;
+            for (int k = 0; k < 4; ++k)
+                if (((code >> k) & 1) != ((code >> ((k + 1) % 4)) & 1))
+                    edges[count++] = k;
+            if (count == 2) {
+                outline_.emplace_back(cross(edges[0]), cross(edges[1]));
+            } else if (count == 4) {
+                // A saddle: the mean decides which corners connect.
+                const bool centreAbove = 0.25 * (c[0] + c[1] + c[2] + c[3]) > level;
+                const bool firstAbove = (code & 1) != 0;
+                if (centreAbove == firstAbove) {
+                    outline_.emplace_back(cross(0), cross(1));
+                    outline_.emplace_back(cross(2), cross(3));
+                } else {
+                    outline_.emplace_back(cross(3), cross(0));
+                    outline_.emplace_back(cross(1), cross(2));
+                }
+            }
+        }
 }
 
 std::array<double, 6> FieldView::outlineBounds() const {
     std::array<double, 6> b{0, 0, 0, 0, 0, 0};
-    if (outline_->GetNumberOfCells() > 0) {
-        outline_->GetBounds(b.data());
-        double p[3];
-        outlineActor_->GetPosition(p);
-        for (int a = 0; a < 3; ++a) {
-            b[std::size_t(2 * a)] += p[a];
-            b[std::size_t(2 * a + 1)] += p[a];
+    if (outline_.empty())
+        return b;
+    double ulo = 1e300, uhi = -1e300, vlo = 1e300, vhi = -1e300;
+    for (const QLineF& l : outline_)
+        for (const QPointF& q : {l.p1(), l.p2()}) {
+            ulo = std::min(ulo, q.x());
+            uhi = std::max(uhi, q.x());
+            vlo = std::min(vlo, q.y());
+            vhi = std::max(vhi, q.y());
         }
-    }
+    const auto u = std::size_t(slice_.u), v = std::size_t(slice_.v), n = std::size_t(slice_.normal);
+    b[2 * u] = ulo;
+    b[2 * u + 1] = uhi;
+    b[2 * v] = vlo;
+    b[2 * v + 1] = vhi;
+    b[2 * n] = b[2 * n + 1] = slice_.origin[n];
     return b;
 }
 
@@ -299,146 +360,267 @@ QString FieldView::axisTitle(int which) const {
     return tr("%1 (\u00b5m)").arg(QChar('x' + axis));
 }
 
-QStringList FieldView::tickLabels(int which) const {
-    // fitCamera() adds the horizontal axis's labels first, then the vertical one's, then both titles.
-    QStringList out;
-    const int n0 = axes_[0]->GetNumberOfLabels(), n1 = axes_[1]->GetNumberOfLabels();
-    for (int k = 0; k < std::min(int(tickLabels_.size()), n0 + n1); ++k)
-        if ((k < n0) == (which == 0))
-            out << QString::fromUtf8(tickLabels_[std::size_t(k)]->GetInput());
-    return out;
+std::pair<double, double> FieldView::extent(int which) const {
+    const int axis = which == 0 ? slice_.u : slice_.v;
+    const int n = which == 0 ? slice_.nu : slice_.nv;
+    const double d0 = which == 0 ? slice_.du : slice_.dv;
+    const double d = d0 > 0 ? d0 : 1.0;
+    const double lo = slice_.origin[std::size_t(axis)];
+    if (n > 1)
+        return {lo, lo + (n - 1) * d};
+    return {lo - 0.5 * d, lo + 0.5 * d};
 }
 
 std::pair<double, double> FieldView::axisRange(int which) const {
-    if (slice_.empty() || plane_->GetNumberOfPoints() == 0)
+    if (slice_.empty())
         return {0, 0};
-    double b[6];
-    plane_->GetBounds(b);
-    const int axis = which == 0 ? slice_.u : slice_.v;
-    return {b[2 * axis], b[2 * axis + 1]};
+    return extent(which);
 }
 
-void FieldView::fitCamera() {
+QRectF FieldView::plotArea() const {
+    return QRectF(kLeft, kTop, std::max(10.0, width() - kLeft - kRight),
+                  std::max(10.0, height() - kTop - kBottom));
+}
+
+double FieldView::pixelsPerUm() const {
+    const auto [u0, u1] = extent(0);
+    const auto [v0, v1] = extent(1);
+    const QRectF a = plotArea();
+    const double w = std::max(1e-9, u1 - u0), h = std::max(1e-9, v1 - v0);
+    return zoom_ * std::min(a.width() / w, a.height() / h) / 1.04;
+}
+
+QPointF FieldView::toWidget(double u, double v) const {
+    const auto [u0, u1] = extent(0);
+    const auto [v0, v1] = extent(1);
+    const QPointF c = QPointF(0.5 * (u0 + u1), 0.5 * (v0 + v1)) + pan_;
+    const QPointF pc = plotArea().center();
+    const double s = pixelsPerUm();
+    return {pc.x() + (u - c.x()) * s, pc.y() - (v - c.y()) * s};
+}
+
+QPointF FieldView::toWorld(const QPointF& p) const {
+    const auto [u0, u1] = extent(0);
+    const auto [v0, v1] = extent(1);
+    const QPointF c = QPointF(0.5 * (u0 + u1), 0.5 * (v0 + v1)) + pan_;
+    const QPointF pc = plotArea().center();
+    const double s = pixelsPerUm();
+    return {c.x() + (p.x() - pc.x()) / s, c.y() - (p.y() - pc.y()) / s};
+}
+
+std::pair<double, double> FieldView::visibleRange(int which) const {
+    if (slice_.empty())
+        return {0, 0};
+    const QRectF a = plotArea();
+    const QPointF lo = toWorld(a.bottomLeft()), hi = toWorld(a.topRight());
+    return which == 0 ? std::pair{lo.x(), hi.x()} : std::pair{lo.y(), hi.y()};
+}
+
+QStringList FieldView::tickLabels(int which) const {
+    QStringList out;
+    if (slice_.empty())
+        return out;
+    const auto [e0, e1] = extent(which);
+    const auto [s0, s1] = visibleRange(which);
+    for (double t : tickValues(std::max(e0, s0), std::min(e1, s1)))
+        out << QString::number(t, 'g', 4);
+    return out;
+}
+
+void FieldView::zoomBy(double factor, const QPointF& at) {
+    if (slice_.empty() || !(factor > 0))
+        return;
+    const QPointF fixed = toWorld(at);
+    zoom_ = std::clamp(zoom_ * factor, 0.25, 500.0);
+    // Keep the world point under `at` where it is.
+    pan_ += fixed - toWorld(at);
+    update();
+}
+
+void FieldView::panBy(const QPointF& pixels) {
     if (slice_.empty())
         return;
-    if (width() <= 0 || height() <= 0)
-        return;
-    // Look along the normal with u to the right and v up, the plane filling the left part of the view
-    // and the colour bar the right part.
-    double b[6];
-    plane_->GetBounds(b);
-    const int u = slice_.u, v = slice_.v, n = slice_.normal;
-    const double w = std::max(1e-9, b[2 * u + 1] - b[2 * u]), h = std::max(1e-9, b[2 * v + 1] - b[2 * v]);
-    const double aspect = height() > 0 ? double(width()) / double(height()) : 1.0;
-    // The colour bar (with its labels) takes a fixed ~90 px on the right; the plane gets the rest.
-    const double barFraction = std::clamp(90.0 / std::max(1, width()), 0.08, 0.35);
-    bar_->SetPosition(1.0 - barFraction, 0.1);
-    bar_->SetWidth(barFraction - 0.01);
-    const double kPlaneFraction = 1.0 - barFraction - 0.03;
-    // Room for the axes' labels and titles: ~80 px on the left, ~60 px below.
-    const double marginX = std::clamp(80.0 / std::max(1, width()), 0.05, 0.25);
-    const double marginY = std::clamp(60.0 / std::max(1, height()), 0.05, 0.25);
-    const double kUsable = kPlaneFraction - marginX;
-    const double scale = 1.04 * std::max(0.5 * h / (1.0 - marginY), 0.5 * w / (aspect * kUsable));
-    const double viewWidth = 2.0 * scale * aspect;
-    double focal[3] = {0.5 * (b[0] + b[1]), 0.5 * (b[2] + b[3]), 0.5 * (b[4] + b[5])};
-    focal[u] += (0.5 - 0.5 * kUsable - marginX) * viewWidth;
-    focal[v] -= 0.5 * marginY * 2.0 * scale;
-    // The horizontal axis runs along the lower edge (labels below it), the vertical one down the left
-    // edge from top to bottom (labels to its left, so its range runs from the top value down). Each
-    // spans its round ticks inside the slice (steps of 1, 2 or 5 times a power of ten), one label each.
-    for (auto& label : tickLabels_)
-        renderer()->RemoveViewProp(label);
-    tickLabels_.clear();
-    for (int which = 0; which < 2; ++which) {
-        const int a = which == 0 ? u : v;
-        const auto [first, last, count] = niceTicks(b[2 * a], b[2 * a + 1]);
-        double p1[3], p2[3];
-        for (int i = 0; i < 3; ++i)
-            p1[i] = p2[i] = b[2 * i];
-        p1[a] = which == 0 ? first : last;
-        p2[a] = which == 0 ? last : first;
-        axes_[which]->GetPositionCoordinate()->SetValue(p1);
-        axes_[which]->GetPosition2Coordinate()->SetValue(p2);
-        axes_[which]->SetRange(p1[a], p2[a]);
-        axes_[which]->SetNumberOfLabels(count);
-        // Labels 8 px outside the edge: below the horizontal axis, left of the vertical one.
-        const double px = 2.0 * scale / std::max(1, height());
-        const double step = count > 1 ? (last - first) / (count - 1) : 0.0;
-        for (int k = 0; k < count; ++k) {
-            double value = first + k * step;
-            if (std::abs(value) < 1e-9 * std::max(std::abs(step), 1e-30))
-                value = 0;
-            auto label = vtkSmartPointer<vtkTextActor>::New();
-            label->SetInput(QString::number(value, 'g', 4).toUtf8().constData());
-            label->GetPositionCoordinate()->SetCoordinateSystemToWorld();
-            double at[3];
-            for (int i = 0; i < 3; ++i)
-                at[i] = b[2 * i];
-            at[a] = value;
-            const int other = which == 0 ? v : u;
-            at[other] -= 8 * px;
-            label->GetPositionCoordinate()->SetValue(at);
-            vtkTextProperty* t = label->GetTextProperty();
-            t->SetFontSize(11);
-            t->SetColor(0.1, 0.1, 0.1);
-            t->ShadowOff();
-            if (which == 0) {
-                t->SetJustificationToCentered();
-                t->SetVerticalJustificationToTop();
-            } else {
-                t->SetJustificationToRight();
-                t->SetVerticalJustificationToCentered();
-            }
-            renderer()->AddViewProp(label);
-            tickLabels_.push_back(label);
-        }
-    }
-    // Axis titles: below the horizontal labels, left of the vertical ones (turned to read upwards).
-    for (int which = 0; which < 2; ++which) {
-        const double px = 2.0 * scale / std::max(1, height());
-        auto title = vtkSmartPointer<vtkTextActor>::New();
-        title->SetInput(axisTitle(which).toUtf8().constData());
-        title->GetPositionCoordinate()->SetCoordinateSystemToWorld();
-        double at[3];
-        for (int i = 0; i < 3; ++i)
-            at[i] = b[2 * i];
-        const int a = which == 0 ? u : v, other = which == 0 ? v : u;
-        at[a] = 0.5 * (b[2 * a] + b[2 * a + 1]);
-        at[other] -= (which == 0 ? 26 : 42) * px;
-        title->GetPositionCoordinate()->SetValue(at);
-        vtkTextProperty* t = title->GetTextProperty();
-        t->SetFontSize(13);
-        t->SetColor(0.1, 0.1, 0.1);
-        t->ShadowOff();
-        t->SetJustificationToCentered();
-        // Turned a quarter to read upwards, the vertical title's "bottom" faces the labels.
-        if (which == 1) {
-            t->SetOrientation(90);
-            t->SetVerticalJustificationToBottom();
-        } else {
-            t->SetVerticalJustificationToTop();
-        }
-        renderer()->AddViewProp(title);
-        tickLabels_.push_back(title); // removed with the labels (tickLabels() skips it)
-    }
-    double pos[3] = {focal[0], focal[1], focal[2]}, up[3] = {0, 0, 0};
-    // A y-normal plane is seen from -y so that x runs to the right with z up.
-    pos[n] += (n == 1 ? -1.0 : 1.0) * 10.0 * std::max(w, h);
-    up[v] = 1;
-    vtkCamera* cam = renderer()->GetActiveCamera();
-    cam->ParallelProjectionOn();
-    cam->SetFocalPoint(focal);
-    cam->SetPosition(pos);
-    cam->SetViewUp(up);
-    cam->SetParallelScale(scale);
-    renderer()->ResetCameraClippingRange();
-    requestRender();
+    const double s = pixelsPerUm();
+    pan_ -= QPointF(pixels.x() / s, -pixels.y() / s);
+    update();
 }
 
-void FieldView::resizeGL(int w, int h) {
-    VtkWidget::resizeGL(w, h);
-    fitCamera();
+void FieldView::resetView() {
+    zoom_ = 1;
+    pan_ = {};
+    update();
+}
+
+QImage FieldView::grabFramebuffer() {
+    return grab().toImage();
+}
+
+void FieldView::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.fillRect(rect(), Qt::white);
+    const QColor ink(26, 26, 26);
+    p.setPen(ink);
+    QFont f = font();
+    if (slice_.empty()) {
+        p.drawText(rect().adjusted(10, 10, -10, -10), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
+                   message_);
+        return;
+    }
+    const QRectF area = plotArea();
+    // Title, elided to the width.
+    QFont bold = f;
+    bold.setBold(true);
+    p.setFont(bold);
+    p.drawText(QRectF(10, 4, width() - 20, kTop - 6), Qt::AlignLeft | Qt::AlignVCenter,
+               QFontMetricsF(bold).elidedText(title_, Qt::ElideRight, width() - 20));
+    p.setFont(f);
+
+    // The slice: one image pixel per sample, its centre on the sample (a single sample fills its cell).
+    const auto [u0, u1] = extent(0);
+    const auto [v0, v1] = extent(1);
+    const QRectF target(toWidget(u0, v1), toWidget(u1, v0));
+    const QRectF source(slice_.nu > 1 ? 0.5 : 0.0, slice_.nv > 1 ? 0.5 : 0.0,
+                        slice_.nu > 1 ? slice_.nu - 1 : 1, slice_.nv > 1 ? slice_.nv - 1 : 1);
+    p.save();
+    p.setClipRect(area);
+    p.setRenderHint(QPainter::SmoothPixmapTransform);
+    p.drawImage(target, image_, source);
+    if (!outline_.empty()) {
+        p.setRenderHint(QPainter::Antialiasing);
+        // One path: segments meeting at a point are stroked once there (no darker dots at the joints).
+        QPainterPath path;
+        for (const QLineF& l : outline_) {
+            path.moveTo(toWidget(l.x1(), l.y1()));
+            path.lineTo(toWidget(l.x2(), l.y2()));
+        }
+        p.strokePath(path, QPen(QColor(13, 13, 13), 2.0, Qt::SolidLine, Qt::FlatCap, Qt::MiterJoin));
+    }
+    p.restore();
+
+    // Axes along the slice's lower and left edges (kept inside the plot area when zoomed in).
+    const QRectF shown = target.intersected(area);
+    if (shown.isValid()) {
+        const QFontMetricsF fm(f);
+        p.setPen(QPen(ink, 1.0));
+        const double y = std::min(target.bottom(), area.bottom());
+        const double x = std::max(target.left(), area.left());
+        p.drawLine(QPointF(shown.left(), y), QPointF(shown.right(), y));
+        p.drawLine(QPointF(x, shown.top()), QPointF(x, shown.bottom()));
+        for (int which = 0; which < 2; ++which) {
+            const auto [e0, e1] = extent(which);
+            const auto [s0, s1] = visibleRange(which);
+            for (double t : tickValues(std::max(e0, s0), std::min(e1, s1))) {
+                const QString text = QString::number(t, 'g', 4);
+                if (which == 0) {
+                    const double tx = toWidget(t, 0).x();
+                    p.drawLine(QPointF(tx, y), QPointF(tx, y + 4));
+                    p.drawText(QRectF(tx - 40, y + 6, 80, fm.height()), Qt::AlignHCenter | Qt::AlignTop,
+                               text);
+                } else {
+                    const double ty = toWidget(0, t).y();
+                    p.drawLine(QPointF(x - 4, ty), QPointF(x, ty));
+                    p.drawText(QRectF(x - 76, ty - fm.height() / 2, 70, fm.height()),
+                               Qt::AlignRight | Qt::AlignVCenter, text);
+                }
+            }
+        }
+        p.drawText(QRectF(shown.left(), y + 8 + fm.height(), shown.width(), fm.height() + 2),
+                   Qt::AlignHCenter | Qt::AlignTop, axisTitle(0));
+        p.save();
+        p.translate(x - 44 - fm.height(), shown.center().y());
+        p.rotate(-90);
+        p.drawText(QRectF(-shown.height() / 2, 0, shown.height(), fm.height() + 2),
+                   Qt::AlignHCenter | Qt::AlignTop, axisTitle(1));
+        p.restore();
+    }
+
+    // The colour bar on the right: the map from bottom (low) to top (high), five labels, the quantity above.
+    const QRectF bar(width() - kRight + 8, area.top() + 0.08 * area.height(), 18, 0.84 * area.height());
+    const double lo = magnitude_ ? 0.0 : -range_;
+    for (int i = 0; i < int(bar.height()); ++i) {
+        const double t = 1.0 - (i + 0.5) / bar.height();
+        p.fillRect(QRectF(bar.left(), bar.top() + i, bar.width(), 1.0),
+                   QColor(colourOf(lo + t * (range_ - lo))));
+    }
+    p.setPen(ink);
+    p.drawRect(bar);
+    const QFontMetricsF fm(f);
+    for (int k = 0; k < 5; ++k) {
+        const double value = lo + (range_ - lo) * k / 4.0;
+        const double ty = bar.bottom() - bar.height() * k / 4.0;
+        p.drawLine(QPointF(bar.right(), ty), QPointF(bar.right() + 3, ty));
+        p.drawText(QRectF(bar.right() + 5, ty - fm.height() / 2, kRight - 30, fm.height()),
+                   Qt::AlignLeft | Qt::AlignVCenter, QString::asprintf("%#.3g", value));
+    }
+    p.drawText(QRectF(width() - kRight, bar.top() - fm.height() - 4, kRight - 4, fm.height()),
+               Qt::AlignLeft | Qt::AlignBottom, fm.elidedText(quantity_, Qt::ElideRight, kRight - 4));
+}
+
+void FieldView::mousePressEvent(QMouseEvent* e) {
+    dragFrom_ = e->position().toPoint();
+    if (e->button() == Qt::MiddleButton ||
+        (e->button() == Qt::LeftButton && (e->modifiers() & Qt::ShiftModifier)))
+        drag_ = Drag::Pan;
+    else if (e->button() == Qt::RightButton)
+        drag_ = Drag::Zoom;
+    else
+        drag_ = Drag::None;
+}
+
+void FieldView::mouseMoveEvent(QMouseEvent* e) {
+    const QPoint at = e->position().toPoint();
+    const QPoint d = at - dragFrom_;
+    if (drag_ == Drag::Pan)
+        panBy(d);
+    else if (drag_ == Drag::Zoom)
+        zoomBy(std::pow(1.01, -d.y()), plotArea().center());
+    dragFrom_ = at;
+}
+
+void FieldView::mouseReleaseEvent(QMouseEvent*) {
+    drag_ = Drag::None;
+}
+
+void FieldView::mouseDoubleClickEvent(QMouseEvent*) {
+    resetView();
+}
+
+void FieldView::wheelEvent(QWheelEvent* e) {
+    if (slice_.empty()) {
+        e->ignore();
+        return;
+    }
+    zoomBy(std::pow(1.2, e->angleDelta().y() / 120.0), e->position());
+    e->accept();
+}
+
+void FieldView::keyPressEvent(QKeyEvent* e) {
+    switch (e->key()) {
+    case Qt::Key_R:
+        resetView();
+        break;
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        zoomBy(1.25, plotArea().center());
+        break;
+    case Qt::Key_Minus:
+        zoomBy(0.8, plotArea().center());
+        break;
+    case Qt::Key_Left:
+        panBy({-20, 0});
+        break;
+    case Qt::Key_Right:
+        panBy({20, 0});
+        break;
+    case Qt::Key_Up:
+        panBy({0, -20});
+        break;
+    case Qt::Key_Down:
+        panBy({0, 20});
+        break;
+    default:
+        QWidget::keyPressEvent(e);
+    }
 }
 
 } // namespace yee::ui

@@ -190,7 +190,9 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     el->addWidget(note_);
     bars_ = new MemoryBars(MemoryBars::Mode::PeakOnly, est);
     el->addWidget(bars_, 1);
-    layout->addWidget(est, 1);
+    // Right under the method (before the recorder chain and the storage tier): what a choice costs is
+    // in sight as it is made, also in a 1024 x 700 window where the rest of the panel scrolls.
+    layout->insertWidget(layout->indexOf(methodBox) + 1, est, 1);
 
     // Edits become undo commands; the panel then re-syncs from the scene.
     connect(method_, &QComboBox::activated, this, [this] { setMethod(method_->currentData().toString()); });

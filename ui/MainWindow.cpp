@@ -20,6 +20,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
@@ -245,13 +246,17 @@ void MainWindow::createDocks() {
         addDock(objective_, QStringLiteral("objectiveDock"), tr("Objective"), Qt::RightDockWidgetArea, true);
     auto* optDock =
         addDock(optimize_, QStringLiteral("optimizeDock"), tr("Optimise"), Qt::RightDockWidgetArea, true);
-    tabifyDockWidget(devDock, gradDock);
+    // The right-hand tabs in the order of a day's work: devices, the run, its gradient, then the
+    // authoring docks (objective, optimiser, materials, modes).
+    tabifyDockWidget(devDock, runDock);
+    tabifyDockWidget(runDock, gradDock);
     tabifyDockWidget(gradDock, objDock);
+    tabifyDockWidget(objDock, optDock);
     materials_ = new MaterialEditor(doc_, this);
     materials_->setObjectName(QStringLiteral("materialEditor"));
-    auto* matDock = addDock(materials_, QStringLiteral("materialDock"), tr("Material editor"),
-                            Qt::RightDockWidgetArea, true);
-    tabifyDockWidget(objDock, matDock);
+    auto* matDock =
+        addDock(materials_, QStringLiteral("materialDock"), tr("Materials"), Qt::RightDockWidgetArea, true);
+    tabifyDockWidget(optDock, matDock);
     modes_ = new ModePanel(doc_, this);
     auto* modeDock = addDock(modes_, QStringLiteral("modeDock"), tr("Modes"), Qt::RightDockWidgetArea);
     tabifyDockWidget(matDock, modeDock);
@@ -261,8 +266,6 @@ void MainWindow::createDocks() {
             modeDock->raise();
     });
     connect(modes_, &ModePanel::solveFailed, log_, &LogPanel::warning);
-    tabifyDockWidget(modeDock, optDock);
-    tabifyDockWidget(optDock, runDock);
     devDock->raise();
     optimize_->setRunOptionsProvider(
         [this](const scene::Scene& s) { return devices_->settings().optionsFor(s); });
@@ -901,10 +904,21 @@ void MainWindow::applyDefaultSizes() {
     auto dock = [this](const char* name) { return findChild<QDockWidget*>(QLatin1String(name)); };
     // A narrow window (1024 px) gives the scene tree less, so the right-hand panels keep their width.
     const int left = std::clamp(width() / 4, 220, 300);
-    const int right = std::clamp(width() / 3, 345, 380);
+    const int right = std::clamp(width() / 3, 345, 440);
     resizeDocks({dock("sceneTreeDock"), dock("devicesDock")}, {left, right}, Qt::Horizontal);
     resizeDocks({dock("sceneTreeDock"), dock("propertiesDock")}, {300, 320}, Qt::Vertical);
     resizeDocks({dock("logDock")}, {110}, Qt::Vertical);
+}
+
+void MainWindow::childEvent(QChildEvent* e) {
+    QMainWindow::childEvent(e);
+    // The docks' tab bars (QMainWindow makes them as docks are tabbed) show whole titles and scroll:
+    // seven titles elided to fit 380 px read "De…", "G…", "O…".
+    if (e->polished())
+        if (auto* bar = qobject_cast<QTabBar*>(e->child())) {
+            bar->setElideMode(Qt::ElideNone);
+            bar->setUsesScrollButtons(true);
+        }
 }
 
 void MainWindow::showEvent(QShowEvent* e) {

@@ -129,6 +129,7 @@ signals:
 protected:
     void closeEvent(QCloseEvent* e) override;
     void showEvent(QShowEvent* e) override;
+    void childEvent(QChildEvent* e) override;
 
 private:
     void createDocks();

@@ -173,7 +173,8 @@ void ResultsView::setResults(const ResultsData& data) {
     data_ = data;
     raster_.reset();
     rasterTried_ = false;
-    outlineEps_.clear();
+    outlineFields_.clear();
+    outlineKnown_ = false;
     QString where = data_.path.isEmpty() ? tr("in memory") : QFileInfo(data_.path).fileName();
     header_->setText(tr("<b>%1</b> \u2014 %2, %3 of %4 steps")
                          .arg(where.toHtmlEscaped(), data_.status.toHtmlEscaped())
@@ -251,7 +252,7 @@ void ResultsView::updateSlice() {
     }
     const FieldSlice slice = sliceOf(*snap, normal, position_->value());
     const double pos = slice.origin[normal];
-    positionLabel_->setText(tr("%1 = %2 um (%3 of %4)")
+    positionLabel_->setText(tr("%1 = %2 \u00b5m (%3 of %4)")
                                 .arg(QChar('x' + normal))
                                 .arg(pos, 0, 'g', 4)
                                 .arg(position_->value() + 1)
@@ -269,7 +270,7 @@ void ResultsView::updateSlice() {
 
 void ResultsView::updateOutline() {
     if (!outline_->isChecked() || !data_.scene || field_->slice().empty()) {
-        field_->setOutline({}, {});
+        field_->setOutlineFields({});
         return;
     }
     if (!rasterTried_) {
@@ -285,11 +286,12 @@ void ResultsView::updateOutline() {
     const FieldSlice& f = field_->slice();
     const std::array<double, 7> key{double(f.normal),          f.origin[0], f.origin[1], f.origin[2],
                                     double(f.nu) + 1e6 * f.nv, f.du,        f.dv};
-    if (outlineEps_.size() != f.values.size() || key != outlineKey_) {
-        outlineEps_ = permittivityOn(*data_.scene, *raster_, f);
+    if (!outlineKnown_ || key != outlineKey_) {
+        outlineFields_ = outlineFields(*data_.scene, *raster_, f);
         outlineKey_ = key;
+        outlineKnown_ = true;
     }
-    field_->setOutline(outlineEps_, outlineLevels(*data_.scene));
+    field_->setOutlineFields(outlineFields_);
 }
 
 void ResultsView::updateGradient() {

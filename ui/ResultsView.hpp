@@ -98,8 +98,9 @@ private:
     /// The rasteriser of data_.scene (built on first use; null when there is no usable scene).
     std::shared_ptr<const scene::Rasterizer> raster_;
     bool rasterTried_ = false;
-    /// The permittivity of the last outlined slice and that slice's geometry (reused while scrubbing time).
-    std::vector<float> outlineEps_;
+    /// The outline fields of the last outlined slice and that slice's geometry (reused while scrubbing time).
+    std::vector<std::vector<float>> outlineFields_;
+    bool outlineKnown_ = false;
     std::array<double, 7> outlineKey_{};
 };
 

@@ -122,7 +122,6 @@ RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
     for (int k = 0; k < comm::kKindCount; ++k)
         table_->horizontalHeaderItem(k)->setToolTip(QString::fromLatin1(comm::kindName(comm::Kind(k))));
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     cl->addWidget(table_);
     split->addWidget(memBox);
     split->addWidget(commBox);
@@ -138,6 +137,10 @@ RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
     });
     connect(deviceBox_, &QComboBox::currentIndexChanged, this, &RunMonitor::fillTable);
     fillTable();
+    // Rows as high as their contents once: resizing them to their contents on every change of a count
+    // would measure the whole table at each report.
+    table_->resizeRowsToContents();
+    table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
 }
 
 QProgressBar* RunMonitor::phaseBar(const QString& name) const {
@@ -295,14 +298,17 @@ void RunMonitor::fillTable() {
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
                 table_->setItem(p, k, item);
             }
-            if (dev < 0 || dev >= int(comm_.size())) {
-                item->setText(QStringLiteral("\u2014"));
-                item->setToolTip({});
-                continue;
+            QString text = QStringLiteral("\u2014"), tip;
+            if (dev >= 0 && dev < int(comm_.size())) {
+                const auto& st = comm_[std::size_t(dev)];
+                text = QString::number(st.callsOf(comm::Phase(p), comm::Kind(k)));
+                tip = tr("%1 sent").arg(bytesText(st.bytesOf(comm::Phase(p), comm::Kind(k))));
             }
-            const auto& st = comm_[std::size_t(dev)];
-            item->setText(QString::number(st.callsOf(comm::Phase(p), comm::Kind(k))));
-            item->setToolTip(tr("%1 sent").arg(bytesText(st.bytesOf(comm::Phase(p), comm::Kind(k)))));
+            // Only what changed: each change is a model signal and a repaint of its cell.
+            if (item->text() != text)
+                item->setText(text);
+            if (item->toolTip() != tip)
+                item->setToolTip(tip);
         }
 }
 

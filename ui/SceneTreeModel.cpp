@@ -150,12 +150,12 @@ QString SceneTreeModel::summary(const ItemRef& ref) const {
     const scene::Scene& s = doc_->scene();
     switch (ref.kind) {
     case ItemKind::Grid:
-        return tr("dx %1 um, %2 fs").arg(num(s.cellUm), num(s.durationFs));
+        return tr("dx %1 \u00b5m, %2 fs").arg(num(s.cellUm), num(s.durationFs));
     case ItemKind::Domain: {
         QStringList cells;
         for (int a = 0; a < 3; ++a)
             cells << QString::number(std::lround(s.domainSize[a] / s.cellUm));
-        return tr("%1 x %2 x %3 um (%4 cells)")
+        return tr("%1 \u00d7 %2 \u00d7 %3 \u00b5m (%4 cells)")
             .arg(num(s.domainSize[0]), num(s.domainSize[1]), num(s.domainSize[2]),
                  cells.join(QString::fromUtf8(" \u00d7 ")));
     }
@@ -179,7 +179,7 @@ QString SceneTreeModel::summary(const ItemRef& ref) const {
     }
     case ItemKind::Source: {
         const auto& src = s.sources[ref.index];
-        return tr("%1 \u00b7 %2 um").arg(sourceTypeName(src.type), num(src.profile.wavelength));
+        return tr("%1 \u00b7 %2 \u00b5m").arg(sourceTypeName(src.type), num(src.profile.wavelength));
     }
     case ItemKind::Detector:
         return detectorTypeName(s.detectors[ref.index].type);

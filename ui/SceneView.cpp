@@ -1,5 +1,7 @@
 #include "ui/SceneView.hpp"
 
+#include <QFontMetrics>
+
 #include <QKeyEvent>
 #include <QMouseEvent>
 
@@ -30,9 +32,12 @@ SceneView::SceneView(SceneDocument* doc, QWidget* parent)
     setToolTip(tr("Click: select  \u2022  Shift+drag: move object  \u2022  Ctrl+drag: resize object\n"
                   "Arrows / Page Up / Page Down: nudge by one cell  \u2022  Left drag: rotate, wheel: zoom"));
     axes_->SetCamera(renderer()->GetActiveCamera());
-    axes_->SetXTitle(tr("x (um)").toUtf8().constData());
-    axes_->SetYTitle(tr("y (um)").toUtf8().constData());
-    axes_->SetZTitle(tr("z (um)").toUtf8().constData());
+    axes_->SetXTitle(tr("x (\u00b5m)").toUtf8().constData());
+    axes_->SetYTitle(tr("y (\u00b5m)").toUtf8().constData());
+    axes_->SetZTitle(tr("z (\u00b5m)").toUtf8().constData());
+    // Titles and labels as 2-D FreeType text: the default 3-D vector text is ASCII only and drops the
+    // "µ" of "µm" (drawing "x (m)").
+    axes_->SetUse2DMode(1);
     axes_->SetFlyModeToOuterEdges();
     axes_->SetScreenSize(7.0);
     axes_->XAxisMinorTickVisibilityOff();
@@ -111,17 +116,34 @@ void SceneView::buildLegend() {
         double rgb[3] = {e.color.redF(), e.color.greenF(), e.color.blueF()};
         legend_->SetEntry(i, square, e.text.toUtf8().constData(), rgb);
     }
-    const double h = std::min(0.06 * double(entries.size()), 0.6);
-    legend_->GetPositionCoordinate()->SetValue(0.01, 0.99 - h);
-    legend_->GetPosition2Coordinate()->SetValue(0.24, h);
+    placeLegend();
     r->AddViewProp(legend_);
 }
 
 QRect SceneView::legendRect() const {
+    // In pixels, not as a share of the view: VTK fits the text to the box, so a box that grew with the
+    // window drew ever larger letters (24 pt at 1600 x 1000). Rows of 20 px, as wide as the longest entry.
     const qreal dpr = devicePixelRatio();
-    const int w = int(width() * dpr), hgt = int(height() * dpr);
-    const double h = std::min(0.06 * double(actors_.legend.size()), 0.6);
-    return QRect(int(0.01 * w), int((0.01) * hgt), int(0.24 * w), int(h * hgt));
+    const int n = int(actors_.legend.size());
+    QFont f = font();
+    f.setPixelSize(14);
+    const QFontMetrics fm(f);
+    int text = 0;
+    for (const auto& e : actors_.legend)
+        text = std::max(text, fm.horizontalAdvance(e.text));
+    const int rowHeight = 20;
+    const int w = std::min(rowHeight + 14 + text, std::max(40, width() / 2));
+    const int h = std::min(rowHeight * n + 8, std::max(40, height() * 2 / 3));
+    return QRect(int(6 * dpr), int(6 * dpr), int(w * dpr), int(h * dpr));
+}
+
+void SceneView::placeLegend() {
+    const QRect box = legendRect();
+    const qreal dpr = devicePixelRatio();
+    const double w = std::max(1.0, width() * dpr), h = std::max(1.0, height() * dpr);
+    // VTK's normalised viewport runs upwards from the bottom-left corner.
+    legend_->GetPositionCoordinate()->SetValue(box.left() / w, 1.0 - (box.top() + box.height()) / h);
+    legend_->GetPosition2Coordinate()->SetValue(box.width() / w, box.height() / h);
 }
 
 void SceneView::setLegendVisible(bool visible) {
@@ -317,6 +339,7 @@ void SceneView::mouseReleaseEvent(QMouseEvent* e) {
 
 void SceneView::resizeGL(int w, int h) {
     VtkWidget::resizeGL(w, h);
+    placeLegend();
     if (autoFit_)
         resetCamera();
 }

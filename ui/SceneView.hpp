@@ -44,7 +44,8 @@ public:
     /// Orthographic (parallel) projection instead of perspective.
     void setOrthographic(bool on);
     bool isOrthographic() const;
-    /// The legend's top-left box in widget pixels (device pixels of grabFramebuffer()), for tests.
+    /// The legend's top-left box in device pixels (of grabFramebuffer()): fixed-height rows as wide as the
+    /// longest entry, the same size in every window size.
     QRect legendRect() const;
 
 signals:
@@ -57,6 +58,8 @@ protected:
     void mouseReleaseEvent(QMouseEvent* e) override;
     void keyPressEvent(QKeyEvent* e) override;
     void resizeGL(int w, int h) override;
+    /// Put the legend's box where legendRect() says (after a resize or a new legend).
+    void placeLegend();
     void wheelEvent(QWheelEvent* e) override;
 
 private:

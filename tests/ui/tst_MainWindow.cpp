@@ -11,6 +11,7 @@
 #include <QRegularExpression>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTreeView>
@@ -669,6 +670,13 @@ private slots:
         QVERIFY2(!w.devicesPanel()->bars()->visibleRegion().isEmpty(),
                  "the estimate is out of sight at 1024x700");
         w.grab().save(test::artifactDir() + "/layout_1024x700_devices.png");
+        // The value-and-grad estimate too, next to the method that sets it.
+        w.findChild<QDockWidget*>("gradientDock")->raise();
+        QTest::qWait(100);
+        auto* gradEstimate = w.gradientPanel()->findChild<QLabel*>("gradientTimeEstimate");
+        QVERIFY(gradEstimate);
+        QVERIFY2(!gradEstimate->visibleRegion().isEmpty(),
+                 "the gradient estimate is out of sight at 1024x700");
         // No dock's minimum width holds the window wider than asked, and every right-hand panel shows its
         // main control without a horizontal scroll bar.
         QCOMPARE(w.width(), 1024);
@@ -702,6 +710,17 @@ private slots:
                 if (area->parentWidget() == w.findChild<QDockWidget*>(dock))
                     QVERIFY2(!area->verticalScrollBar()->isVisible(), dock);
         }
+        // The docks' tabs show whole titles (scrolling when they do not all fit), never "De…", "G…".
+        int tabs = 0;
+        for (QTabBar* bar : w.findChildren<QTabBar*>()) {
+            if (bar->parentWidget() != &w || !bar->isVisible())
+                continue;
+            QCOMPARE(bar->elideMode(), Qt::ElideNone);
+            for (int i = 0; i < bar->count(); ++i, ++tabs)
+                QVERIFY2(bar->tabRect(i).width() >= bar->fontMetrics().horizontalAdvance(bar->tabText(i)),
+                         qPrintable(bar->tabText(i)));
+        }
+        QVERIFY(tabs >= 9); // seven on the right, the log and the run history
         w.grab().save(test::artifactDir() + "/layout_1600x1000.png");
     }
 

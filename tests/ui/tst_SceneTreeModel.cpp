@@ -1,5 +1,8 @@
 #include <QAbstractItemModelTester>
+#include <QRegularExpression>
 #include <QtTest>
+
+#include <functional>
 
 #include "UiTestScenes.hpp"
 #include "ui/SceneCommands.hpp"
@@ -34,6 +37,26 @@ private slots:
                                    "Objective", "Gradient", "Run"};
         for (int r = 0; r < model_->rowCount(); ++r)
             QCOMPARE(model_->index(r, 0).data().toString(), expected[r]);
+    }
+
+    /// Lengths read "µm" in every summary (never "um"); the domain's size is "a × b × c µm".
+    void summariesSayMicrometres() {
+        int lengths = 0;
+        std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
+            for (int r = 0; r < model_->rowCount(parent); ++r) {
+                const QString text = model_->index(r, 1, parent).data().toString();
+                QVERIFY2(!text.contains(QRegularExpression(QStringLiteral("\\bum\\b"))), qPrintable(text));
+                lengths += text.contains(QString::fromUtf8("\u00b5m"));
+                walk(model_->index(r, 0, parent));
+            }
+        };
+        walk({});
+        QVERIFY(lengths >= 3); // grid, domain, the source's wavelength
+        const QString domain =
+            model_->index(model_->indexOf({ItemKind::Domain, -1}).row(), 1).data().toString();
+        QVERIFY2(domain.contains(QString::fromUtf8("\u00d7")) &&
+                     domain.contains(QString::fromUtf8("\u00b5m (")),
+                 qPrintable(domain));
     }
 
     void groupCounts_data() {

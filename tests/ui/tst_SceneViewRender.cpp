@@ -165,6 +165,34 @@ private slots:
         QCOMPARE(view_->vtkIssueCount(), 0);
     }
 
+    /// The legend keeps its size in pixels whatever the window's (VTK fits the text to the box, so a box
+    /// that grew with the view drew ever larger letters): rows of 20 px, and in a large view it still holds
+    /// every entry's colour and covers less than a tenth of the view.
+    void legendKeepsItsSize() {
+        const QRect small = view_->legendRect();
+        const int n = int(view_->actors().legend.size());
+        QCOMPARE(small.height(), int((20 * n + 8) * view_->devicePixelRatio()));
+        view_->resize(1400, 900);
+        QTest::qWait(100);
+        const QRect large = view_->legendRect();
+        QCOMPARE(large.size(), small.size());
+        const QImage img = view_->grabFramebuffer();
+        img.save(test::artifactDir() + "/scene_view_legend_large.png");
+        QVERIFY(double(large.width()) * large.height() < 0.1 * img.width() * img.height());
+        const QImage corner = img.copy(large);
+        for (const auto& e : view_->actors().legend) {
+            int exact = 0;
+            for (int y = 0; y < corner.height(); ++y)
+                for (int x = 0; x < corner.width(); ++x) {
+                    const QColor c = corner.pixelColor(x, y);
+                    exact += std::abs(c.red() - e.color.red()) <= 6 &&
+                             std::abs(c.green() - e.color.green()) <= 6 &&
+                             std::abs(c.blue() - e.color.blue()) <= 6;
+                }
+            QVERIFY2(exact >= 12, qPrintable(QString("%1: %2 swatch pixels").arg(e.text).arg(exact)));
+        }
+    }
+
     /// Each class has a visibility toggle: hiding detectors or sources removes their colour from the view.
     void layerTogglesHideTheirClass() {
         view_->setLegendVisible(false);
