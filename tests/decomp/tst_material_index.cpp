@@ -67,6 +67,7 @@ template <class T> struct Outcome {
     std::int64_t entries = 0;
     std::int64_t materials = 0; ///< ledger bytes before requirePerCellCoefficients()
     std::int64_t expected = 0;  ///< index + tables when indexed
+    std::int64_t dryRun = 0;    ///< ledger bytes of the same tile on a dry-run device (the estimate)
 };
 
 template <class T> Outcome<T> stepTile(const scene::Scene& s, const Config& cfg, int steps) {
@@ -103,6 +104,12 @@ template <class T> Outcome<T> stepTile(const scene::Scene& s, const Config& cfg,
     out.indexBytes = tile.indexBytes();
     out.entries = tile.tableEntries();
     out.materials = dev.ledger().snapshot().current[int(device::Category::Materials)];
+    {
+        device::Device dry(device::DeviceKind::Cpu, 0, 2, std::int64_t(1) << 31, true);
+        dry.setStagedPaths(cfg.staged);
+        const solver::Tile<T> counted(plan, 0, dry);
+        out.dryRun = dry.ledger().snapshot().current[int(device::Category::Materials)];
+    }
     if (tile.indexed()) { // one index per interior cell, and the tables
         const int kinds = 1 + int(plan->lossy) + int(plan->magnetic);
         out.expected =
@@ -161,6 +168,8 @@ template <class T> void compareAll(bool staged, Width width) {
     QVERIFY2(sameBits(got.fields, want.fields), "indexed tile: fields differ from the per-cell tile");
     QVERIFY2(sameBits(got.cb, want.cb), "per-cell Cb made from the index differs from the per-cell fill");
     QCOMPARE(got.materials, got.expected);
+    QCOMPARE(got.dryRun, got.materials); // the estimate's decision and table are the run's
+    QCOMPARE(want.dryRun, want.materials);
     QVERIFY(got.materials < want.materials / 4);
     if (width == Width::Homogeneous)
         return; // no design region to refill; the table cannot overflow
@@ -176,6 +185,7 @@ template <class T> void compareAll(bool staged, Width width) {
     const Outcome<T> fb = stepTile<T>(s, over, steps);
     QVERIFY(!fb.indexed);
     QCOMPARE(fb.materials, want.materials);
+    QCOMPARE(fb.dryRun, fb.materials);
     QVERIFY2(sameBits(fb.fields, want.fields), "overflowing tile: fields differ");
 
     Config refill = idx; // another design first, then the scene's: no stale table entry survives

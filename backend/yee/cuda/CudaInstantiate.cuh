@@ -46,32 +46,6 @@
     YEE_CELLS(kernels::CpmlH<T, 0, true, kernels::TableCoef<T>>)                                             \
     YEE_CELLS(kernels::CpmlH<T, 1, true, kernels::TableCoef<T>>)                                             \
     YEE_CELLS(kernels::CpmlH<T, 2, true, kernels::TableCoef<T>>)                                             \
-    YEE_CELLS(kernels::UpdateH<T, false, kernels::TableCoef<T, kernels::SmallMaterialIndex>>)                \
-    YEE_CELLS(kernels::UpdateH<T, true, kernels::TableCoef<T, kernels::SmallMaterialIndex>>)                 \
-    YEE_CELLS(kernels::UpdateE<T, false, kernels::TableCoef<T, kernels::SmallMaterialIndex>>)                \
-    YEE_CELLS(kernels::UpdateE<T, true, kernels::TableCoef<T, kernels::SmallMaterialIndex>>)                 \
-    YEE_CELLS(kernels::CpmlE<T, 0, kernels::TableCoef<T, kernels::SmallMaterialIndex>>)                      \
-    YEE_CELLS(kernels::CpmlE<T, 1, kernels::TableCoef<T, kernels::SmallMaterialIndex>>)                      \
-    YEE_CELLS(kernels::CpmlE<T, 2, kernels::TableCoef<T, kernels::SmallMaterialIndex>>)                      \
-    YEE_CELLS(kernels::CpmlH<T, 0, false, kernels::TableCoef<T, kernels::SmallMaterialIndex>>)               \
-    YEE_CELLS(kernels::CpmlH<T, 1, false, kernels::TableCoef<T, kernels::SmallMaterialIndex>>)               \
-    YEE_CELLS(kernels::CpmlH<T, 2, false, kernels::TableCoef<T, kernels::SmallMaterialIndex>>)               \
-    YEE_CELLS(kernels::CpmlH<T, 0, true, kernels::TableCoef<T, kernels::SmallMaterialIndex>>)                \
-    YEE_CELLS(kernels::CpmlH<T, 1, true, kernels::TableCoef<T, kernels::SmallMaterialIndex>>)                \
-    YEE_CELLS(kernels::CpmlH<T, 2, true, kernels::TableCoef<T, kernels::SmallMaterialIndex>>)                \
-    YEE_CELLS(kernels::UpdateH<T, false, kernels::WallCoef<T>>)                                              \
-    YEE_CELLS(kernels::UpdateH<T, true, kernels::WallCoef<T>>)                                               \
-    YEE_CELLS(kernels::UpdateE<T, false, kernels::WallCoef<T>>)                                              \
-    YEE_CELLS(kernels::UpdateE<T, true, kernels::WallCoef<T>>)                                               \
-    YEE_CELLS(kernels::CpmlE<T, 0, kernels::WallCoef<T>>)                                                    \
-    YEE_CELLS(kernels::CpmlE<T, 1, kernels::WallCoef<T>>)                                                    \
-    YEE_CELLS(kernels::CpmlE<T, 2, kernels::WallCoef<T>>)                                                    \
-    YEE_CELLS(kernels::CpmlH<T, 0, false, kernels::WallCoef<T>>)                                             \
-    YEE_CELLS(kernels::CpmlH<T, 1, false, kernels::WallCoef<T>>)                                             \
-    YEE_CELLS(kernels::CpmlH<T, 2, false, kernels::WallCoef<T>>)                                             \
-    YEE_CELLS(kernels::CpmlH<T, 0, true, kernels::WallCoef<T>>)                                              \
-    YEE_CELLS(kernels::CpmlH<T, 1, true, kernels::WallCoef<T>>)                                              \
-    YEE_CELLS(kernels::CpmlH<T, 2, true, kernels::WallCoef<T>>)                                              \
     YEE_CELLS(kernels::CpmlAdjointW<T, 0>)                                                                   \
     YEE_CELLS(kernels::CpmlAdjointW<T, 1>)                                                                   \
     YEE_CELLS(kernels::CpmlAdjointW<T, 2>)                                                                   \

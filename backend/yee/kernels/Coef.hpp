@@ -26,27 +26,32 @@ inline constexpr std::int64_t kSmallTableMax = 256;
 /// Coefficient of the cells of one component from a table: tab[idx(i, j, k)]. `idx` points at the index
 /// of interior cell (0, 0, 0) of an index array of the tile's interior cells (no halo: the kernels read
 /// coefficients only where they update), x fastest with strides sy, sz; `tab` at the component's table. The
-/// accessors of every coefficient and component of a tile share one index, of type I (MaterialIndex or
-/// SmallMaterialIndex).
-template <class T, class I = MaterialIndex> struct TableCoef {
-    const I* YEE_RESTRICT idx = nullptr;
+/// accessors of every coefficient and component of a tile share one index.
+template <class T> struct TableCoef {
+    const MaterialIndex* YEE_RESTRICT idx = nullptr;
     const T* YEE_RESTRICT tab = nullptr;
     std::int64_t sy = 0, sz = 0;
     YEE_HD YEE_FORCEINLINE T operator()(int i, int j, int k) const { return tab[idx[i + j * sy + k * sz]]; }
 };
 
-/// WallCoef's wall position on an axis without a PEC wall in the tile (never equal to a cell index).
+/// ByteCoef's wall position on an axis without a PEC wall in the tile (never equal to a cell index).
 inline constexpr int kNoWall = -(1 << 30);
 
-/// Coefficient of the cells of one component of a homogeneous tile, one whose cells take one coefficient
-/// set except on the low PEC walls (global index 0 of a non-periodic axis, where the tangential Cb is 0):
-/// no per-cell index, the table entry is the cell's wall pattern, bit a set when the cell is on the wall of
-/// axis a. w0, w1, w2: tile-local index of each axis' wall, or kNoWall.
-template <class T> struct WallCoef {
-    const T* YEE_RESTRICT tab = nullptr; ///< 8 entries, by wall pattern
+/// Coefficient of the cells of one component from a table of at most kSmallTableMax entries, CPU devices
+/// only: tab[idx((i + j sy + k sz) & mask) | wall pattern]. An indexed tile has one byte per interior cell
+/// (mask all ones, no walls: w0 = w1 = w2 = kNoWall, as TableCoef). A homogeneous tile, one whose cells take
+/// one coefficient set except on the low PEC walls (global index 0 of a non-periodic axis, where the
+/// tangential Cb is 0), has no index: mask 0 and `idx` at a single zero byte, and the entry is the cell's
+/// wall pattern, bit a set when the cell is on the wall of axis a (w0, w1, w2: the walls' tile-local
+/// indices, or kNoWall). One accessor type for both keeps the CPU kernels' code (and the GPU bundle) small.
+template <class T> struct ByteCoef {
+    const SmallMaterialIndex* YEE_RESTRICT idx = nullptr;
+    const T* YEE_RESTRICT tab = nullptr;
+    std::int64_t sy = 0, sz = 0, mask = -1;
     int w0 = kNoWall, w1 = kNoWall, w2 = kNoWall;
     YEE_HD YEE_FORCEINLINE T operator()(int i, int j, int k) const {
-        return tab[int(i == w0) | (int(j == w1) << 1) | (int(k == w2) << 2)];
+        const int wall = int(i == w0) | (int(j == w1) << 1) | (int(k == w2) << 2);
+        return tab[idx[(i + j * sy + k * sz) & mask] | wall];
     }
 };
 

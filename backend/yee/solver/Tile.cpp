@@ -20,6 +20,16 @@
 #include "yee/scene/Rasterizer.hpp"
 #include "yee/solver/Wavefront.hpp"
 
+namespace yee::device {
+// The kernels reading a 1-byte index (kernels::ByteCoef) run on CPU devices only: Tile never gives a GPU
+// tile one (planMaterials()), and no CUDA launcher is instantiated for them.
+template <class T, bool M> struct CpuOnly<kernels::UpdateH<T, M, kernels::ByteCoef<T>>> : std::true_type {};
+template <class T, bool L> struct CpuOnly<kernels::UpdateE<T, L, kernels::ByteCoef<T>>> : std::true_type {};
+template <class T, int A> struct CpuOnly<kernels::CpmlE<T, A, kernels::ByteCoef<T>>> : std::true_type {};
+template <class T, int A, bool M>
+struct CpuOnly<kernels::CpmlH<T, A, M, kernels::ByteCoef<T>>> : std::true_type {};
+} // namespace yee::device
+
 namespace yee::solver {
 
 using device::Buffer;
@@ -405,8 +415,8 @@ template <class T> void Tile<T>::planMaterials() {
                 over = true;
         });
         fits = !over;
-        if (fits && homogeneous) {
-            // The entry is the wall pattern (kernels::WallCoef); patterns no cell has stay zero.
+        if (fits && homogeneous && !dev_.isCuda()) {
+            // The entry is the wall pattern (kernels::ByteCoef, CPU devices); patterns no cell has stay zero.
             wall_ = true;
             table_.assign(patternTuple.begin(), patternTuple.end());
             for (int a = 0; a < 3; ++a)
@@ -437,7 +447,8 @@ template <class T> void Tile<T>::planMaterials() {
     }
     const std::int64_t entries = std::int64_t(table_.size()) + designSlots;
     if (!wall_) { // one index per interior cell (the kernels read coefficients only where they update)
-        small_ = entries <= std::min(p.smallTableLimit, kernels::kSmallTableMax);
+        // One byte where the table fits, on CPU devices (the GPU kernels read 2-byte indices).
+        small_ = entries <= std::min(p.smallTableLimit, kernels::kSmallTableMax) && !dev_.isCuda();
         idxSy_ = n[0];
         idxSz_ = std::int64_t(n[0]) * n[1];
         const std::int64_t cells = box_.cells();

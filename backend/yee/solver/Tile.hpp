@@ -100,46 +100,49 @@ public:
     /// entry of small tables of (Cb, Ca, Db) of the three components: the tables hold the values per-cell
     /// arrays would (the cells' coefficients deduplicated by bit pattern; every cell of a design region
     /// has an entry of its own, rewritten by refillDesigns()). A homogeneous tile (no design cells, one
-    /// coefficient set but on the low PEC walls) keeps no index at all (indexBytes() 0): the entry is the
-    /// cell's wall pattern (kernels::WallCoef). False when the tile keeps per-cell arrays instead: the
-    /// distinct coefficient sets and design cells overflow the index (Plan::materialTableLimit), the scene
-    /// has dispersive materials (the pole kernels read Cb per cell), or the plan asks for them (gradient
-    /// runs: the adjoint and the time reversal read them). Decided at construction from the exact count of
-    /// distinct coefficient sets, made without rasterising the cells no object surface cuts
+    /// coefficient set but on the low PEC walls) on a CPU device keeps no index at all (indexBytes() 0):
+    /// the entry is the cell's wall pattern (kernels::ByteCoef). False when the tile keeps per-cell arrays
+    /// instead: the distinct coefficient sets and design cells overflow the index (Plan::materialTableLimit),
+    /// the scene has dispersive materials (the pole kernels read Cb per cell), or the plan asks for them
+    /// (gradient runs: the adjoint and the time reversal read them). Decided at construction from the exact
+    /// count of distinct coefficient sets, made without rasterising the cells no object surface cuts
     /// (scene::Rasterizer::uniformRuns()), so a dry run (the memory estimate) counts what a run allocates,
     /// cheaply. Either way the ledger category is `materials`.
     bool indexed() const { return indexed_; }
-    /// Bytes per cell of the material index: 1 where the table has at most Plan::smallTableLimit entries,
-    /// else 2; 0 on homogeneous tiles and when not indexed(). The index covers the interior cells only.
+    /// Bytes per cell of the material index: 1 where the table has at most Plan::smallTableLimit entries
+    /// and the device is a CPU one (GPU kernels read 2-byte indices only), else 2; 0 on homogeneous tiles
+    /// (CPU devices) and when not indexed(). The index covers the interior cells only.
     int indexBytes() const { return !indexed_ || wall_ ? 0 : small_ ? 1 : 2; }
     /// Entries of the tables (each component's Cb, Ca, Db table has as many; 0 when not indexed()).
     std::int64_t tableEntries() const { return indexed_ ? tabCb_[0].size() : 0; }
-    /// Calls f(const Coefs<C>&) with this tile's coefficients, C = kernels::TableCoef<T, I> on indexed()
-    /// tiles (I the index type, indexBytes()), kernels::WallCoef<T> on homogeneous ones, View<const T>
-    /// (the per-cell arrays) otherwise; returns what f returns.
+    /// Calls f(const Coefs<C>&) with this tile's coefficients, C = kernels::TableCoef<T> on indexed()
+    /// tiles with a 2-byte index, kernels::ByteCoef<T> on those with a 1-byte index and on homogeneous
+    /// ones, View<const T> (the per-cell arrays) otherwise; returns what f returns.
     template <class F> decltype(auto) withCoefs(F&& f) const {
-        if (indexed_) {
-            if (wall_) {
-                Coefs<kernels::WallCoef<T>> k;
-                for (std::size_t c = 0; c < 3; ++c) {
-                    k.cb[c] = {tabCb_[c].data(), wallAt_[0], wallAt_[1], wallAt_[2]};
-                    k.ca[c] = {tabCa_[c].data(), wallAt_[0], wallAt_[1], wallAt_[2]};
-                    k.db[c] = {tabDb_[c].data(), wallAt_[0], wallAt_[1], wallAt_[2]};
-                }
-                return f(k);
-            }
-            const auto tables = [&](const auto* ix) {
-                Coefs<kernels::TableCoef<T, std::remove_const_t<std::remove_pointer_t<decltype(ix)>>>> k;
-                for (std::size_t c = 0; c < 3; ++c) {
-                    k.cb[c] = {ix, tabCb_[c].data(), idxSy_, idxSz_};
-                    k.ca[c] = {ix, tabCa_[c].data(), idxSy_, idxSz_};
-                    k.db[c] = {ix, tabDb_[c].data(), idxSy_, idxSz_};
-                }
-                return k;
+        if (indexed_ && (small_ || wall_)) { // CPU devices only (planMaterials())
+            Coefs<kernels::ByteCoef<T>> k;
+            static const kernels::SmallMaterialIndex none = 0; // a homogeneous tile's "index"
+            const kernels::SmallMaterialIndex* ix = wall_ ? &none : idx8_.data();
+            const std::int64_t mask = wall_ ? 0 : -1;
+            const auto at = [&](const device::Buffer<T>& tab) {
+                return kernels::ByteCoef<T>{ix,   tab.data(), idxSy_,     idxSz_,
+                                            mask, wallAt_[0], wallAt_[1], wallAt_[2]};
             };
-            if (small_)
-                return f(tables(idx8_.data()));
-            return f(tables(idx_.data()));
+            for (std::size_t c = 0; c < 3; ++c) {
+                k.cb[c] = at(tabCb_[c]);
+                k.ca[c] = at(tabCa_[c]);
+                k.db[c] = at(tabDb_[c]);
+            }
+            return f(k);
+        }
+        if (indexed_) {
+            Coefs<kernels::TableCoef<T>> k;
+            for (std::size_t c = 0; c < 3; ++c) {
+                k.cb[c] = {idx_.data(), tabCb_[c].data(), idxSy_, idxSz_};
+                k.ca[c] = {idx_.data(), tabCa_[c].data(), idxSy_, idxSz_};
+                k.db[c] = {idx_.data(), tabDb_[c].data(), idxSy_, idxSz_};
+            }
+            return f(k);
         }
         Coefs<View<const T>> k;
         for (int c = 0; c < 3; ++c) {
