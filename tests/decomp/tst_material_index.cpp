@@ -3,7 +3,7 @@
 /// paths, float and double, lossy and magnetic cells, design regions, TF/SF and dipole injections); a
 /// table that would overflow keeps the per-cell arrays; a design refill leaves no stale entry; the
 /// ledger's materials row is the index plus the tables; the index takes one byte per cell where the table
-/// fits 256 entries, two otherwise, none on a homogeneous tile (kernels::WallCoef).
+/// fits 256 entries, two otherwise, none on a homogeneous tile (kernels::ByteCoef).
 #include <QtTest>
 
 #include <cstring>

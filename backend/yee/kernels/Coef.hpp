@@ -56,7 +56,7 @@ template <class T> struct ByteCoef {
 };
 
 /// The coefficient of a run of cells of one table entry m: the value the table accessor (TableCoef or
-/// WallCoef) reads at every cell of the run, tab[m], read once and broadcast, so the vectorised row loop
+/// ByteCoef) reads at every cell of the run, tab[m], read once and broadcast, so the vectorised row loop
 /// needs no per-cell lookup (material runs, kernels/Launch.hpp). Same value, same operations: the same bits.
 template <class T> struct ConstCoef {
     T v = T(0);
@@ -65,47 +65,54 @@ template <class T> struct ConstCoef {
 
 /// Whether C is a table accessor whose rows split into runs of one entry.
 template <class C> inline constexpr bool kRunCoef = false;
-template <class T, class I> inline constexpr bool kRunCoef<TableCoef<T, I>> = true;
-template <class T> inline constexpr bool kRunCoef<WallCoef<T>> = true;
+template <class T> inline constexpr bool kRunCoef<TableCoef<T>> = true;
+template <class T> inline constexpr bool kRunCoef<ByteCoef<T>> = true;
 
 /// The constant accessor of entry m of table accessor `c` (0 where `c` has no table: coefficients the
 /// functor does not read, e.g. Ca of a lossless update).
-template <class T, class I> inline ConstCoef<T> constCoef(const TableCoef<T, I>& c, int m) {
+template <class T> inline ConstCoef<T> constCoef(const TableCoef<T>& c, int m) {
     return {c.tab ? c.tab[m] : T(0)};
 }
-template <class T> inline ConstCoef<T> constCoef(const WallCoef<T>& c, int m) {
+template <class T> inline ConstCoef<T> constCoef(const ByteCoef<T>& c, int m) {
     return {c.tab ? c.tab[m] : T(0)};
 }
 
-/// A row of an indexed tile: entry i of `ix` is the table entry of cell (i, j, k).
-template <class I> struct IndexRow { const I* ix = nullptr; };
-/// A row of a homogeneous tile: every cell takes entry `pattern` but cell `wall` (the low PEC wall of x,
-/// or kNoWall), which takes entry pattern | 1.
-struct WallRow {
+/// The runs of one row (j, k) of a functor's table accessors. With `ix`, entry i of ix is the table entry
+/// of cell (i, j, k) (an indexed tile). Without, every cell takes entry `pattern` but cell `wall` (the low
+/// PEC wall of x, or kNoWall), which takes pattern | 1 (a homogeneous tile). `ok` false: the accessors do
+/// not share one index and walls, and every cell reads its table as usual.
+template <class I> struct RowRuns {
+    const I* ix = nullptr;
     int wall = kNoWall;
     int pattern = 0;
-    bool ok = true; ///< false where the accessors do not share the walls: every cell reads its table
+    bool ok = false;
 };
 
 /// Material runs of functor F (kernels::detail::runRow): a specialisation, next to each functor whose
 /// coefficients are table accessors (kRunCoef), gives
-///   static rowOf(const F& f, int j, int k): the runs of row (j, k), an IndexRow (ix == nullptr where the
-///       accessors do not share one index: then every cell reads its table as usual) or a WallRow;
+///   static rowOf(const F& f, int j, int k): the RowRuns of row (j, k);
 ///   static at(const F& f, int m): the same update with the coefficients of entry m as ConstCoef constants.
 /// The primary template: no material runs (per-cell arrays, or no coefficient read through a table).
 template <class F, class = void> struct MaterialRuns { static constexpr bool enabled = false; };
 
-/// The runs of row (j, k) of the table accessors `a` and `r...`: IndexRow (nullptr where they do not share
-/// one index and shape) or WallRow.
-template <class T, class I, class... R>
-inline IndexRow<I> runsOfRow(int j, int k, const TableCoef<T, I>& a, const R&... r) {
+/// The runs of row (j, k) of the table accessors `a` and `r...` (of one type).
+template <class T, class... R>
+inline RowRuns<MaterialIndex> runsOfRow(int j, int k, const TableCoef<T>& a, const R&... r) {
     if (a.idx == nullptr || ((r.idx != a.idx || r.sy != a.sy || r.sz != a.sz) || ...))
-        return {nullptr};
-    return {a.idx + j * a.sy + k * a.sz};
+        return {};
+    return {a.idx + j * a.sy + k * a.sz, kNoWall, 0, true};
 }
-template <class T, class... R> inline WallRow runsOfRow(int j, int k, const WallCoef<T>& a, const R&... r) {
-    const bool ok = ((r.w0 == a.w0 && r.w1 == a.w1 && r.w2 == a.w2) && ...);
-    return {a.w0, (int(j == a.w1) << 1) | (int(k == a.w2) << 2), ok};
+template <class T, class... R>
+inline RowRuns<SmallMaterialIndex> runsOfRow(int j, int k, const ByteCoef<T>& a, const R&... r) {
+    if (a.idx == nullptr || ((r.idx != a.idx || r.sy != a.sy || r.sz != a.sz || r.mask != a.mask ||
+                              r.w0 != a.w0 || r.w1 != a.w1 || r.w2 != a.w2) ||
+                             ...))
+        return {};
+    if (a.mask == 0) // homogeneous: idx is one zero byte
+        return {nullptr, a.w0, int(a.idx[0]) | (int(j == a.w1) << 1) | (int(k == a.w2) << 2), true};
+    if (a.mask == -1 && a.w0 == kNoWall && a.w1 == kNoWall && a.w2 == kNoWall)
+        return {a.idx + j * a.sy + k * a.sz, kNoWall, 0, true};
+    return {};
 }
 
 } // namespace yee::kernels

@@ -112,34 +112,34 @@ template <class F, class I> inline void runIndexedRow(const F& g, const I* ix, i
 
 /// Cells [i0, i1) of row (j, k) of functor g. Where g reads its coefficients through a table
 /// (MaterialRuns<F>, kernels/Coef.hpp) the row runs in runs of one entry with that entry's coefficients
-/// as constants: the runs of the material index (runIndexedRow), or on a homogeneous tile (WallRow) the
+/// as constants: the runs of the material index (runIndexedRow), or on a homogeneous tile the
 /// cells before and after the x wall's cell, which reads its table. Every cell gets the very coefficient
 /// values and operations of the per-cell form: the same bits (no contraction, element-wise SIMD).
 template <class F> inline void runRow(const F& g, int i0, int i1, int j, int k) {
     if constexpr (MaterialRuns<F>::enabled) {
         if (i0 < i1 && materialRunsOn()) {
             const auto r = MaterialRuns<F>::rowOf(g, j, k);
-            if constexpr (std::is_same_v<std::remove_cv_t<decltype(r)>, WallRow>) {
-                if (r.ok) {
-                    const auto c = MaterialRuns<F>::at(g, r.pattern);
-                    const int w = r.wall >= i0 && r.wall < i1 ? r.wall : i1;
-                    if (w > i0)
-                        runCells(c, i0, w, j, k);
-                    if (w < i1) {
-                        g(w, j, k);
-                        if (w + 1 < i1)
-                            runCells(c, w + 1, i1, j, k);
-                    }
-                    return;
-                }
-            } else if (r.ix) {
+            if (r.ok && r.ix) {
                 runIndexedRow(g, r.ix, i0, i1, j, k);
+                return;
+            }
+            if (r.ok) {
+                const auto c = MaterialRuns<F>::at(g, r.pattern);
+                const int w = r.wall >= i0 && r.wall < i1 ? r.wall : i1;
+                if (w > i0)
+                    runCells(c, i0, w, j, k);
+                if (w < i1) {
+                    g(w, j, k); // the wall's cell reads its own entry
+                    if (w + 1 < i1)
+                        runCells(c, w + 1, i1, j, k);
+                }
                 return;
             }
         }
     }
     runCells(g, i0, i1, j, k);
 }
+
 } // namespace detail
 
 /// Run rowFn(j, k, i0, i1) for every row (j, k) of `b` on `threads` threads of the calling thread's
