@@ -108,9 +108,11 @@ struct Plan {
     /// Most entries a tile's coefficient table per component may hold before the tile keeps per-cell
     /// arrays instead (kernels::kMaterialTableMax; tests lower it to reach the fallback on small grids).
     std::int64_t materialTableLimit = 65536;
-    /// Most entries a tile's tables may hold for its material index to take one byte per cell
-    /// (kernels::kSmallTableMax; tests lower it to reach the two-byte index on small grids).
-    std::int64_t smallTableLimit = 256;
+    /// Most entries a tile's tables may hold for its material index to take one byte per cell, and
+    /// whether a homogeneous tile may keep none (kernels::ByteCoef, CPU devices): 0 turns both off, at most
+    /// kernels::kSmallTableMax. Off by default: the ByteCoef kernels measured about 40% slower than the
+    /// 2-byte TableCoef ones (yee-bench --n 80, alternating, 2 cores under load); tests turn it on.
+    std::int64_t smallTableLimit = 0;
 };
 
 /// What the plan needs besides the scene: typed values decided by the run layer.

@@ -415,7 +415,7 @@ template <class T> void Tile<T>::planMaterials() {
                 over = true;
         });
         fits = !over;
-        if (fits && homogeneous && !dev_.isCuda()) {
+        if (fits && homogeneous && !dev_.isCuda() && p.smallTableLimit > 0) {
             // The entry is the wall pattern (kernels::ByteCoef, CPU devices); patterns no cell has stay zero.
             wall_ = true;
             table_.assign(patternTuple.begin(), patternTuple.end());
