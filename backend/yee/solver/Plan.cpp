@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "yee/core/Error.hpp"
+#include "yee/kernels/Coef.hpp"
 #include "yee/modes/ModeCache.hpp"
 #include "yee/scene/MaterialModel.hpp"
 #include "yee/scene/Rasterizer.hpp"
@@ -12,6 +14,11 @@
 #include "yee/solver/ModeSource.hpp"
 
 namespace yee::solver {
+
+std::int64_t defaultSmallTableLimit() {
+    const char* e = std::getenv("YEE_SMALL_INDEX");
+    return e && e[0] == '0' && e[1] == 0 ? 0 : kernels::kSmallTableMax;
+}
 
 namespace {
 const char* kComp[6] = {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz"};

@@ -86,6 +86,11 @@ struct PmlParams {
     double sigmaMax = 0, kappaMax = 1, alphaMax = 0, order = 3;
 };
 
+/// Plan::smallTableLimit's default: kernels::kSmallTableMax (one-byte index, none on homogeneous tiles),
+/// or 0 (the two-byte index everywhere) when YEE_SMALL_INDEX=0 is in the environment (A/B benchmarks:
+/// `yee-bench --ab YEE_SMALL_INDEX`; the results are the same bits either way).
+std::int64_t defaultSmallTableLimit();
+
 struct Plan {
     scene::Scene scene;
     Geometry geom;
@@ -110,9 +115,8 @@ struct Plan {
     std::int64_t materialTableLimit = 65536;
     /// Most entries a tile's tables may hold for its material index to take one byte per cell, and
     /// whether a homogeneous tile may keep none (kernels::ByteCoef, CPU devices): 0 turns both off, at most
-    /// kernels::kSmallTableMax. Off by default: the ByteCoef kernels measured about 40% slower than the
-    /// 2-byte TableCoef ones (yee-bench --n 80, alternating, 2 cores under load); tests turn it on.
-    std::int64_t smallTableLimit = 0;
+    /// kernels::kSmallTableMax. Default: defaultSmallTableLimit().
+    std::int64_t smallTableLimit = defaultSmallTableLimit();
 };
 
 /// What the plan needs besides the scene: typed values decided by the run layer.
