@@ -38,6 +38,24 @@ QString choiceText(const scene::EnumEntry& e) {
                    : QString::fromLatin1(e.name);
 }
 
+/// The box's tooltip: the whole text of its current choice.
+void showChoiceTip(QComboBox* box) {
+    box->setToolTip(box->currentData(Qt::ToolTipRole).toString());
+}
+
+/// Fills a choice box with the schema's short file names ("checkpointed"), the whole "name \u2014 help"
+/// in each item's tooltip and in the box's own tooltip for the current choice: the box is as wide as its
+/// longest name, so no name is ever cut in a narrow dock.
+void fillChoices(QComboBox* box, const scene::EnumSpec& spec) {
+    for (const auto& e : spec.entries) {
+        box->addItem(QLatin1String(e.name), QLatin1String(e.name));
+        box->setItemData(box->count() - 1, choiceText(e), Qt::ToolTipRole);
+    }
+    box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    QObject::connect(box, &QComboBox::currentIndexChanged, box, [box] { showChoiceTip(box); });
+    showChoiceTip(box);
+}
+
 /// A small explanation under a setting: what it does and when to change it.
 QLabel* explain(const QString& text, QWidget* parent, const char* name) {
     auto* l = new QLabel(text, parent);
@@ -71,10 +89,7 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     auto* mf = new QFormLayout(methodBox);
     method_ = new QComboBox(methodBox);
     method_->setObjectName(QStringLiteral("gradientMethod"));
-    for (const auto& e : scene::gradientMethods().entries)
-        method_->addItem(choiceText(e), QLatin1String(e.name));
-    method_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    method_->setMinimumContentsLength(14);
+    fillChoices(method_, scene::gradientMethods());
     mf->addRow(tr("Method"), method_);
     checkpoints_ = new QSpinBox(methodBox);
     checkpoints_->setObjectName(QStringLiteral("numCheckpoints"));
@@ -146,10 +161,7 @@ GradientPanel::GradientPanel(SceneDocument* doc, QWidget* parent) : QWidget(pare
     auto* sf = new QFormLayout(storage);
     tier_ = new QComboBox(storage);
     tier_->setObjectName(QStringLiteral("storageTier"));
-    for (const auto& e : scene::storageTiers().entries)
-        tier_->addItem(choiceText(e), QLatin1String(e.name));
-    tier_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    tier_->setMinimumContentsLength(14);
+    fillChoices(tier_, scene::storageTiers());
     sf->addRow(tr("Tier"), tier_);
     transferInterval_ = new QSpinBox(storage);
     transferInterval_->setRange(1, 100000);
@@ -378,6 +390,8 @@ void GradientPanel::syncFromScene() {
         ringBuffers_->setValue(g.ringBuffers);
         diskPath_->setText(QString::fromStdString(g.diskPath));
     }
+    showChoiceTip(method_); // set with the signals blocked
+    showChoiceTip(tier_);
     const bool checkpointed = g.method == scene::GradientMethod::Checkpointed;
     const bool reversible = g.method == scene::GradientMethod::Reversible;
     checkpoints_->setEnabled(checkpointed);

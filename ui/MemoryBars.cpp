@@ -73,6 +73,17 @@ QPair<int, int> MemoryBars::barSpan(int w) const {
     return {x, std::max(40, w - x - kMargin)};
 }
 
+namespace {
+/// The categories the legend names: those with bytes at the peak of some device.
+std::array<bool, device::kCategoryCount> usedCategories(const QVector<DeviceMemory>& devices) {
+    std::array<bool, device::kCategoryCount> used{};
+    for (const auto& d : devices)
+        for (std::size_t c = 0; c < used.size(); ++c)
+            used[c] = used[c] || d.memory.peak[c] > 0;
+    return used;
+}
+} // namespace
+
 int MemoryBars::textHeight(const QString& text, int width, bool bold) const {
     QFont f = font();
     f.setBold(bold);
@@ -103,9 +114,13 @@ int MemoryBars::peakBarTop(int i, int w) const {
 }
 
 int MemoryBars::legendHeight(int w) const {
+    // As many rows as paintEvent draws: the categories in use only.
+    const auto used = usedCategories(devices_);
     const QFontMetrics fm = fontMetrics();
     int x = kMargin, rows = 1;
     for (int c = 0; c < device::kCategoryCount; ++c) {
+        if (!used[std::size_t(c)])
+            continue;
         const int cw =
             14 + fm.horizontalAdvance(QString::fromLatin1(device::categoryName(device::Category(c)))) + 10;
         if (x + cw > w - kMargin && x > kMargin) {
@@ -218,10 +233,7 @@ void MemoryBars::paintEvent(QPaintEvent*) {
         y += kGap;
     }
     // Legend of the categories in use.
-    std::array<bool, device::kCategoryCount> used{};
-    for (const auto& d : devices_)
-        for (int c = 0; c < device::kCategoryCount; ++c)
-            used[c] = used[c] || d.memory.peak[c] > 0;
+    const auto used = usedCategories(devices_);
     int x = kMargin;
     for (int c = 0; c < device::kCategoryCount; ++c) {
         if (!used[c])

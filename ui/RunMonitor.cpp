@@ -1,6 +1,7 @@
 #include "ui/RunMonitor.hpp"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QGroupBox>
@@ -12,8 +13,10 @@
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 #include "ui/Format.hpp"
@@ -94,16 +97,23 @@ RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
     layout->addWidget(phaseBox);
 
     auto* split = new QSplitter(Qt::Vertical, this);
+    split_ = split;
     auto* memBox = new QGroupBox(tr("Memory per device (by category)"), split);
+    memBox->setObjectName(QStringLiteral("memoryBox"));
     auto* ml = new QVBoxLayout(memBox);
+    ml->setContentsMargins(6, 4, 6, 4); // both boxes tight: the dock is short at 1280x800
     bars_ = new MemoryBars(MemoryBars::Mode::CurrentAndPeak, memBox);
     auto* scroll = new QScrollArea(memBox);
+    scroll->setObjectName(QStringLiteral("memoryScroll"));
     scroll->setWidget(bars_);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
+    memScroll_ = scroll;
     ml->addWidget(scroll);
     auto* commBox = new QGroupBox(tr("Collectives per phase (calls)"), split);
+    commBox_ = commBox;
     auto* cl = new QVBoxLayout(commBox);
+    cl->setContentsMargins(6, 4, 6, 4);
     deviceBox_ = new QComboBox(commBox);
     deviceBox_->setObjectName(QStringLiteral("collectivesDevice"));
     cl->addWidget(deviceBox_);
@@ -127,6 +137,8 @@ RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
     split->addWidget(commBox);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    split->setChildrenCollapsible(false);
+    split->installEventFilter(this);
     layout->addWidget(split, 1);
 
     connect(cancel_, &QPushButton::clicked, this, [this] {
@@ -141,6 +153,35 @@ RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
     // would measure the whole table at each report.
     table_->resizeRowsToContents();
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    // The table may shrink to its header and one row (it scrolls) so that the memory bars above it show
+    // whole in a short dock.
+    table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() + table_->rowHeight(0) +
+                             2 * table_->frameWidth());
+}
+
+bool RunMonitor::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == split_ && event->type() == QEvent::Resize) // after the splitter shares out the new size
+        QTimer::singleShot(0, this, &RunMonitor::fitMemory);
+    return QWidget::eventFilter(watched, event);
+}
+
+void RunMonitor::fitMemory() {
+    // The memory bars are what the monitor is for: their pane is as high as every device's block (no
+    // scroll bar), as far as the collectives table can give way; the table takes the rest and scrolls.
+    // Only when the bars' height or the splitter's changes: a splitter the user dragged stays put.
+    const QList<int> sizes = split_->sizes();
+    if (sizes.size() != 2 || sizes[0] + sizes[1] <= 0)
+        return;
+    const int chrome = split_->widget(0)->height() - memScroll_->viewport()->height();
+    const int need = bars_->heightForWidth(memScroll_->viewport()->width()) + chrome;
+    const int total = sizes[0] + sizes[1];
+    if (need == fittedNeed_ && total == fittedTotal_)
+        return;
+    fittedNeed_ = need;
+    fittedTotal_ = total;
+    const int mem = std::max(0, std::min(need, total - commBox_->minimumSizeHint().height()));
+    if (mem != sizes[0])
+        split_->setSizes({mem, total - mem});
 }
 
 QProgressBar* RunMonitor::phaseBar(const QString& name) const {
@@ -276,6 +317,7 @@ void RunMonitor::showDevices(const std::vector<telemetry::DeviceReport>& devices
         comm_.push_back(d.comm);
     }
     bars_->setDevices(rows);
+    fitMemory();
     if (names != deviceNames_) {
         deviceNames_ = names;
         const QSignalBlocker b(deviceBox_);

@@ -13,6 +13,8 @@ class QGridLayout;
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QScrollArea;
+class QSplitter;
 class QTableWidget;
 
 namespace yee::ui {
@@ -52,7 +54,11 @@ signals:
     /// The user pressed Cancel.
     void cancelRequested();
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
+    void fitMemory();
     void showDevices(const std::vector<telemetry::DeviceReport>& devices);
     /// One row per phase: name, bar, rate and time; rebuilt when the list of phases changes.
     void showPhases(const std::vector<telemetry::PhaseProgress>& phases);
@@ -75,6 +81,11 @@ private:
     QString current_;
     QPushButton* cancel_;
     MemoryBars* bars_;
+    QSplitter* split_;
+    QScrollArea* memScroll_;
+    QWidget* commBox_;
+    int fittedNeed_ = -1;  ///< the memory pane's height fitMemory last set, and
+    int fittedTotal_ = -1; ///< the splitter's height then
     QComboBox* deviceBox_;
     QTableWidget* table_;
     std::vector<comm::CommStats> comm_;

@@ -11,6 +11,7 @@
 #include <QRegularExpression>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QStyleOptionComboBox>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -39,6 +40,7 @@
 #include "ui/SceneView.hpp"
 #include "yee/scene/SceneJson.hpp"
 #include "yee/scene/Schema.hpp"
+#include "yee/telemetry/Telemetry.hpp"
 
 #include <vtkProp.h>
 
@@ -677,6 +679,26 @@ private slots:
         QVERIFY(gradEstimate);
         QVERIFY2(!gradEstimate->visibleRegion().isEmpty(),
                  "the gradient estimate is out of sight at 1024x700");
+        // Its choice boxes show whole names ("checkpointed", not "checkpointed \u2014 binomial c\u2026"); the
+        // help is in the tooltips.
+        for (auto* box : w.gradientPanel()->findChildren<QComboBox*>()) {
+            QStyleOptionComboBox opt;
+            opt.initFrom(box);
+            const int field =
+                box->style()
+                    ->subControlRect(QStyle::CC_ComboBox, &opt, QStyle::SC_ComboBoxEditField, box)
+                    .width();
+            for (int i = 0; i < box->count(); ++i)
+                QVERIFY2(box->fontMetrics().horizontalAdvance(box->itemText(i)) <= field,
+                         qPrintable(QString("%1: \"%2\" needs %3 px, the box shows %4")
+                                        .arg(box->objectName(), box->itemText(i))
+                                        .arg(box->fontMetrics().horizontalAdvance(box->itemText(i)))
+                                        .arg(field)));
+        }
+        auto* method = w.gradientPanel()->methodBox();
+        method->setCurrentIndex(method->findData("checkpointed"));
+        QCOMPARE(method->currentText(), QString("checkpointed"));
+        QCOMPARE(method->toolTip(), QString("checkpointed \u2014 binomial checkpoints, exact"));
         // No dock's minimum width holds the window wider than asked, and every right-hand panel shows its
         // main control without a horizontal scroll bar.
         QCOMPARE(w.width(), 1024);
@@ -701,8 +723,38 @@ private slots:
                                             .arg(area->viewport()->width())));
             w.grab().save(test::artifactDir() + "/layout_1024x700_" + name + ".png");
         }
+        // A value-and-grad run on one device: at 1280x800 the memory bars show whole, without a scroll bar.
+        {
+            telemetry::Report r;
+            r.phase = "adjoint";
+            r.step = 10;
+            r.totalSteps = 100;
+            r.phases = {{"forward", 100, 100, 1.0}, {"reconstruct", 50, 100, 0.5}, {"adjoint", 10, 100, 0.1}};
+            telemetry::DeviceReport d;
+            d.name = "cpu:0";
+            d.capacity = std::int64_t(16) << 30;
+            d.memory.current[int(device::Category::Fields)] = 15 << 20;
+            d.memory.peak[int(device::Category::Fields)] = 15 << 20;
+            d.memory.peak[int(device::Category::Recorder)] = 40 << 20;
+            d.memory.currentTotal = 15 << 20;
+            d.memory.peakTotal = 55 << 20;
+            r.devices = {d};
+            w.runMonitor()->showReport(r);
+        }
+        w.resize(1280, 800);
+        w.findChild<QDockWidget*>("runMonitorDock")->raise();
+        QTest::qWait(200);
+        auto* memScroll = w.runMonitor()->findChild<QScrollArea*>("memoryScroll");
+        QVERIFY(memScroll);
+        QVERIFY2(!memScroll->verticalScrollBar()->isVisible(),
+                 qPrintable(QString("the memory bars need %1 px, get %2 at 1280x800")
+                                .arg(w.runMonitor()->bars()->heightForWidth(memScroll->viewport()->width()))
+                                .arg(memScroll->viewport()->height())));
+        QVERIFY(!w.runMonitor()->cancelButton()->visibleRegion().isEmpty());
+        w.grab().save(test::artifactDir() + "/layout_1280x800_monitor.png");
         w.resize(1600, 1000);
         QTest::qWait(200);
+        QVERIFY(!memScroll->verticalScrollBar()->isVisible());
         for (const char* dock : {"devicesDock", "gradientDock", "runMonitorDock"}) {
             w.findChild<QDockWidget*>(dock)->raise();
             QTest::qWait(100);
