@@ -491,6 +491,24 @@ void sharedCoresBenchmark(const std::string& scenePath, int busyThreads, int rep
 // ---- scaling
 // ----------------------------------------------------------------------------------------------------
 
+/// Best wall-clock and per-CPU-second Mcell/s of a few runs (bestRate()).
+struct BestRate {
+    double wall = 0, cpu = 0;
+};
+
+/// One run of the bench box `s` (n^3 cells, `steps` steps, `threads` per device, 0: all) folded into `b`:
+/// wall-clock Mcell/s, and Mcell/s per CPU second of the stepping (the process' CPU time of the run less
+/// that of a one-step run, which pays the same set-up).
+void bestRate(const scene::Scene& s, run::Precision p, int n, int steps, int threads, BestRate& b) {
+    const double updates = double(n) * n * n * (steps - 1);
+    const double c0 = processCpuSeconds();
+    runOnce(s, p, {1, 1, 1}, 1, true, threads);
+    const double c1 = processCpuSeconds();
+    b.wall = std::max(b.wall, runOnce(s, p, {1, 1, 1}, steps, true, threads));
+    const double c2 = processCpuSeconds();
+    b.cpu = std::max(b.cpu, updates / std::max(1e-9, (c2 - c1) - (c1 - c0)) / 1e6);
+}
+
 /// Issue 17 item 5: thread scaling 1 -> 2 threads and the halo overlap on against off (the box cut in two
 /// tiles on two emulated devices, LocalComm), each measured alone and next to a competing busy job of
 /// `busyThreads` threads, float32, best of `reps` alternating runs. Prints the ratios. (MPI ranks:
@@ -507,18 +525,8 @@ void wavefrontBenchmark(int n, int pml, int steps, int reps) {
         "load average %.2f\n",
         n, pml, steps, device::hostThreads(), reps, loadAverage());
     auto set = [](bool fused) { setenv("YEE_WAVEFRONT", fused ? "1" : "0", 1); };
-    struct Best {
-        double wall = 0, cpu = 0;
-    };
-    const double updates = double(n) * n * n * (steps - 1);
-    auto measure = [&](run::Precision p, int threads, Best& b) {
-        const double c0 = processCpuSeconds();
-        runOnce(s, p, {1, 1, 1}, 1, true, threads);
-        const double c1 = processCpuSeconds();
-        b.wall = std::max(b.wall, runOnce(s, p, {1, 1, 1}, steps, true, threads));
-        const double c2 = processCpuSeconds();
-        b.cpu = std::max(b.cpu, updates / std::max(1e-9, (c2 - c1) - (c1 - c0)) / 1e6);
-    };
+    using Best = BestRate;
+    auto measure = [&](run::Precision p, int threads, Best& b) { bestRate(s, p, n, steps, threads, b); };
     for (int pi = 0; pi < 2; ++pi) {
         const auto p = pi == 0 ? run::Precision::Float32 : run::Precision::Float64;
         Best fused, plain;
@@ -561,19 +569,11 @@ void abBenchmark(const std::string& var, int n, int pml, int steps, int reps, in
                 "alternating; load average %.2f\n",
                 var.c_str(), var.c_str(), n, pml, steps, threads > 0 ? threads : device::hostThreads(), reps,
                 loadAverage());
-    struct Best {
-        double wall = 0, cpu = 0;
-    };
-    const double updates = double(n) * n * n * (steps - 1);
+    using Best = BestRate;
     auto measure = [&](run::Precision p, bool on, Best& b) {
         setenv(var.c_str(), on ? "1" : "0", 1);
         kernels::detail::resetMaterialRunsSwitch();
-        const double c0 = processCpuSeconds();
-        runOnce(s, p, {1, 1, 1}, 1, true, threads);
-        const double c1 = processCpuSeconds();
-        b.wall = std::max(b.wall, runOnce(s, p, {1, 1, 1}, steps, true, threads));
-        const double c2 = processCpuSeconds();
-        b.cpu = std::max(b.cpu, updates / std::max(1e-9, (c2 - c1) - (c1 - c0)) / 1e6);
+        bestRate(s, p, n, steps, threads, b);
     };
     for (int pi = 0; pi < 2; ++pi) {
         const auto p = pi == 0 ? run::Precision::Float32 : run::Precision::Float64;
