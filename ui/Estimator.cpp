@@ -28,11 +28,19 @@ Estimator::~Estimator() {
     pool_.waitForDone();
 }
 
-void Estimator::request(const scene::Scene& s, const RunSettings& settings) {
+void Estimator::request(const scene::Scene& s, const RunSettings& settings, quint64 revision) {
     scene_ = std::make_shared<const scene::Scene>(s);
     settings_ = settings;
+    revision_ = revision;
     ++generation_; // outcomes of earlier requests still in flight are now stale
     debounce_.start();
+}
+
+const EstimateOutcome* Estimator::current(quint64 revision, const RunSettings& settings) const {
+    if (generation_ == 0 || busy() || latest_.generation != generation_ || revision != revision_ ||
+        settings.deviceCapacity != settings_.deviceCapacity || settings.maxSteps != settings_.maxSteps)
+        return nullptr;
+    return &latest_;
 }
 
 namespace {

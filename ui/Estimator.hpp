@@ -54,7 +54,8 @@ public:
     ~Estimator() override;
 
     /// Schedule an estimate of `s` with `settings` (after a short debounce; older requests are dropped).
-    void request(const scene::Scene& s, const RunSettings& settings);
+    /// `revision` names this version of the scene (SceneDocument::revision) for current().
+    void request(const scene::Scene& s, const RunSettings& settings, quint64 revision = 0);
     /// Compute synchronously on this thread (tests, and the run action's final check). The forward and
     /// value-and-grad estimates are both computed; `settings.gradient` is ignored.
     static EstimateOutcome compute(const scene::Scene& s, const RunSettings& settings);
@@ -62,6 +63,10 @@ public:
     const EstimateOutcome& latest() const { return latest_; }
     /// True while a computation is scheduled or running.
     bool busy() const { return pending_ > 0 || debounce_.isActive(); }
+    /// The published outcome when it is that of scene `revision` with `settings` (their device capacity
+    /// and step limit; both estimates are computed whatever settings.gradient says) and no newer request
+    /// is scheduled or running: what compute() would return now. nullptr otherwise.
+    const EstimateOutcome* current(quint64 revision, const RunSettings& settings) const;
 
 signals:
     /// A new outcome is available (see latest()).
@@ -74,6 +79,7 @@ private:
     QTimer debounce_;
     std::shared_ptr<const scene::Scene> scene_;
     RunSettings settings_;
+    quint64 revision_ = 0;
     quint64 generation_ = 0;
     std::atomic<int> pending_{0};
     EstimateOutcome latest_;

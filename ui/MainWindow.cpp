@@ -516,7 +516,7 @@ void MainWindow::updateTitle() {
 }
 
 void MainWindow::requestEstimate() {
-    estimator_->request(doc_->scene(), devices_->settings());
+    estimator_->request(doc_->scene(), devices_->settings(), doc_->revision());
 }
 
 QString MainWindow::runProblem(bool gradient) const {
@@ -806,8 +806,11 @@ bool MainWindow::startRun(bool gradient, QString* why) {
     RunSettings settings = devices_->settings();
     settings.maxSteps = maxSteps_;
     settings.gradient = gradient;
-    // The last word before allocating: the same checks the estimate ran, on the scene as it is now.
-    const EstimateOutcome check = Estimator::compute(doc_->scene(), settings);
+    // The last word before allocating: the same checks the estimate ran, on the scene as it is now. The
+    // background estimate of this very scene and settings is that word already (the scene has not
+    // changed since, see SceneDocument::revision); else it is computed here.
+    const EstimateOutcome* known = estimator_->current(doc_->revision(), settings);
+    const EstimateOutcome check = known ? *known : Estimator::compute(doc_->scene(), settings);
     const QString problem = gradient ? check.gradientProblem : check.problem;
     const auto& estimate = gradient ? check.gradientEstimate : check.estimate;
     if (!problem.isEmpty()) {
@@ -838,6 +841,20 @@ bool MainWindow::startRun(bool gradient, QString* why) {
         dock->raise();
     statusBar()->showMessage(deviceNotice.isEmpty() ? tr("Running\u2026")
                                                     : tr("Running\u2026 (%1)").arg(deviceNotice));
+    // The monitor takes the run's shape now (its phases and devices, from the estimate), not when the
+    // first report comes.
+    if (estimate) {
+        std::vector<telemetry::PhaseProgress> phases{{"forward", 0, estimate->steps, 0}};
+        if (gradient) {
+            if (estimate->recomputeSteps > 0)
+                phases.push_back({"reconstruct", 0, estimate->recomputeSteps, 0});
+            phases.push_back({"adjoint", 0, estimate->steps, 0});
+        }
+        QVector<DeviceMemory> devices;
+        for (const auto& d : estimate->devices)
+            devices.push_back({QString::fromStdString(d.name), QString(), d.capacity, d.memory});
+        monitor_->expectRun(std::move(phases), std::move(devices));
+    }
     return runner_->start(std::move(req));
 }
 

@@ -2,6 +2,7 @@
 
 #include <QHelpEvent>
 #include <QPainter>
+#include <QResizeEvent>
 #include <QToolTip>
 
 #include <algorithm>
@@ -35,9 +36,18 @@ MemoryBars::MemoryBars(Mode mode, QWidget* parent) : QWidget(parent), mode_(mode
     setSizePolicy(sp);
 }
 
+std::array<int, 3> MemoryBars::layoutHeights() const {
+    return {sizeHint().height(), minimumSizeHint().height(), heightForWidth(width())};
+}
+
 void MemoryBars::setDevices(const QVector<DeviceMemory>& devices) {
+    const std::array<int, 3> before = layoutHeights();
     devices_ = devices;
-    updateGeometry();
+    heights_.clear();
+    // Relayout (of the panel, its dock and the window around it) only when the height changes: a
+    // report's new numbers take the same lines.
+    if (layoutHeights() != before)
+        updateGeometry();
     update();
 }
 
@@ -46,6 +56,13 @@ QStringList MemoryBars::lines(int i) const {
     QStringList out;
     if (d.idle) {
         out << tr("%1: idle (no tile: more devices than tiles)").arg(d.name);
+        return out;
+    }
+    if (d.waiting) {
+        out << (d.capacity > 0 ? tr("%1: \u2014 of %2").arg(d.name, bytesText(d.capacity)) : d.name);
+        if (!d.detail.isEmpty())
+            out << tr("tile %1").arg(d.detail);
+        out << tr("now \u2014 \u2022 peak \u2014 (no report yet)");
         return out;
     }
     out << (d.capacity > 0 ? tr("%1: %2 of %3").arg(d.name, percent(fillFraction(i)), bytesText(d.capacity))
@@ -65,7 +82,7 @@ QStringList MemoryBars::lines(int i) const {
 
 double MemoryBars::fillFraction(int i) const {
     const DeviceMemory& d = devices_[i];
-    return d.capacity > 0 ? double(d.memory.peakTotal) / double(d.capacity) : 0.0;
+    return d.capacity > 0 && !d.waiting ? double(d.memory.peakTotal) / double(d.capacity) : 0.0;
 }
 
 QPair<int, int> MemoryBars::barSpan(int w) const {
@@ -133,6 +150,16 @@ int MemoryBars::legendHeight(int w) const {
 }
 
 int MemoryBars::heightForWidth(int w) const {
+    // Layouts ask for the same widths many times per pass; measuring wrapped text is what costs.
+    const auto it = heights_.constFind(w);
+    if (it != heights_.constEnd())
+        return *it;
+    const int h = computeHeight(w);
+    heights_.insert(w, h);
+    return h;
+}
+
+int MemoryBars::computeHeight(int w) const {
     if (devices_.isEmpty())
         return 2 * kMargin + 2 * fontMetrics().height();
     int h = kMargin;
@@ -152,7 +179,17 @@ QSize MemoryBars::minimumSizeHint() const {
 
 void MemoryBars::resizeEvent(QResizeEvent* e) {
     QWidget::resizeEvent(e);
-    updateGeometry(); // the height follows the width (lines wrap)
+    // The height follows the width (lines wrap): the layout hears of it when it changes.
+    if (heightForWidth(e->size().width()) != heightForWidth(e->oldSize().width()))
+        updateGeometry();
+}
+
+void MemoryBars::changeEvent(QEvent* e) {
+    QWidget::changeEvent(e);
+    if (e->type() == QEvent::FontChange || e->type() == QEvent::StyleChange) {
+        heights_.clear();
+        updateGeometry();
+    }
 }
 
 void MemoryBars::paintEvent(QPaintEvent*) {
@@ -196,7 +233,7 @@ void MemoryBars::paintEvent(QPaintEvent*) {
         if (scale <= 0)
             for (const auto& o : devices_)
                 scale = std::max({scale, o.memory.peakTotal, o.memory.currentTotal, std::int64_t(1)});
-        const bool over = d.memory.peakTotal > scale;
+        const bool over = !d.waiting && d.memory.peakTotal > scale;
         auto stacked = [&](const std::array<std::int64_t, device::kCategoryCount>& values,
                            const QString& label, bool light) {
             p.setPen(palette().color(QPalette::WindowText));
@@ -227,9 +264,11 @@ void MemoryBars::paintEvent(QPaintEvent*) {
             p.drawRect(barX, y, barW, kBarHeight);
             y += kBarHeight + 2;
         };
+        // A device that has not reported has nothing to show yet (its `memory` is the estimate).
+        const std::array<std::int64_t, device::kCategoryCount> none{};
         if (mode_ == Mode::CurrentAndPeak)
-            stacked(d.memory.current, tr("now"), false);
-        stacked(d.memory.peak, tr("peak"), mode_ == Mode::CurrentAndPeak);
+            stacked(d.waiting ? none : d.memory.current, tr("now"), false);
+        stacked(d.waiting ? none : d.memory.peak, tr("peak"), mode_ == Mode::CurrentAndPeak);
         y += kGap;
     }
     // Legend of the categories in use.
@@ -264,6 +303,8 @@ QString MemoryBars::toolTipAt(const QPoint& pt) const {
     if (row < 0)
         return {};
     const auto& d = devices_[row];
+    if (d.waiting)
+        return tr("<b>%1</b>: no report from the run yet").arg(d.name.toHtmlEscaped());
     QStringList lines{QStringLiteral("<b>%1</b> %2").arg(d.name.toHtmlEscaped(), d.detail.toHtmlEscaped())};
     lines << QStringLiteral("<table>");
     lines << tr("<tr><th align=left>category</th><th align=right>now</th><th align=right>peak</th></tr>");

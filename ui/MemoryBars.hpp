@@ -3,9 +3,12 @@
 /// Per-device memory bars: how full each device is (peak, and current during runs, as a fraction of its
 /// capacity), split by ledger category inside the bar, with every number written out in full (lines wrap,
 /// never elide), host (pinned) memory when the recorder stages to the host, and idle devices said to be.
+#include <QHash>
 #include <QStringList>
 #include <QVector>
 #include <QWidget>
+
+#include <array>
 
 #include "yee/core/Box.hpp"
 #include "yee/device/MemoryLedger.hpp"
@@ -22,6 +25,10 @@ struct DeviceMemory {
     std::int64_t hostBytes = 0;
     /// A device without a tile (more devices than tiles): shown as idle, without bars.
     bool idle = false;
+    /// A device of a run that has not reported yet: its name and capacity, empty bars and no numbers.
+    /// `memory` holds the estimate's peak, which only the legend reads (the categories the run will
+    /// use), so that the block keeps its shape when the first report fills it in.
+    bool waiting = false;
 };
 
 /// Draws, per device, its text lines (name and fill, tile, bytes, host bytes) and a stacked bar of peak
@@ -35,6 +42,8 @@ public:
 
     explicit MemoryBars(Mode mode, QWidget* parent = nullptr);
 
+    /// Shows `devices`. The layout is asked to make room only when the height the widget needs changes
+    /// (a live update of the numbers repaints the bars, nothing around them).
     void setDevices(const QVector<DeviceMemory>& devices);
     const QVector<DeviceMemory>& devices() const { return devices_; }
     void clear() { setDevices({}); }
@@ -57,6 +66,7 @@ protected:
     void paintEvent(QPaintEvent* e) override;
     bool event(QEvent* e) override;
     void resizeEvent(QResizeEvent* e) override;
+    void changeEvent(QEvent* e) override;
 
 private:
     /// Height of `text` wrapped into `width` (word wrap; anywhere when a word alone is wider).
@@ -64,10 +74,15 @@ private:
     /// Height of device `i`'s block at widget width `w`.
     int blockHeight(int i, int w) const;
     int legendHeight(int w) const;
+    /// heightForWidth without the cache.
+    int computeHeight(int w) const;
+    /// The heights the layout holds: sizeHint's, minimumSizeHint's and heightForWidth(width()).
+    std::array<int, 3> layoutHeights() const;
     QString toolTipAt(const QPoint& p) const;
 
     Mode mode_;
     QVector<DeviceMemory> devices_;
+    mutable QHash<int, int> heights_; ///< heightForWidth by width, for devices_ and the font
 };
 
 } // namespace yee::ui

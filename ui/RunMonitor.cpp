@@ -72,6 +72,9 @@ RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
     status_ = new QLabel(tr("Idle."), this);
     status_->setObjectName(QStringLiteral("runStatus"));
     status_->setWordWrap(true);
+    // Two lines whatever the text: "Preparing…", "Running…" and "Completed … Results: <path>" take the
+    // same room, so the panel does not move (and repaint whole) at every change of state.
+    status_->setMinimumHeight(2 * status_->fontMetrics().lineSpacing());
     top->addWidget(status_, 1);
     cancel_ = new QPushButton(tr("Cancel run"), this);
     cancel_->setEnabled(false);
@@ -265,19 +268,34 @@ void RunMonitor::showPhases(const std::vector<telemetry::PhaseProgress>& phases)
     }
 }
 
+void RunMonitor::expectRun(std::vector<telemetry::PhaseProgress> phases, QVector<DeviceMemory> devices) {
+    expectedPhases_ = std::move(phases);
+    expectedDevices_ = std::move(devices);
+    for (auto& p : expectedPhases_) {
+        p.step = 0;
+        p.seconds = 0;
+    }
+    for (auto& d : expectedDevices_)
+        d.waiting = true;
+}
+
 void RunMonitor::runStarted() {
     reports_ = 0;
     current_.clear();
-    showPhases({});
+    showPhases(expectedPhases_);
     status_->setText(tr("Preparing the run (rasterising, planning tiles)\u2026"));
     setBar(progress_, 1, 0); // nothing done until the first report (a busy bar would animate)
     rate_->setText(QStringLiteral("\u2014"));
     cells_->setText(QStringLiteral("\u2014"));
     elapsed_->setText(QStringLiteral("\u2014"));
     cancel_->setEnabled(true);
-    bars_->clear();
+    bars_->setDevices(expectedDevices_);
+    fitMemory();
+    expectedPhases_.clear();
+    expectedDevices_.clear();
+    // The device list keeps the last run's names (refilled by the first report if they differ); the
+    // counts are this run's: none yet.
     comm_.clear();
-    deviceNames_.clear();
     fillTable();
 }
 

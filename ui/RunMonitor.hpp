@@ -6,6 +6,7 @@
 #include <QElapsedTimer>
 #include <QWidget>
 
+#include "ui/MemoryBars.hpp"
 #include "ui/Runner.hpp"
 
 class QComboBox;
@@ -18,8 +19,6 @@ class QSplitter;
 class QTableWidget;
 
 namespace yee::ui {
-
-class MemoryBars;
 
 /// Passive view of a run: fed by Runner's signals.
 class RunMonitor : public QWidget {
@@ -43,6 +42,12 @@ public:
     QString timeText() const;
     /// Number of telemetry reports shown since the run started.
     int reportCount() const { return reports_; }
+
+    /// What the run about to start will show: its phases (none done) and its devices (nothing reported
+    /// yet, see DeviceMemory::waiting). The next runStarted() shows them in place of the last run's, so
+    /// the panel has its shape while the run prepares and keeps it when the first report comes (no
+    /// relayout and repaint of the dock then). Without it, runStarted() shows no phase and no device.
+    void expectRun(std::vector<telemetry::PhaseProgress> phases, QVector<DeviceMemory> devices);
 
 public slots:
     void runStarted();
@@ -88,6 +93,8 @@ private:
     int fittedTotal_ = -1; ///< the splitter's height then
     QComboBox* deviceBox_;
     QTableWidget* table_;
+    std::vector<telemetry::PhaseProgress> expectedPhases_;
+    QVector<DeviceMemory> expectedDevices_;
     std::vector<comm::CommStats> comm_;
     QStringList deviceNames_;
     int reports_ = 0;

@@ -11,6 +11,8 @@ namespace yee::ui {
 SceneDocument::SceneDocument(QObject* parent)
     : QObject(parent), scene_(defaultScene()), undo_(new QUndoStack(this)) {
     connect(undo_, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
+    // First connection: every other receiver of sceneChanged() already sees the new revision.
+    connect(this, &SceneDocument::sceneChanged, this, [this] { ++revision_; });
 }
 
 scene::Scene SceneDocument::defaultScene() {

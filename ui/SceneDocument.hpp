@@ -29,6 +29,9 @@ public:
     QString baseDir() const;
     /// True when the scene differs from what was last loaded or saved.
     bool isModified() const { return !undo_->isClean(); }
+    /// Counts sceneChanged() emissions: two equal revisions are the same scene (an estimate made of
+    /// revision N still holds while revision() is N).
+    quint64 revision() const { return revision_; }
 
     /// Replace the document by a new default scene (clears undo history).
     void newScene();
@@ -86,6 +89,7 @@ private:
     QString filePath_;
     QUndoStack* undo_;
     ItemRef current_;
+    quint64 revision_ = 0;
 };
 
 } // namespace yee::ui
