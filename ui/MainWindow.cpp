@@ -52,6 +52,7 @@
 #include "ui/SceneProperties.hpp"
 #include "ui/SceneTreeModel.hpp"
 #include "ui/SceneView.hpp"
+#include "ui/TabWidget.hpp"
 #include "yee/scene/SceneJson.hpp"
 #include "yee/scene/Schema.hpp"
 
@@ -63,7 +64,7 @@ MainWindow::MainWindow(QWidget* parent)
     setObjectName(QStringLiteral("mainWindow"));
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks |
                    QMainWindow::AllowNestedDocks);
-    tabs_ = new QTabWidget(this);
+    tabs_ = new TabWidget(this);
     tabs_->setObjectName(QStringLiteral("centralTabs"));
     sceneView_ = new SceneView(doc_, tabs_);
     results_ = new ResultsView(tabs_);

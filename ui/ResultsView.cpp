@@ -16,6 +16,7 @@
 #include "ui/FieldSlice.hpp"
 #include "ui/FieldView.hpp"
 #include "ui/Format.hpp"
+#include "ui/TabWidget.hpp"
 #include "yee/device/MemoryLedger.hpp"
 #include "yee/scene/Rasterizer.hpp"
 
@@ -38,7 +39,7 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
     notice_->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #5c4400; padding: 4px; }"));
     notice_->hide();
     layout->addWidget(notice_);
-    tabs_ = new QTabWidget(this);
+    tabs_ = new TabWidget(this);
     tabs_->setObjectName(QStringLiteral("resultsTabs"));
     tabs_->addTab(buildFieldTab(), tr("Fields"));
     plot_ = new DetectorPlot(tabs_);

@@ -97,6 +97,10 @@ RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
     phaseBox->setObjectName(QStringLiteral("phasesBox"));
     phaseGrid_ = new QGridLayout(phaseBox);
     phaseGrid_->setColumnStretch(1, 1);
+    // The numbers' column is as wide as their longest usual text from the start: "waiting" becoming
+    // "1.23 ksteps/s, 12.3 s" at the first report moves nothing (no relayout, no repaint of the box).
+    phaseGrid_->setColumnMinimumWidth(
+        2, fontMetrics().horizontalAdvance(tr("%1, %2").arg(rate(999.9e3, tr("steps/s")), duration(3599))));
     layout->addWidget(phaseBox);
 
     auto* split = new QSplitter(Qt::Vertical, this);
