@@ -12,8 +12,18 @@ TabWidget::Key TabWidget::key() const {
 bool TabWidget::event(QEvent* e) {
     if (e->type() == QEvent::LayoutRequest && isVisible() && laidOut_ && key() == key_) {
         ++quiet_;
-        updateGeometry(); // the page's new minimum size still reaches the parent's layout
+        // The page's new size hints still reach the parent's layout, when they are new.
+        const QSize hint = sizeHint(), minHint = minimumSizeHint();
+        if (hint != hint_ || minHint != minHint_) {
+            hint_ = hint;
+            minHint_ = minHint;
+            updateGeometry();
+        }
         return true;
+    }
+    if (e->type() == QEvent::LayoutRequest) {
+        hint_ = sizeHint();
+        minHint_ = minimumSizeHint();
     }
     if (e->type() == QEvent::LayoutRequest && isVisible()) {
         key_ = key();

@@ -11,7 +11,8 @@ namespace yee::ui {
 /// repaints the whole Results view, and the requests climbing the widget tree one level per event-loop
 /// pass make that two or three repaints per change. The tab widget's own layout depends only on its
 /// size (handled on resize) and on its tab bar's size: a request that leaves the tab bar as it was only
-/// passes the page's new size hints on to the parent, and the page's own widgets repaint what they
+/// passes the page's new size hints on to the parent (when they changed: else the request stops here,
+/// and the window around is not laid out again either), and the page's own widgets repaint what they
 /// change themselves.
 class TabWidget : public QTabWidget {
     Q_OBJECT
@@ -38,6 +39,8 @@ private:
     Key key() const;
     bool laidOut_ = false; ///< key_ holds the last full layout's key
     Key key_;
+    /// The size hints the parent's layout was last told of.
+    QSize hint_, minHint_;
     int quiet_ = 0;
 };
 
