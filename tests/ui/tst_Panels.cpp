@@ -3,7 +3,9 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QSpinBox>
+#include <QTabBar>
 #include <QTreeWidget>
+#include <QVBoxLayout>
 #include <QtTest>
 
 #include "UiTestScenes.hpp"
@@ -12,6 +14,7 @@
 #include "ui/MemoryBars.hpp"
 #include "ui/SceneCommands.hpp"
 #include "ui/SceneDocument.hpp"
+#include "ui/TabWidget.hpp"
 #include "yee/cuda/Runtime.hpp"
 
 using namespace yee;
@@ -175,6 +178,94 @@ private slots:
         doc.undoStack()->undo();
         QCOMPARE(doc.scene().gradient.recorder[0].module, std::string("LinearReconstructEveryK"));
         QCOMPARE(panel.recorderList()->item(0)->text(), QString("1. LinearReconstructEveryK(k=4)"));
+    }
+
+    /// A page's size-hint change (a label given a longer text) repaints that label, not the whole tab
+    /// widget (QTabWidget repaints every widget of the current page on each layout request); the page's
+    /// new minimum size still reaches the layout around the tab widget, and a tab bar change lays the
+    /// tabs out again.
+    void tabWidgetRepaintsWhatChanged() {
+        struct Witness : QWidget {
+            int paints = 0;
+            void paintEvent(QPaintEvent*) override { ++paints; }
+        };
+        auto run = [](QTabWidget* tabs, QWidget& top) {
+            auto* page = new QWidget;
+            auto* l = new QVBoxLayout(page);
+            auto* label = new QLabel("short", page);
+            label->setWordWrap(true);
+            l->addWidget(label);
+            auto* witness = new Witness;
+            witness->setMinimumSize(200, 150);
+            l->addWidget(witness);
+            tabs->addTab(page, "Fields");
+            tabs->addTab(new QWidget, "Detectors");
+            auto* tl = new QVBoxLayout(&top);
+            tl->addWidget(tabs);
+            top.resize(420, 320);
+            top.show();
+            if (!QTest::qWaitForWindowExposed(&top))
+                return -1;
+            QTest::qWait(50);
+            witness->paints = 0;
+            label->setText("a much longer text than before, on two lines when the page is narrow enough");
+            for (int k = 0; k < 5; ++k)
+                QApplication::processEvents();
+            return witness->paints;
+        };
+        QWidget plainTop;
+        const int plain = run(new QTabWidget, plainTop);
+        QWidget top;
+        auto* tabs = new TabWidget;
+        const int ours = run(tabs, top);
+        qInfo("the unchanged widget beside the label repainted %d time(s) in a QTabWidget, %d in ours", plain,
+              ours);
+        QCOMPARE(ours, 0);
+        QVERIFY(tabs->quietLayoutRequests() > 0);
+        // A new minimum size inside the page still reaches the window's layout.
+        tabs->widget(0)->findChild<Witness*>()->setMinimumWidth(600);
+        for (int k = 0; k < 5; ++k)
+            QApplication::processEvents();
+        QVERIFY(top.minimumSizeHint().width() >= 600);
+        // A longer tab title lays the tab bar out again.
+        tabs->setTabText(1, "Detectors and S-parameters");
+        for (int k = 0; k < 5; ++k)
+            QApplication::processEvents();
+        QVERIFY(tabs->tabBar()->width() >= tabs->tabBar()->sizeHint().width());
+    }
+
+    /// New numbers in the same lines repaint the bars without asking the panel's layout for room.
+    void memoryBarsRelayoutOnlyWhenTheyGrow() {
+        QWidget top;
+        auto* l = new QVBoxLayout(&top);
+        auto* bars = new MemoryBars(MemoryBars::Mode::CurrentAndPeak);
+        l->addWidget(bars);
+        l->addStretch(1); // the bars take the height they ask for
+        top.resize(400, 300);
+        top.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&top));
+        device::LedgerSnapshot m;
+        m.current[0] = m.peak[0] = m.currentTotal = m.peakTotal = 1'000'000;
+        bars->setDevices({{"cpu:0", QString(), 8'000'000'000, m}});
+        QApplication::processEvents();
+        struct Requests : QObject {
+            int n = 0;
+            bool eventFilter(QObject*, QEvent* e) override {
+                n += e->type() == QEvent::LayoutRequest;
+                return false;
+            }
+        } requests;
+        top.installEventFilter(&requests);
+        m.current[0] = m.peak[0] = m.currentTotal = m.peakTotal = 2'500'000;
+        bars->setDevices({{"cpu:0", QString(), 8'000'000'000, m}});
+        QApplication::processEvents();
+        QCOMPARE(requests.n, 0);
+        QVERIFY(bars->lines(0).join('\n').contains("2.4 MiB"));
+        // A second device needs room.
+        bars->setDevices({{"cpu:0", QString(), 8'000'000'000, m}, {"cpu:1", QString(), 8'000'000'000, m}});
+        QApplication::processEvents();
+        QVERIFY(requests.n > 0);
+        QCOMPARE(bars->height(), bars->heightForWidth(bars->width()));
     }
 };
 

@@ -1,6 +1,7 @@
 /// The run monitor shows every phase of a run (forward, reconstruct, adjoint) with its progress, rate and
 /// time, and the whole run's remaining time; Cancel is acknowledged at once. The run history lists every
 /// run file of a folder, newest first, and numbers new runs past every existing one.
+#include <QApplication>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QTemporaryDir>
@@ -8,6 +9,7 @@
 #include <QtTest>
 
 #include "UiTestScenes.hpp"
+#include "ui/MemoryBars.hpp"
 #include "ui/RunHistory.hpp"
 #include "ui/RunMonitor.hpp"
 #include "yee/io/ResultsWriter.hpp"
@@ -103,6 +105,73 @@ private slots:
         m.showReport(report("forward", 5, {{"forward", 5, 10, 1.0}}));
         QCOMPARE(m.statusText(), QString("Running: forward phase"));
         QVERIFY(!m.phaseBar("adjoint"));
+    }
+
+    /// The monitor has the run's shape from its start (phases and devices from the estimate, see
+    /// RunMonitor::expectRun) and keeps it through the first report and the end: no widget of the panel
+    /// moves or resizes, so a report repaints its numbers, not the dock (each relayout climbs to the
+    /// window and repaints the panel whole, CPU the time loop needs on a small machine).
+    void keepsItsShape() {
+        RunMonitor m;
+        m.resize(426, 546);
+        m.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&m));
+        device::LedgerSnapshot estimated;
+        estimated.peak[0] = estimated.peakTotal = 15'000'000;
+        estimated.peak[1] = 400'000;
+        const QVector<DeviceMemory> devices{{"cpu:0", QString(), 12'000'000'000, estimated}};
+        auto geometries = [&] {
+            QMap<QString, QRect> g;
+            int i = 0;
+            for (QWidget* w : m.findChildren<QWidget*>())
+                if (w->isVisible())
+                    g.insert(QStringLiteral("%1 %2 %3")
+                                 .arg(i++)
+                                 .arg(w->metaObject()->className(), w->objectName()),
+                             QRect(w->mapTo(&m, QPoint(0, 0)), w->size()));
+            return g;
+        };
+        // A finished run before (its results path in the status), then the next one starts.
+        auto finished = std::make_shared<run::RunResult>();
+        finished->completed = true;
+        finished->status = "completed";
+        finished->steps = finished->totalSteps = 200;
+        finished->seconds = finished->forwardSeconds = 0.2;
+        finished->phases = {{"forward", 200, 200, 0.2}};
+        solver::DeviceSummary d;
+        d.name = "cpu:0";
+        d.capacity = 12'000'000'000;
+        d.memory = estimated;
+        d.memory.current = d.memory.peak;
+        d.memory.currentTotal = d.memory.peakTotal;
+        finished->devices = {d};
+        m.expectRun({{"forward", 0, 200, 0}}, devices);
+        m.runFinished(finished, "/tmp/scene.runs/run-001.results.h5");
+        QApplication::processEvents();
+
+        m.expectRun({{"forward", 0, 200, 0}}, devices);
+        m.runStarted();
+        QVERIFY(m.phaseBar("forward"));
+        QCOMPARE(m.phaseBar("forward")->value(), 0);
+        QCOMPARE(m.phaseText("forward"), QString("waiting"));
+        QCOMPARE(m.bars()->devices().size(), 1);
+        QVERIFY(m.bars()->lines(0).join('\n').contains("no report yet"));
+        QCOMPARE(m.bars()->fillFraction(0), 0.0); // the estimate is not shown as a measurement
+        QApplication::processEvents();
+        const auto atStart = geometries();
+
+        telemetry::Report r = report("forward", 200, {{"forward", 200, 200, 0.19}});
+        r.devices = {{0, "cpu:0", 12'000'000'000, d.memory, {}}};
+        m.showReport(r);
+        QApplication::processEvents();
+        QCOMPARE(m.phaseText("forward"), QString("1.05 ksteps/s, 0.2 s"));
+        QVERIFY(m.bars()->lines(0).join('\n').contains("now 14.3 MiB"));
+        QCOMPARE(geometries(), atStart);
+
+        m.runFinished(finished, "/tmp/scene.runs/run-002.results.h5");
+        QApplication::processEvents();
+        QVERIFY(m.statusText().startsWith("Completed 200 steps"));
+        QCOMPARE(geometries(), atStart);
     }
 
     void cancelAcknowledged() {

@@ -285,6 +285,42 @@ private slots:
                  qPrintable(noObjective.gradientProblem));
     }
 
+    /// The run action's last check is the background estimate when that is of the scene and settings
+    /// as they are now (Estimator::current), computed again otherwise: a scene edit, other settings, or
+    /// a request still pending leave nothing current.
+    void currentEstimateIsTheLastWord() {
+        const scene::Scene s = test::smallScene();
+        RunSettings settings;
+        Estimator estimator;
+        QVERIFY(!estimator.current(0, settings)); // nothing asked yet
+        QSignalSpy spy(&estimator, &Estimator::estimated);
+        estimator.request(s, settings, 7);
+        QVERIFY(!estimator.current(7, settings)); // scheduled, not done
+        QVERIFY(spy.wait(30000));
+        const EstimateOutcome* known = estimator.current(7, settings);
+        QVERIFY(known);
+        const EstimateOutcome fresh = Estimator::compute(s, settings);
+        QCOMPARE(known->problem, fresh.problem);
+        QCOMPARE(known->gradientProblem, fresh.gradientProblem);
+        QVERIFY(known->estimate && fresh.estimate);
+        QCOMPARE(known->estimate->steps, fresh.estimate->steps);
+        QCOMPARE(known->estimate->maxDevicePeak(), fresh.estimate->maxDevicePeak());
+        QCOMPARE(known->gradientEstimate->maxDevicePeak(), fresh.gradientEstimate->maxDevicePeak());
+        settings.gradient = true; // both estimates are in every outcome
+        QVERIFY(estimator.current(7, settings));
+        QVERIFY(!estimator.current(8, settings)); // the scene changed since
+        RunSettings fewer = settings;
+        fewer.maxSteps = 10; // a step limit changes the recorder's size
+        QVERIFY(!estimator.current(7, fewer));
+        RunSettings smaller = settings;
+        smaller.deviceCapacity = 1 << 20;
+        QVERIFY(!estimator.current(7, smaller));
+        estimator.request(s, settings, 8);
+        QVERIFY(!estimator.current(7, settings) && !estimator.current(8, settings));
+        QVERIFY(spy.wait(30000));
+        QVERIFY(estimator.current(8, settings));
+    }
+
 private:
     QTemporaryDir dir_;
 };
