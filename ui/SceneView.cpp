@@ -20,6 +20,7 @@
 #include <vtkRenderer.h>
 #include <vtkTextProperty.h>
 
+#include "ui/SceneAxes.hpp"
 #include "ui/SceneCommands.hpp"
 #include "ui/SceneDocument.hpp"
 
@@ -27,7 +28,7 @@ namespace yee::ui {
 
 SceneView::SceneView(SceneDocument* doc, QWidget* parent)
     : VtkWidget(parent), doc_(doc), legend_(vtkSmartPointer<vtkLegendBoxActor>::New()),
-      axes_(vtkSmartPointer<vtkCubeAxesActor>::New()) {
+      axes_(vtkSmartPointer<SceneAxes>::New()) {
     setObjectName(QStringLiteral("sceneView"));
     setToolTip(tr("Click: select  \u2022  Shift+drag: move object  \u2022  Ctrl+drag: resize object\n"
                   "Arrows / Page Up / Page Down: nudge by one cell  \u2022  Left drag: rotate, wheel: zoom"));
@@ -71,6 +72,10 @@ SceneView::SceneView(SceneDocument* doc, QWidget* parent)
 }
 
 SceneView::~SceneView() = default;
+
+SceneAxes* SceneView::axes() const {
+    return axes_;
+}
 
 void SceneView::rebuild() {
     vtkRenderer* r = renderer();

@@ -8,11 +8,11 @@
 
 #include <QSet>
 
-class vtkCubeAxesActor;
 class vtkLegendBoxActor;
 
 namespace yee::ui {
 
+class SceneAxes;
 class SceneDocument;
 
 /// VTK view of a SceneDocument.
@@ -47,6 +47,8 @@ public:
     /// The legend's top-left box in device pixels (of grabFramebuffer()): fixed-height rows as wide as the
     /// longest entry, the same size in every window size.
     QRect legendRect() const;
+    /// The axes (titles, tick labels), for tests.
+    SceneAxes* axes() const;
 
 signals:
     /// The tile grid cannot be drawn (message names the field), or "" when it can again.
@@ -81,7 +83,7 @@ private:
     std::array<bool, std::size_t(SceneLayer::Count)> layers_{true, true, true, true, true, true, true};
     vtkSmartPointer<vtkLegendBoxActor> legend_;
     bool legendVisible_ = true;
-    vtkSmartPointer<vtkCubeAxesActor> axes_;
+    vtkSmartPointer<SceneAxes> axes_;
     bool cameraSet_ = false;
     /// The camera follows the domain (refit on resize) until the user moves it.
     bool autoFit_ = true;
