@@ -199,6 +199,12 @@ void MainWindow::createDocks() {
     tree_->setUniformRowHeights(true);
     tree_->setAlternatingRowColors(true);
     tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    // Summaries whole ("2 \u00d7 2 \u00d7 2 \u00b5m (40 \u00d7 40 \u00d7 40 cells)", not "2 \u00d7 2 \u00d7 2
+    // \u00b5m (40 \u00d7 40 \u2026"): the column is as wide as its longest, and the tree scrolls sideways
+    // when the dock is narrower.
+    tree_->header()->setStretchLastSection(false);
+    tree_->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    tree_->setTextElideMode(Qt::ElideNone);
     tree_->expandAll();
     tree_->setContextMenuPolicy(Qt::ActionsContextMenu);
     tree_->setEditTriggers(QAbstractItemView::EditKeyPressed | QAbstractItemView::SelectedClicked);

@@ -1,6 +1,7 @@
 #include <QAbstractButton>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -17,6 +18,8 @@
 #include <QTableWidget>
 #include <QTreeView>
 #include <QtTest>
+
+#include <functional>
 
 #include "RenderTestUtil.hpp"
 #include "ui/DevicesPanel.hpp"
@@ -102,6 +105,40 @@ private slots:
         QVERIFY(actionWithShortcut(&w, QKeySequence::Redo));
         QVERIFY(actionWithShortcut(&w, QKeySequence::Save));
         QVERIFY(actionWithShortcut(&w, QKeySequence::Open));
+    }
+
+    /// Item 1 of the daily-work issue, in the scene tree too: no summary is cut ("2 × 2 × 2 µm (40 × 40 …"
+    /// at the default dock width); the column holds the longest one and the tree scrolls sideways.
+    void treeSummariesNeverCut() {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScene(QStringLiteral(YEE_SOURCE_DIR "/resources/scenes/quick_box.json")));
+        QTest::qWait(200);
+        QTreeView* tree = w.treeView();
+        const QFontMetrics fm = tree->fontMetrics();
+        int checked = 0;
+        std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
+            for (int r = 0; r < tree->model()->rowCount(parent); ++r) {
+                const QModelIndex i = tree->model()->index(r, 1, parent);
+                const QString text = i.data().toString();
+                if (!text.isEmpty()) {
+                    ++checked;
+                    QVERIFY2(fm.horizontalAdvance(text) <= tree->header()->sectionSize(1),
+                             qPrintable(QString("'%1' is %2 px in a %3 px column")
+                                            .arg(text)
+                                            .arg(fm.horizontalAdvance(text))
+                                            .arg(tree->header()->sectionSize(1))));
+                }
+                walk(tree->model()->index(r, 0, parent));
+            }
+        };
+        walk({});
+        QVERIFY(checked > 10);
+        QVERIFY(tree->header()->sectionSize(1) > tree->viewport()->width() - tree->header()->sectionSize(0));
+        QVERIFY(tree->horizontalScrollBar()->maximum() > 0); // the narrow dock scrolls
+        w.grab().save(test::artifactDir() + "/main_window_tree_summaries.png");
     }
 
     void selectionFollowsTreeAndDocument() {
