@@ -36,6 +36,7 @@
 #include "ui/Format.hpp"
 #include "ui/GradientPanel.hpp"
 #include "ui/HelpMenu.hpp"
+#include "ui/LayoutBarrier.hpp"
 #include "ui/LogPanel.hpp"
 #include "ui/MaterialEditor.hpp"
 #include "ui/ModePanel.hpp"
@@ -243,8 +244,9 @@ void MainWindow::createDocks() {
         addDock(devices_, QStringLiteral("devicesDock"), tr("Devices"), Qt::RightDockWidgetArea, true);
     auto* gradDock =
         addDock(gradient_, QStringLiteral("gradientDock"), tr("Gradient"), Qt::RightDockWidgetArea, true);
-    auto* runDock =
-        addDock(monitor_, QStringLiteral("runMonitorDock"), tr("Run monitor"), Qt::RightDockWidgetArea);
+    // The monitor's numbers change at every report: their size hints stop at its dock (LayoutBarrier).
+    auto* runDock = addDock(new LayoutBarrier(monitor_), QStringLiteral("runMonitorDock"), tr("Run monitor"),
+                            Qt::RightDockWidgetArea);
     objective_ = new ObjectiveEditor(doc_, this);
     objective_->setObjectName(QStringLiteral("objectiveEditor"));
     optimize_ = new OptimizePanel(doc_, this);

@@ -1,0 +1,56 @@
+#include "ui/LayoutBarrier.hpp"
+
+#include <QEvent>
+
+namespace yee::ui {
+
+LayoutBarrier::LayoutBarrier(QWidget* child, QWidget* parent) : QWidget(parent), child_(child) {
+    child_->setParent(this);
+    known_ = hints();
+    setSizePolicy(known_.policy);
+}
+
+LayoutBarrier::Hints LayoutBarrier::hints() const {
+    return {child_->sizeHint(), child_->minimumSizeHint(), child_->sizePolicy()};
+}
+
+QSize LayoutBarrier::sizeHint() const {
+    return child_->sizeHint();
+}
+
+QSize LayoutBarrier::minimumSizeHint() const {
+    return child_->minimumSizeHint();
+}
+
+bool LayoutBarrier::hasHeightForWidth() const {
+    return child_->hasHeightForWidth();
+}
+
+int LayoutBarrier::heightForWidth(int w) const {
+    return child_->heightForWidth(w);
+}
+
+bool LayoutBarrier::event(QEvent* e) {
+    if (e->type() == QEvent::LayoutRequest) {
+        const Hints now = hints();
+        if (now == known_) {
+            ++stopped_;
+        } else {
+            ++passed_;
+            known_ = now;
+            setSizePolicy(now.policy);
+            updateGeometry();
+        }
+        if (child_->geometry() != rect())
+            child_->setGeometry(rect());
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+void LayoutBarrier::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    child_->setGeometry(rect());
+}
+
+} // namespace yee::ui
