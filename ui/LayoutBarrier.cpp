@@ -8,10 +8,11 @@ LayoutBarrier::LayoutBarrier(QWidget* child, QWidget* parent) : QWidget(parent),
     child_->setParent(this);
     known_ = hints();
     setSizePolicy(known_.policy);
+    setMaximumSize(known_.maxSize);
 }
 
 LayoutBarrier::Hints LayoutBarrier::hints() const {
-    return {child_->sizeHint(), child_->minimumSizeHint(), child_->sizePolicy()};
+    return {child_->minimumSizeHint(), child_->maximumSize(), child_->sizePolicy()};
 }
 
 QSize LayoutBarrier::sizeHint() const {
@@ -39,6 +40,7 @@ bool LayoutBarrier::event(QEvent* e) {
             ++passed_;
             known_ = now;
             setSizePolicy(now.policy);
+            setMaximumSize(now.maxSize);
             updateGeometry();
         }
         if (child_->geometry() != rect())

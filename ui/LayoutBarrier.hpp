@@ -10,8 +10,10 @@ namespace yee::ui {
 /// Holds one widget, filling it. Every size-hint change inside a widget climbs the widget tree one
 /// layout request per level: a label of a dock given new text lays out the dock, then the main window,
 /// which sets every dock's geometry again (with a geometry animation each, Fusion animating) and
-/// repaints the separators, for a text that needed none of it. Here the climb stops unless the child's
-/// hints (size hint, minimum size hint, size policy) are new: the window's layout hears of those only.
+/// repaints the separators, for a text that needed none of it. Here the climb stops unless what
+/// constrains the holder changes: the child's minimum size hint, maximum size or size policy. Its size
+/// hint (a preference: a dock keeps the size the window and the user gave it) is always answered live
+/// but not announced.
 class LayoutBarrier : public QWidget {
 public:
     explicit LayoutBarrier(QWidget* child, QWidget* parent = nullptr);
@@ -31,7 +33,7 @@ protected:
 
 private:
     struct Hints {
-        QSize hint, minHint;
+        QSize minHint, maxSize;
         QSizePolicy policy;
         bool operator==(const Hints&) const = default;
     };

@@ -11,6 +11,7 @@
 #include "UiTestScenes.hpp"
 #include "ui/DevicesPanel.hpp"
 #include "ui/GradientPanel.hpp"
+#include "ui/LayoutBarrier.hpp"
 #include "ui/MemoryBars.hpp"
 #include "ui/SceneCommands.hpp"
 #include "ui/SceneDocument.hpp"
@@ -266,6 +267,52 @@ private slots:
         QApplication::processEvents();
         QVERIFY(requests.n > 0);
         QCOMPARE(bars->height(), bars->heightForWidth(bars->width()));
+    }
+
+    /// A barrier passes a change of its child's minimum size on to the layout around it, and stops the
+    /// requests of changes that constrain nothing (a label's new text), so the window is not laid out
+    /// again for them.
+    void layoutBarrierStopsWhatConstrainsNothing() {
+        QWidget top;
+        auto* l = new QVBoxLayout(&top);
+        auto* panel = new QWidget;
+        auto* pl = new QVBoxLayout(panel);
+        auto* label = new QLabel("Running: forward phase");
+        label->setWordWrap(true);
+        label->setMinimumHeight(3 * label->fontMetrics().lineSpacing()); // as the run monitor's status
+        pl->addWidget(label);
+        auto* bar = new QWidget; // the panel's width is set by its other widgets, as in the run monitor
+        bar->setMinimumSize(240, 20);
+        pl->addWidget(bar);
+        auto* barrier = new LayoutBarrier(panel);
+        l->addWidget(barrier);
+        top.resize(400, 300);
+        top.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&top));
+        QCOMPARE(panel->geometry(), barrier->rect());
+        struct Requests : QObject {
+            int n = 0;
+            bool eventFilter(QObject*, QEvent* e) override {
+                n += e->type() == QEvent::LayoutRequest;
+                return false;
+            }
+        } requests;
+        top.installEventFilter(&requests);
+        label->setText("Completed 200 steps in 0.2 s: forward sweep 0.1 s, reverse sweep 0.1 s.");
+        for (int k = 0; k < 5; ++k)
+            QApplication::processEvents();
+        QCOMPARE(requests.n, 0);
+        QVERIFY(barrier->stopped() > 0);
+        QCOMPARE(barrier->sizeHint(), panel->sizeHint()); // answered live
+        label->setMinimumWidth(520);
+        for (int k = 0; k < 5; ++k)
+            QApplication::processEvents();
+        QVERIFY(requests.n > 0);
+        QVERIFY(barrier->passedOn() > 0);
+        QVERIFY(top.minimumSizeHint().width() >= 520);
+        top.resize(600, 300);
+        QApplication::processEvents();
+        QCOMPARE(panel->geometry(), barrier->rect());
     }
 };
 
