@@ -139,7 +139,55 @@ QRect SceneView::legendRect() const {
     const int rowHeight = 20;
     const int w = std::min(rowHeight + 14 + text, std::max(40, width() / 2));
     const int h = std::min(rowHeight * n + 8, std::max(40, height() * 2 / 3));
-    return QRect(int(6 * dpr), int(6 * dpr), int(w * dpr), int(h * dpr));
+    return rectAt(legendCorner_, QSize(int(w * dpr), int(h * dpr)));
+}
+
+QRect SceneView::rectAt(int corner, QSize size) const {
+    const qreal dpr = devicePixelRatio();
+    const int W = int(width() * dpr), H = int(height() * dpr), m = int(6 * dpr);
+    const int x = corner % 2 == 0 ? m : W - m - size.width();
+    const int y = corner < 2 ? m : H - m - size.height();
+    return QRect(QPoint(x, y), size);
+}
+
+bool SceneView::frameRendered() {
+    if (!legendVisible_ || actors_.legend.empty())
+        return false;
+    // The axes' text boxes of this frame (VTK pixels, origin bottom-left) against each corner.
+    const int H = int(height() * devicePixelRatio());
+    auto covered = [&](const QRect& box) {
+        long long area = 0;
+        for (int a = 0; a < 3; ++a) {
+            const SceneAxes::Boxes& b = axes_->boxes(a);
+            if (!b.drawn)
+                continue;
+            std::vector<std::array<double, 4>> all = b.labels;
+            all.push_back(b.title);
+            for (const auto& t : all) {
+                const QRect r(QPoint(static_cast<int>(t[0]), H - static_cast<int>(t[3])),
+                              QPoint(static_cast<int>(t[1]), H - static_cast<int>(t[2])));
+                const QRect i = r.intersected(box);
+                if (!i.isEmpty())
+                    area += static_cast<long long>(i.width()) * i.height();
+            }
+        }
+        return area;
+    };
+    const QSize size = legendRect().size();
+    int best = legendCorner_;
+    long long least = covered(rectAt(legendCorner_, size));
+    if (least == 0)
+        return false;
+    for (int c = 0; c < 4; ++c)
+        if (const long long a = covered(rectAt(c, size)); a < least) {
+            least = a;
+            best = c;
+        }
+    if (best == legendCorner_)
+        return false;
+    legendCorner_ = best;
+    placeLegend();
+    return true;
 }
 
 void SceneView::placeLegend() {

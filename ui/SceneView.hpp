@@ -44,8 +44,9 @@ public:
     /// Orthographic (parallel) projection instead of perspective.
     void setOrthographic(bool on);
     bool isOrthographic() const;
-    /// The legend's top-left box in device pixels (of grabFramebuffer()): fixed-height rows as wide as the
-    /// longest entry, the same size in every window size.
+    /// The legend's box in device pixels (of grabFramebuffer()): fixed-height rows as wide as the longest
+    /// entry, the same size in every window size, in the top-left corner unless the axes' labels are
+    /// there (see frameRendered).
     QRect legendRect() const;
     /// The axes (titles, tick labels), for tests.
     SceneAxes* axes() const;
@@ -62,6 +63,9 @@ protected:
     void resizeGL(int w, int h) override;
     /// Put the legend's box where legendRect() says (after a resize or a new legend).
     void placeLegend();
+    /// Moves the legend to the corner of the view where it covers the least of the axes' labels and
+    /// titles (top-left unless that covers some and another corner covers less).
+    bool frameRendered() override;
     void wheelEvent(QWheelEvent* e) override;
 
 private:
@@ -76,6 +80,8 @@ private:
     void applyHidden();
 
     void buildLegend();
+    /// A box of `size` (device pixels) in `corner` (see legendCorner_), 6 px from the edges.
+    QRect rectAt(int corner, QSize size) const;
 
     SceneDocument* doc_;
     SceneActors actors_;
@@ -83,6 +89,7 @@ private:
     std::array<bool, std::size_t(SceneLayer::Count)> layers_{true, true, true, true, true, true, true};
     vtkSmartPointer<vtkLegendBoxActor> legend_;
     bool legendVisible_ = true;
+    int legendCorner_ = 0; ///< 0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right
     vtkSmartPointer<SceneAxes> axes_;
     bool cameraSet_ = false;
     /// The camera follows the domain (refit on resize) until the user moves it.

@@ -209,6 +209,8 @@ void VtkWidget::renderFrame() {
     state->Reset();
     state->Push();
     window_->Render();
+    if (frameRendered()) // the subclass placed something after this frame's layout: draw it so
+        window_->Render();
     state->Pop();
     ++renders_;
     // Copy VTK's display framebuffer into ours.

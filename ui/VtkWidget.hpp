@@ -75,6 +75,10 @@ protected:
     void enterEvent(QEnterEvent* e) override;
     void leaveEvent(QEvent* e) override;
 
+    /// VTK has drawn a frame (not yet shown): a subclass that places props after where others landed
+    /// in it (a legend clear of the axes' text) does so and returns true, and the frame is drawn again.
+    virtual bool frameRendered() { return false; }
+
     /// Event position in VTK display coordinates (device pixels, origin bottom-left).
     QPoint toVtkDisplay(const QPointF& widgetPos) const;
 

@@ -11,6 +11,7 @@
 #include "ui/SceneCommands.hpp"
 #include "ui/SceneDocument.hpp"
 #include "ui/SceneView.hpp"
+#include "yee/scene/SceneJson.hpp"
 
 using namespace yee;
 using namespace yee::ui;
@@ -359,6 +360,54 @@ private slots:
             for (int a = 0; a < 3; ++a)
                 QVERIFY(view_->axes()->boxes(a).drawn);
         }
+        QCOMPARE(view_->vtkIssueCount(), 0);
+    }
+
+    /// The legend covers none of the axes' labels and titles: in quick_box's default view the y labels
+    /// run along the top-left edge, so the legend takes another corner (frame after frame, also after a
+    /// resize), with every entry's colour still drawn inside its box.
+    void legendKeepsClearOfTheAxes() {
+        doc_->resetScene(scene::loadScene(YEE_SOURCE_DIR "/resources/scenes/quick_box.json"), {});
+        view_->resize(640, 480);
+        auto covered = [&] {
+            const int H = int(view_->height() * view_->devicePixelRatio());
+            const QRect legend = view_->legendRect();
+            int boxes = 0;
+            for (int a = 0; a < 3; ++a) {
+                const SceneAxes::Boxes& b = view_->axes()->boxes(a);
+                auto all = b.labels;
+                all.push_back(b.title);
+                for (const auto& t : all) {
+                    const QRect r(QPoint(static_cast<int>(t[0]), H - static_cast<int>(t[3])),
+                                  QPoint(static_cast<int>(t[1]), H - static_cast<int>(t[2])));
+                    boxes += r.intersects(legend);
+                }
+            }
+            return boxes;
+        };
+        for (const QSize size : {QSize(640, 480), QSize(900, 600)}) {
+            view_->resize(size);
+            QTest::qWait(100);
+            const QImage img = view_->grabFramebuffer();
+            img.save(test::artifactDir() +
+                     QStringLiteral("/scene_view_legend_clear_%1.png").arg(size.width()));
+            QCOMPARE(covered(), 0);
+            QVERIFY(view_->axes()->boxes(1).drawn);
+            const QImage box = img.copy(view_->legendRect());
+            for (const auto& e : view_->actors().legend) {
+                int exact = 0;
+                for (int y = 0; y < box.height(); ++y)
+                    for (int x = 0; x < box.width(); ++x) {
+                        const QColor c = box.pixelColor(x, y);
+                        exact += std::abs(c.red() - e.color.red()) <= 6 &&
+                                 std::abs(c.green() - e.color.green()) <= 6 &&
+                                 std::abs(c.blue() - e.color.blue()) <= 6;
+                    }
+                QVERIFY2(exact >= 12, qPrintable(QString("%1: %2 swatch pixels").arg(e.text).arg(exact)));
+            }
+        }
+        // It did move: the top-left corner holds axis text in this view.
+        QVERIFY(view_->legendRect().topLeft() != QPoint(6, 6) * view_->devicePixelRatio());
         QCOMPARE(view_->vtkIssueCount(), 0);
     }
 
