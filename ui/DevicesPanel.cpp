@@ -276,6 +276,10 @@ void DevicesPanel::pushGpus() {
         new SetPropertyCommand(doc_, {ItemKind::Run, -1}, QStringLiteral("devices"), devices));
 }
 
+QString DevicesPanel::summaryText() const {
+    return summary_->text();
+}
+
 void DevicesPanel::showEstimate(const EstimateOutcome& out) {
     problemText_ = out.problem;
     if (out.problem.isEmpty()) {

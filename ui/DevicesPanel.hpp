@@ -31,6 +31,8 @@ public:
     /// The text explaining why the current choice cannot run (empty when it can).
     QString problem() const;
     MemoryBars* bars() const { return bars_; }
+    /// The estimate's one-line summary (grid, steps, devices, peaks) as shown.
+    QString summaryText() const;
     /// The GPU list (one row per visible GPU: id, name, memory, free, compute capability).
     QTreeWidget* gpuList() const { return gpus_; }
     /// Why no GPU can be used (empty when there are GPUs).

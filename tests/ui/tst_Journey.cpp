@@ -13,6 +13,7 @@
 #include <QtTest>
 
 #include "RenderTestUtil.hpp"
+#include "ui/DevicesPanel.hpp"
 #include "ui/GradientPanel.hpp"
 #include "ui/LogPanel.hpp"
 #include "ui/MainWindow.hpp"
@@ -123,6 +124,11 @@ private slots:
         }
         // The 3-D view shows what was built.
         QVERIFY(w.sceneView()->actors().props.size() >= 5);
+        // The screenshot shows the estimate of what was built (the estimator is debounced): two
+        // devices, one bar each.
+        QTRY_VERIFY_WITH_TIMEOUT(!w.estimator()->busy(), 30000);
+        QVERIFY2(w.devicesPanel()->summaryText().contains(QStringLiteral("on 2 device(s)")),
+                 qPrintable(w.devicesPanel()->summaryText()));
         shot(w, "03_scene_built");
 
         // ---- value and gradient on two devices ----
