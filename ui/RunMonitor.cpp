@@ -379,7 +379,20 @@ void RunMonitor::fillTable() {
 void RunMonitor::runFinished(const RunResultPtr& result, const QString& path) {
     cancel_->setEnabled(false);
     cancel_->setText(tr("Cancel run"));
-    setBar(progress_, std::max(1, result->totalSteps), result->steps);
+    // The overall bar ends on the phase the run ended in (the last one that took a step): a run
+    // cancelled in its reverse sweep reads "Adjoint: step 8 of 40", not its forward count under the
+    // adjoint's title.
+    const telemetry::PhaseProgress* last = nullptr;
+    for (const auto& p : result->phases)
+        if (p.step > 0)
+            last = &p;
+    if (last) {
+        progress_->setFormat(tr("%1: step %v of %m").arg(phaseTitle(QString::fromStdString(last->name))));
+        setBar(progress_, int(std::max<std::int64_t>(1, last->totalSteps)), int(last->step));
+    } else {
+        progress_->setFormat(tr("step %v of %m"));
+        setBar(progress_, std::max(1, result->totalSteps), result->steps);
+    }
     showPhases(result->phases);
     QString text =
         result->completed

@@ -195,6 +195,10 @@ private slots:
         QVERIFY(m.statusText().startsWith("Stopped (cancelled in the adjoint phase at step 8 of 40"));
         QVERIFY(m.statusText().contains("3.0 s"));
         QCOMPARE(m.phaseBar("adjoint")->value(), 8);
+        // The overall bar ends on the phase the run stopped in, with that phase's count.
+        QCOMPARE(m.progress()->value(), 8);
+        QCOMPARE(m.progress()->maximum(), 40);
+        QCOMPARE(m.progress()->text(), QString("Adjoint: step 8 of 40"));
     }
 
     void historyListsAndNumbersRuns() {
