@@ -58,6 +58,10 @@ QString phaseTitle(const QString& name) {
         return QObject::tr("Adjoint");
     return name;
 }
+/// The overall bar's text while (or after) phase `name` runs.
+QString phaseFormat(const QString& name) {
+    return QObject::tr("%1: step %v of %m").arg(phaseTitle(name));
+}
 } // namespace
 
 RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
@@ -314,7 +318,7 @@ void RunMonitor::showReport(const telemetry::Report& r) {
         r.phases.size() > 1
             ? tr("Running: %1 phase (%2 of %3)").arg(current_).arg(index + 1).arg(r.phases.size())
             : tr("Running: %1 phase").arg(current_));
-    progress_->setFormat(tr("%1: step %v of %m").arg(phaseTitle(current_)));
+    progress_->setFormat(phaseFormat(current_));
     setBar(progress_, std::max(1, r.totalSteps), r.step);
     rate_->setText(rate(r.stepsPerSecond, tr("steps/s")));
     // Cell updates are forward (or recomputed forward) steps; the adjoint's rate is in steps.
@@ -379,15 +383,16 @@ void RunMonitor::fillTable() {
 void RunMonitor::runFinished(const RunResultPtr& result, const QString& path) {
     cancel_->setEnabled(false);
     cancel_->setText(tr("Cancel run"));
-    // The overall bar ends on the phase the run ended in (the last one that took a step): a run
-    // cancelled in its reverse sweep reads "Adjoint: step 8 of 40", not its forward count under the
+    // The overall bar ends on the last phase of the plan that took a step, with that phase's count: a
+    // run cancelled in its reverse sweep reads "Adjoint: step 8 of 40" (the reverse sweep's progress,
+    // also when a checkpointed run stops in a reconstruct segment), not its forward count under the
     // adjoint's title.
     const telemetry::PhaseProgress* last = nullptr;
     for (const auto& p : result->phases)
         if (p.step > 0)
             last = &p;
     if (last) {
-        progress_->setFormat(tr("%1: step %v of %m").arg(phaseTitle(QString::fromStdString(last->name))));
+        progress_->setFormat(phaseFormat(QString::fromStdString(last->name)));
         setBar(progress_, int(std::max<std::int64_t>(1, last->totalSteps)), int(last->step));
     } else {
         progress_->setFormat(tr("step %v of %m"));
