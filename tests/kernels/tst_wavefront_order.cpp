@@ -1,10 +1,11 @@
 /// The fused pass' row order (kernels/Wavefront.hpp), checked at every row against the Yee step's
 /// dependencies: when H of row (j, k) runs, E of rows (j, k), (j + 1, k) and (j, k + 1) must not have run
 /// (H reads E^n there); when E of row (j, k) runs, H of rows (j, k), (j - 1, k) and (j, k - 1) must have
-/// run (E reads H^{n+1/2}); every row of each box runs exactly once. On 1, 2 and 3 threads, whole planes
+/// run (E reads H^{n+1/2}); every row of each box runs exactly once. On 1, 2, 3 and 5 threads, whole planes
 /// and column blocks, thin and thick slabs, an E box equal to the H box and one inset from it.
 #include <QtTest>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -43,7 +44,7 @@ private slots:
         QTest::addColumn<int>("minPlanes");
         QTest::addColumn<int>("blockRows");
         QTest::addColumn<bool>("inset");
-        for (const int t : {1, 2, 3})
+        for (const int t : {1, 2, 3, 5})
             for (const int mp : {1, 3, 8})
                 for (const int br : {0, 1, 4, 7})
                     for (const bool inset : {false, true})
@@ -93,6 +94,31 @@ private slots:
         QCOMPARE(kernels::wavefrontSlabs(20, 2, 8), 2);
         QCOMPARE(kernels::wavefrontSlabs(5, 4, 8), 1);
         QCOMPARE(kernels::wavefrontSlabs(29, 3, 1), 12);
+    }
+    /// The slab bounds cover the planes in order, every slab at least one plane thick, thinning about
+    /// 2:1 from the first slab to the last where there are planes enough.
+    void slabBounds() {
+        for (int planes = 1; planes <= 300; ++planes)
+            for (int slabs = 1; slabs <= std::min(planes, 70); ++slabs) {
+                QCOMPARE(kernels::wavefrontSlabBounds(planes, slabs, 0), 0);
+                QCOMPARE(kernels::wavefrontSlabBounds(planes, slabs, slabs), planes);
+                for (int s = 0; s < slabs; ++s)
+                    QVERIFY2(kernels::wavefrontSlabBounds(planes, slabs, s + 1) >
+                                 kernels::wavefrontSlabBounds(planes, slabs, s),
+                             qPrintable(QString("planes %1 slabs %2 slab %3").arg(planes).arg(slabs).arg(s)));
+            }
+        const auto width = [](int planes, int slabs, int s) {
+            return kernels::wavefrontSlabBounds(planes, slabs, s + 1) -
+                   kernels::wavefrontSlabBounds(planes, slabs, s);
+        };
+        // 200 planes in 8 slabs: weights 15..8 of 92.
+        QCOMPARE(width(200, 8, 0), 32);
+        QCOMPARE(width(200, 8, 7), 18);
+        for (int s = 0; s + 1 < 8; ++s)
+            QVERIFY(width(200, 8, s) >= width(200, 8, s + 1));
+        // Too few planes to thin: uniform.
+        QCOMPARE(width(8, 8, 0), 1);
+        QCOMPARE(width(8, 8, 7), 1);
     }
 };
 

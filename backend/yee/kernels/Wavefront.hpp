@@ -14,9 +14,16 @@
 /// Threads: the planes are cut into slabs of consecutive planes, handed to the worker pool's threads as
 /// chunks (core/WorkerPool.hpp). A slab runs its planes fused, except the E update of its first plane
 /// k0, which would read H of plane k0 - 1 (another slab's) and which that slab's H of plane k0 - 1 must
-/// read as E^n; those first planes' E updates run after all slabs have finished (the one join of the
-/// pass). A slab's own H of its last plane reads E^n of the next slab's first plane, which nobody
-/// updates before the join. One extra plane of E traffic per slab is the price.
+/// read as E^n. That join plane's E update may run once both slabs beside it have finished: each join
+/// plane has a counter, each of its two slabs adds one when it finishes, and the slab that finishes
+/// second runs the plane's E update on its own thread, inside the same parallel range (no second
+/// launch and no second wait per pass). A slab's own H of its last plane reads E^n of the next slab's
+/// first plane, which nobody updates before both have finished. One extra plane of E traffic per slab
+/// is the price.
+///
+/// Slab sizes: the pool hands out slabs in order, so the last slabs handed out decide when the pass
+/// ends; they are made thinner (the first slab about twice as thick as the last, wavefrontSlabBounds)
+/// so that the threads run out of work at about the same time.
 ///
 /// Column blocks: within a slab the rows go in blocks of `blockRows` consecutive j, each block through
 /// all the slab's planes before the next block starts, so the H of row (j, k - 1) that E of row (j, k)
@@ -26,7 +33,9 @@
 /// a block's first row reads H of the previous block's last row, which that block has finished.
 /// This header stays C++17-clean.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <memory>
 
 #include "yee/core/Box.hpp"
 #include "yee/core/WorkerPool.hpp"
@@ -71,6 +80,19 @@ inline int wavefrontSlabs(int planes, int threads, int minPlanes) {
     return std::max(1, std::min(4 * threads, planes / std::max(1, minPlanes)));
 }
 
+/// The first plane, relative to the box's first plane, of slab s (0 <= s <= slabs; s == slabs gives
+/// `planes`) when [0, planes) is cut into `slabs` slabs whose thickness falls linearly from the first to
+/// the last, about 2:1 (weights 2 slabs - 1 - s); uniform where the thinnest would be under one plane.
+/// Every slab has at least one plane when slabs <= planes.
+inline int wavefrontSlabBounds(int planes, int slabs, int s) {
+    const std::int64_t n = slabs, p = planes, t = s;
+    const std::int64_t total = n * (3 * n - 1) / 2; // sum of the weights 2n - 1 - t, t < n
+    if (n <= 1 || 2 * p < 3 * n - 1)                // thinnest exact width p n / total < 1
+        return int(p * t / std::max<std::int64_t>(1, n));
+    const std::int64_t before = t * (2 * n - 1) - t * (t - 1) / 2;
+    return int(p * before / total);
+}
+
 /// The fused pass: hRow(j, k, bh.lo[0], bh.hi[0]) for every row of `bh` and eRow(j, k, be.lo[0],
 /// be.hi[0]) for every row of `be`, on `threads` threads of the calling thread's worker pool in slabs
 /// of at least `minPlanes` planes (wavefrontSlabs) and column blocks of `blockRows` rows (<= 0: whole
@@ -90,7 +112,8 @@ void wavefrontRows(const Box& bh, const Box& be, int threads, int minPlanes, int
         Box bh, be;
         int k0, planes, slabs, block;
         bool anyE;
-        int slabLo(std::int64_t s) const { return k0 + int(std::int64_t(planes) * s / slabs); }
+        std::atomic<int>* joins; // joins[s]: slabs finished beside the first plane of slab s (s >= 1)
+        int slabLo(int s) const { return k0 + wavefrontSlabBounds(planes, slabs, s); }
         bool eRowOf(int j, int k) const {
             return anyE && j >= be.lo[1] && j < be.hi[1] && k >= be.lo[2] && k < be.hi[2];
         }
@@ -108,35 +131,47 @@ void wavefrontRows(const Box& bh, const Box& be, int threads, int minPlanes, int
                 }
             }
         }
+        /// E of the first plane of slab s, if this call is the second of its two slabs to finish (the
+        /// acquire-release add makes the other slab's H writes visible here).
+        void joinDone(int s) const {
+            if (joins[s].fetch_add(1, std::memory_order_acq_rel) != 1)
+                return;
+            const int k = slabLo(s);
+            for (int j = be.lo[1]; j < be.hi[1]; ++j)
+                if (eRowOf(j, k))
+                    (*e)(j, k, be.lo[0], be.hi[0]);
+        }
     };
-    Ctx c{&hRow,      &eRow, bh, be, bh.lo[2], bh.extent(2), 1, blockRows > 0 ? blockRows : bh.extent(1),
-          !be.empty()};
+    Ctx c{&hRow,       &eRow,  bh, be, bh.lo[2], bh.extent(2), 1, blockRows > 0 ? blockRows : bh.extent(1),
+          !be.empty(), nullptr};
     c.slabs = wavefrontSlabs(c.planes, threads, minPlanes);
     if (c.slabs == 1) {
         c.slab(bh.lo[2], bh.hi[2], false);
         return;
     }
-    // Every slab, its first plane's E left out.
+    // One counter per join plane; on the stack for the slab counts of up to 32 threads.
+    constexpr int kStackJoins = 128;
+    std::atomic<int> stackJoins[kStackJoins];
+    std::unique_ptr<std::atomic<int>[]> heapJoins;
+    c.joins = stackJoins;
+    if (c.slabs > kStackJoins) {
+        heapJoins.reset(new std::atomic<int>[std::size_t(c.slabs)]);
+        c.joins = heapJoins.get();
+    }
+    for (int s = 0; s < c.slabs; ++s)
+        c.joins[s].store(0, std::memory_order_relaxed);
     WorkerPool::run(
         threads, c.slabs, 1,
         [](const void* p, std::int64_t s0, std::int64_t s1) {
             const Ctx& x = *static_cast<const Ctx*>(p);
-            for (std::int64_t s = s0; s < s1; ++s)
+            for (int s = int(s0); s < int(s1); ++s) {
                 x.slab(x.slabLo(s), x.slabLo(s + 1), s > 0);
-        },
-        &c);
-    // The join: the first planes' E of slabs 1.., now that every H update has read E^n.
-    if (!c.anyE)
-        return;
-    WorkerPool::run(
-        threads, c.slabs - 1, 1,
-        [](const void* p, std::int64_t s0, std::int64_t s1) {
-            const Ctx& x = *static_cast<const Ctx*>(p);
-            for (std::int64_t s = s0 + 1; s < s1 + 1; ++s) {
-                const int k = x.slabLo(s);
-                for (int j = x.be.lo[1]; j < x.be.hi[1]; ++j)
-                    if (x.eRowOf(j, k))
-                        (*x.e)(j, k, x.be.lo[0], x.be.hi[0]);
+                if (!x.anyE)
+                    continue;
+                if (s > 0)
+                    x.joinDone(s);
+                if (s + 1 < x.slabs)
+                    x.joinDone(s + 1);
             }
         },
         &c);
