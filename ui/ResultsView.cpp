@@ -3,7 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileInfo>
-#include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -52,50 +52,62 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
 }
 
 QWidget* ResultsView::buildFieldTab() {
+    // The controls in rows above the slice, so the slice gets the tab's whole width.
     auto* w = new QWidget(this);
-    auto* l = new QHBoxLayout(w);
+    auto* l = new QVBoxLayout(w);
     l->setContentsMargins(0, 0, 0, 0);
     auto* controls = new QWidget(w);
-    controls->setMaximumWidth(220);
-    auto* f = new QFormLayout(controls);
-    f->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    auto* g = new QGridLayout(controls);
+    g->setContentsMargins(4, 4, 4, 0);
+    const auto label = [controls](const QString& text) { return new QLabel(text, controls); };
     series_ = new QComboBox(controls);
     series_->setObjectName(QStringLiteral("snapshotDetector"));
-    f->addRow(tr("Snapshot"), series_);
     component_ = new QComboBox(controls);
     component_->setObjectName(QStringLiteral("snapshotComponent"));
-    f->addRow(tr("Component"), component_);
     plane_ = new QComboBox(controls);
     plane_->setObjectName(QStringLiteral("slicePlane"));
     for (int a = 0; a < 3; ++a)
         plane_->addItem(tr(kPlanes[a]), a);
-    f->addRow(tr("Plane"), plane_);
+    for (QComboBox* c : {series_, component_, plane_}) {
+        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        c->setMinimumContentsLength(5);
+    }
     position_ = new QSlider(Qt::Horizontal, controls);
     position_->setObjectName(QStringLiteral("slicePosition"));
-    f->addRow(tr("Position"), position_);
     positionLabel_ = new QLabel(controls);
     positionLabel_->setWordWrap(true);
-    f->addRow(QString(), positionLabel_);
     time_ = new QSlider(Qt::Horizontal, controls);
     time_->setObjectName(QStringLiteral("timeSlider"));
-    f->addRow(tr("Time"), time_);
     timeLabel_ = new QLabel(controls);
     timeLabel_->setWordWrap(true);
-    f->addRow(QString(), timeLabel_);
-    l->addWidget(controls);
-    field_ = new FieldView(w);
-    l->addWidget(field_, 1);
     lockScale_ = new QCheckBox(tr("Lock colour scale"), controls);
     lockScale_->setObjectName(QStringLiteral("lockColourScale"));
     lockScale_->setToolTip(tr("Keep the colour range of the frame shown now, so frames can be compared"));
-    f->addRow(QString(), lockScale_);
-    connect(lockScale_, &QCheckBox::toggled, field_, &FieldView::setRangeLocked);
     outline_ = new QCheckBox(tr("Structure outline"), controls);
     outline_->setObjectName(QStringLiteral("structureOutline"));
     outline_->setToolTip(tr("Draw the material boundaries (the rasterised permittivity on this plane) over "
                             "the slice"));
     outline_->setChecked(true);
-    f->addRow(QString(), outline_);
+    g->addWidget(label(tr("Snapshot")), 0, 0);
+    g->addWidget(series_, 0, 1);
+    g->addWidget(label(tr("Component")), 0, 2);
+    g->addWidget(component_, 0, 3);
+    g->addWidget(label(tr("Plane")), 1, 0);
+    g->addWidget(plane_, 1, 1);
+    g->addWidget(lockScale_, 1, 2, 1, 2);
+    g->addWidget(label(tr("Position")), 2, 0);
+    g->addWidget(position_, 2, 1);
+    g->addWidget(positionLabel_, 2, 2, 1, 2);
+    g->addWidget(label(tr("Time")), 3, 0);
+    g->addWidget(time_, 3, 1);
+    g->addWidget(timeLabel_, 3, 2, 1, 2);
+    g->addWidget(outline_, 4, 2, 1, 2);
+    for (const int c : {1, 3})
+        g->setColumnStretch(c, 1);
+    l->addWidget(controls);
+    field_ = new FieldView(w);
+    l->addWidget(field_, 1);
+    connect(lockScale_, &QCheckBox::toggled, field_, &FieldView::setRangeLocked);
     connect(outline_, &QCheckBox::toggled, this, &ResultsView::updateOutline);
 
     connect(series_, &QComboBox::currentIndexChanged, this, &ResultsView::seriesChanged);
@@ -110,23 +122,32 @@ QWidget* ResultsView::buildFieldTab() {
 }
 
 QWidget* ResultsView::buildGradientTab() {
+    // The controls in rows above the map, as in the Fields tab.
     auto* w = new QWidget(this);
-    auto* l = new QHBoxLayout(w);
+    auto* l = new QVBoxLayout(w);
     l->setContentsMargins(0, 0, 0, 0);
     auto* controls = new QWidget(w);
-    controls->setMaximumWidth(220);
-    auto* f = new QFormLayout(controls);
-    f->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    auto* g = new QGridLayout(controls);
+    g->setContentsMargins(4, 4, 4, 0);
     design_ = new QComboBox(controls);
     design_->setObjectName(QStringLiteral("gradientDesign"));
-    f->addRow(tr("Design region"), design_);
     gradientPlane_ = new QComboBox(controls);
     for (int a = 0; a < 3; ++a)
         gradientPlane_->addItem(tr(kPlanes[a]), a);
     gradientPlane_->setCurrentIndex(2);
-    f->addRow(tr("Plane"), gradientPlane_);
+    for (QComboBox* c : {design_, gradientPlane_}) {
+        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        c->setMinimumContentsLength(5);
+    }
     gradientPosition_ = new QSlider(Qt::Horizontal, controls);
-    f->addRow(tr("Position"), gradientPosition_);
+    g->addWidget(new QLabel(tr("Design region"), controls), 0, 0);
+    g->addWidget(design_, 0, 1);
+    g->addWidget(new QLabel(tr("Plane"), controls), 0, 2);
+    g->addWidget(gradientPlane_, 0, 3);
+    g->addWidget(new QLabel(tr("Position"), controls), 1, 0);
+    g->addWidget(gradientPosition_, 1, 1, 1, 3);
+    for (const int c : {1, 3})
+        g->setColumnStretch(c, 1);
     l->addWidget(controls);
     gradientField_ = new FieldView(w);
     gradientField_->setObjectName(QStringLiteral("gradientView"));

@@ -315,6 +315,15 @@ private slots:
         for (const QLabel* l : view.findChildren<QLabel*>())
             position = position || l->text().startsWith(QString::fromUtf8("z = 0 \u00b5m (1 of 1)"));
         QVERIFY(position);
+        // The controls sit above the slice: the slice gets the tab's width and most of its height
+        // (beside it, a 220 px column took a third of a 1280-px window's centre).
+        QTest::qWait(50);
+        const QWidget* tab = view.tabs()->currentWidget();
+        QVERIFY2(view.fieldView()->width() >= tab->width() - 12,
+                 qPrintable(QString("%1 of %2").arg(view.fieldView()->width()).arg(tab->width())));
+        QVERIFY2(view.fieldView()->height() >= tab->height() * 6 / 10,
+                 qPrintable(QString("%1 of %2").arg(view.fieldView()->height()).arg(tab->height())));
+        view.grab().save(test::artifactDir() + "/results_fields_tab.png");
         // Scrubbing time changes the slice.
         const auto before = view.fieldView()->slice().values;
         view.timeSlider()->setValue(0);
