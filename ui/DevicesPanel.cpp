@@ -87,8 +87,8 @@ DevicesPanel::DevicesPanel(SceneDocument* doc, QWidget* parent) : QWidget(parent
     capacity_->setRange(0, 1 << 20);
     capacity_->setDecimals(4);
     capacity_->setSuffix(tr(" GiB"));
-    capacity_->setSpecialValueText(tr("host memory / devices"));
-    capacity_->setToolTip(tr("Memory each device may hold; 0 = an equal share of host memory (emulated "
+    capacity_->setSpecialValueText(tr("auto (host share)"));
+    capacity_->setToolTip(tr("Memory each device may hold; 0, auto = an equal share of host memory (emulated "
                              "devices) or the GPU's free memory"));
     lf->addRow(tr("Capacity per device"), capacity_);
     layout->addWidget(local);

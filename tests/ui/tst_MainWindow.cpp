@@ -1,8 +1,10 @@
 #include <QAbstractButton>
+#include <QAbstractSpinBox>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QOpenGLWidget>
@@ -765,6 +767,18 @@ private slots:
                                             .arg(name)
                                             .arg(area->widget()->minimumSizeHint().width())
                                             .arg(area->viewport()->width())));
+            // Every spin box the panel shows displays its whole text (a value or a special text).
+            for (auto* spin : dock->findChildren<QAbstractSpinBox*>()) {
+                auto* edit = spin->findChild<QLineEdit*>();
+                if (!spin->isVisible() || spin->visibleRegion().isEmpty() || !edit)
+                    continue;
+                const int need = edit->fontMetrics().horizontalAdvance(edit->text());
+                QVERIFY2(need <= edit->width() - 2,
+                         qPrintable(QString("%1: \"%2\" needs %3 px, the spin box shows %4")
+                                        .arg(name, edit->text())
+                                        .arg(need)
+                                        .arg(edit->width() - 2)));
+            }
             w.grab().save(test::artifactDir() + "/layout_1024x700_" + name + ".png");
         }
         // A value-and-grad run on one device: at 1280x800 the memory bars show whole, without a scroll bar.
