@@ -63,6 +63,14 @@ template <class T> struct ConstCoef {
     YEE_HD YEE_FORCEINLINE T operator()(int, int, int) const { return v; }
 };
 
+/// Whether the cells of a row of functor F are independent: F declares `static constexpr bool
+/// cellsIndependent = true` when each cell writes only its own entries of arrays that no cell of the
+/// launch reads at another index (the Yee and CPML updates: E written at (i, j, k), H read around it, and
+/// the other way round), so the CPU row loop may run without alias checks (YEE_IVDEP, kernels/Launch.hpp).
+template <class F, class = void> inline constexpr bool kCellsIndependent = false;
+template <class F>
+inline constexpr bool kCellsIndependent<F, std::void_t<decltype(F::cellsIndependent)>> = F::cellsIndependent;
+
 /// Whether C is a table accessor whose rows split into runs of one entry.
 template <class C> inline constexpr bool kRunCoef = false;
 template <class T> inline constexpr bool kRunCoef<TableCoef<T>> = true;

@@ -19,17 +19,6 @@
 namespace yee::kernels {
 
 namespace detail {
-/// One row of a box: the contiguous x loop. Kept out of line from the parallel body, with the functor
-/// taken by value, on purpose: GCC 12 does not vectorise the loop inside an outlined parallel body or
-/// over a local copy of a functor ("no vectype for stmt"), but does vectorise this form (with runtime alias
-/// checks). The call costs nothing next to a row of cells. YEE_SIMD_CLONES (core/Platform.hpp): the loop is
-/// compiled for AVX-512, AVX2 and SSE2, and the widest the CPU has runs; the bits are the same.
-template <class F>
-__attribute__((noinline)) YEE_SIMD_CLONES void runCells(F g, int i0, int i1, int j, int k) {
-    for (int i = i0; i < i1; ++i)
-        g(i, j, k);
-}
-
 /// Whether runRow splits rows into material runs: on, unless YEE_MATERIAL_RUNS=0 was in the environment
 /// when it was first asked or at the last resetMaterialRunsSwitch() (A/B benches; results are the same).
 inline std::atomic<int>& materialRunsSwitch() {
@@ -45,9 +34,29 @@ inline bool materialRunsOn() {
     }
     return v != 0;
 }
+
 /// Read YEE_MATERIAL_RUNS again at the next row.
 inline void resetMaterialRunsSwitch() {
     materialRunsSwitch().store(-1, std::memory_order_relaxed);
+}
+
+/// One row of a box: the contiguous x loop. Kept out of line from the parallel body, with the functor
+/// taken by value, on purpose: GCC 12 does not vectorise the loop inside an outlined parallel body or
+/// over a local copy of a functor ("no vectype for stmt"), but does vectorise this form, with run-time alias
+/// checks unless the functor's cells are independent (kCellsIndependent, kernels/Coef.hpp: YEE_IVDEP; on
+/// the 10-cell rows of an x slab's CPML the checks took a sixth of the instructions). The call costs
+/// nothing next to a row of cells. YEE_SIMD_CLONES (core/Platform.hpp): the loop is
+/// compiled for AVX-512, AVX2 and SSE2, and the widest the CPU has runs; the bits are the same.
+template <class F>
+__attribute__((noinline)) YEE_SIMD_CLONES void runCells(F g, int i0, int i1, int j, int k) {
+    if constexpr (kCellsIndependent<F>) {
+        YEE_IVDEP
+        for (int i = i0; i < i1; ++i)
+            g(i, j, k);
+    } else {
+        for (int i = i0; i < i1; ++i)
+            g(i, j, k);
+    }
 }
 
 /// Where the run of entry m starting at ix[i] ends: the first n in [i, i1) with ix[n] != m, or i1. Four

@@ -39,8 +39,9 @@ template <class T> struct ValuePair {
 template <class T, bool Magnetic, class C = View<const T>> struct UpdateH {
     View<T> hx, hy, hz;
     View<const T> ex, ey, ez;
-    C dbx, dby, dbz; ///< Magnetic only
-    T db;            ///< non-magnetic Db = dt
+    C dbx, dby, dbz;                               ///< Magnetic only
+    T db;                                          ///< non-magnetic Db = dt
+    static constexpr bool cellsIndependent = true; ///< writes H at its cell, reads only E (Coef.hpp)
 
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         const T e0 = ex(i, j, k), e1 = ey(i, j, k), e2 = ez(i, j, k);
@@ -74,7 +75,8 @@ template <class T, bool Lossy, class C = View<const T>> struct UpdateE {
     View<T> ex, ey, ez;
     View<const T> hx, hy, hz;
     C cbx, cby, cbz;
-    C cax, cay, caz; ///< Lossy only
+    C cax, cay, caz;                               ///< Lossy only
+    static constexpr bool cellsIndependent = true; ///< writes E at its cell, reads only H (Coef.hpp)
 
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         const T h0 = hx(i, j, k), h1 = hy(i, j, k), h2 = hz(i, j, k);
