@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QFileDialog>
 #include <QFontDatabase>
 #include <QFormLayout>
@@ -157,9 +158,14 @@ bool ExportDialog::exportTo(const QString& dir, QString* error) {
     }
 }
 
+QString ExportDialog::suggestedPath() const {
+    const QString name = QString::fromStdString(scene_.name.empty() ? std::string("scene") : scene_.name) +
+                         QStringLiteral("-bundle");
+    return startFolder_.isEmpty() ? name : QDir(startFolder_).filePath(name);
+}
+
 void ExportDialog::chooseAndExport() {
-    const QString dir = QFileDialog::getSaveFileName(
-        this, tr("Bundle folder (created)"), QString::fromStdString(scene_.name) + QStringLiteral("-bundle"));
+    const QString dir = QFileDialog::getSaveFileName(this, tr("Bundle folder (created)"), suggestedPath());
     if (dir.isEmpty())
         return;
     QString error;

@@ -35,12 +35,17 @@ public:
     const bundle::BatchResources& resources() const { return resources_; }
     /// Write the bundle into `dir` (see bundle::exportBundle). Returns false with `error` set on failure.
     bool exportTo(const QString& dir, QString* error = nullptr);
+    /// The folder the bundle's file dialog starts in (the scene file's folder; empty: the working folder).
+    void setStartFolder(const QString& folder) { startFolder_ = folder; }
+    /// Where the file dialog proposes to write the bundle: "<start folder>/<scene name>-bundle".
+    QString suggestedPath() const;
 
 private:
     void refresh();
     void chooseAndExport();
 
     scene::Scene scene_;
+    QString startFolder_;
     bundle::BatchResources resources_;
     QString problem_;
     QSpinBox* tiles_[3];

@@ -24,4 +24,10 @@ inline QString boxText(const Box& b) {
         .arg(b.hi[2]);
 }
 
+/// A scene schema unit as the user reads it: "um" becomes "µm" (the scene files keep ASCII keys and units),
+/// anything else is shown as it is ("fs", "S/m").
+inline QString unitText(const QString& schemaUnit) {
+    return schemaUnit == QLatin1String("um") ? QStringLiteral("\u00b5m") : schemaUnit;
+}
+
 } // namespace yee::ui

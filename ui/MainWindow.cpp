@@ -350,6 +350,8 @@ void MainWindow::createActions() {
     exportAct->setObjectName(QStringLiteral("exportBundleAction"));
     connect(exportAct, &QAction::triggered, this, [this] {
         ExportDialog dialog(doc_->scene(), this);
+        if (!doc_->filePath().isEmpty())
+            dialog.setStartFolder(QFileInfo(doc_->filePath()).absolutePath());
         if (dialog.exec() == QDialog::Accepted)
             log_->info(tr("Cluster bundle written (%1 rank(s) on %2 node(s)).")
                            .arg(dialog.resources().ranks)
@@ -883,9 +885,14 @@ void MainWindow::onRunFinished(const RunResultPtr& result, const QString& path) 
                        .arg(result->objective ? QString::number(*result->objective, 'g', 8) : tr("none")));
     else if (result->completed)
         log_->info(tr("Run completed: %1 steps in %2 s.").arg(result->steps).arg(result->seconds, 0, 'f', 2));
+    else if (const QString status = QString::fromStdString(result->status);
+             status.contains(QLatin1String("at step")))
+        // The status names the phase and its step ("cancelled in the adjoint phase at step 448 of 525");
+        // the forward count beside it read as a contradiction ("... after 525 of 525 steps").
+        log_->warning(tr("Run stopped: %1; results marked incomplete.").arg(status));
     else
         log_->warning(tr("Run stopped: %1 after %2 of %3 steps; results marked incomplete.")
-                          .arg(QString::fromStdString(result->status))
+                          .arg(status)
                           .arg(result->steps)
                           .arg(result->totalSteps));
     // Shown from memory: the run's own arrays (snapshots included) are what the file was written from, so

@@ -201,8 +201,13 @@ QString PropertyModel::groupOfRow(int row) const {
 bool PropertyModel::setValue(const QString& key, const QVariant& value) {
     const PropertyCheck c = checkProperty(doc_->scene(), item_, key, value);
     if (!c.ok) {
-        // The human name first ("flux1 > Size"), then the scene-file path and the rule.
-        lastError_ = propertyLabel(doc_->scene(), item_, key) + QStringLiteral(": ") + c.error;
+        // The human name ("flux1 > Size") and the rule; the scene-file path the check starts its message
+        // with stays in the row's tool tip.
+        QString rule = c.error;
+        const QString path = propertyPath(doc_->scene(), item_, key) + QStringLiteral(": ");
+        if (rule.startsWith(path))
+            rule = rule.mid(path.size());
+        lastError_ = propertyLabel(doc_->scene(), item_, key) + QStringLiteral(": ") + rule;
         emit valueRejected(lastError_);
         return false;
     }

@@ -9,6 +9,7 @@
 #include <functional>
 #include <stdexcept>
 
+#include "ui/Format.hpp"
 #include "yee/core/Error.hpp"
 #include "yee/scene/SceneJson.hpp"
 #include "yee/scene/Schema.hpp"
@@ -511,7 +512,7 @@ PropertyInfo infoOf(const Scene& s, const Prop& p) {
     i.label = tr(p.label.toLatin1().constData());
     i.type = p.type;
     i.choices = p.dynamicChoices ? p.dynamicChoices(s) : p.choices;
-    i.unit = p.unit;
+    i.unit = unitText(p.unit);
     i.toolTip = p.tip.isEmpty() ? QString() : tr(p.tip.toLatin1().constData());
     return i;
 }

@@ -35,7 +35,7 @@ struct PropertyInfo {
     QString label; ///< translated label
     PropertyType type = PropertyType::Double;
     QStringList choices; ///< Enum / MaterialRef / DetectorRef choices
-    QString unit;        ///< "um", "fs", "S/m" or empty
+    QString unit;        ///< as shown: "µm", "fs", "S/m" or empty (Format.hpp unitText)
     QString toolTip;     ///< translated help text
 };
 

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/Format.hpp"
 #include "ui/OptimizationCommands.hpp"
 #include "ui/SceneDocument.hpp"
 #include "ui/SceneProperties.hpp"
@@ -106,8 +107,7 @@ TermTable::TermTable(SceneDocument* doc, TermList which, QWidget* parent)
         keys_ << name;
         QString label = columnLabel(k.label);
         if (*k.unit)
-            label += QStringLiteral(" (%1)").arg(k.unit == std::string("um") ? QStringLiteral("\u00b5m")
-                                                                             : QString::fromLatin1(k.unit));
+            label += QStringLiteral(" (%1)").arg(unitText(QString::fromLatin1(k.unit)));
         labels << label;
     }
     table_ = new QTableWidget(0, int(keys_.size()), this);

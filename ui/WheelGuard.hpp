@@ -15,12 +15,16 @@ class WheelGuard : public QObject {
 public:
     explicit WheelGuard(QObject* parent = nullptr) : QObject(parent) {}
 
-    /// Guard every QComboBox and QAbstractSpinBox below `root` (now present), giving each strong focus
-    /// (click or tab, not the wheel). The guard is owned by `root`.
+    /// Guard every QComboBox and QAbstractSpinBox below `root`, those there now and those added later,
+    /// giving each strong focus (click or tab, not the wheel). The guard is owned by `root` and filters
+    /// the application's events (a pointer test per event).
     static void install(QWidget* root);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    QWidget* root_ = nullptr; ///< the guarded panel, the guard's parent (so it outlives no pointer here)
 };
 
 } // namespace yee::ui

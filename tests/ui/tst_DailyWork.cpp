@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QGroupBox>
 #include <QLabel>
 #include <QListWidget>
@@ -174,11 +175,30 @@ private slots:
         QCOMPARE(combo->currentIndex(), 0);
         QCOMPARE(spin->value(), 5);
         QVERIFY2(area.verticalScrollBar()->value() > scroll0, "the panel did not scroll");
+        // A combo added after the guard was installed (an objective's term row) is guarded too.
+        auto* later = new QComboBox;
+        later->addItems({"x", "y", "z"});
+        l->insertWidget(0, later);
+        QTRY_VERIFY(later->isVisible());
+        QCOMPARE(later->focusPolicy(), Qt::StrongFocus);
+        const int scroll1 = area.verticalScrollBar()->value();
+        wheel(later, 120);
+        wheel(later, -120);
+        wheel(later, -120);
+        QCOMPARE(later->currentIndex(), 0);
+        QVERIFY(area.verticalScrollBar()->value() != scroll1);
         // Once focused (clicked or tabbed into), the wheel edits as usual.
         spin->setFocus();
         QTRY_VERIFY(spin->hasFocus());
         wheel(spin, 120);
         QCOMPARE(spin->value(), 6);
+        // Outside the guarded panel the wheel is the widget's.
+        QComboBox outside;
+        outside.addItems({"p", "q"});
+        outside.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&outside));
+        wheel(&outside, -120);
+        QCOMPARE(outside.currentIndex(), 1);
     }
 
     /// Reversible with a recorder chain -> checkpointed is not refused: the chain is kept aside (one undo
@@ -314,8 +334,13 @@ private slots:
         QVERIFY(model.index(row, 1).data(Qt::ToolTipRole).toString().startsWith("Not a whole number"));
         QCOMPARE(doc.undoStack()->text(doc.undoStack()->count() - 1), QString("Set wg \u203a Size"));
         QVERIFY(!model.setValue("size_um", "-1, 1, 1"));
-        QVERIFY2(model.lastError().startsWith("wg \u203a Size: objects[0].size_um"),
+        // The human name and the rule, without the scene-file path (that is in the row's tool tip); the
+        // label carries the unit as µm.
+        QVERIFY2(model.lastError().startsWith("wg \u203a Size: "), qPrintable(model.lastError()));
+        QVERIFY2(!model.lastError().contains("size_um") && !model.lastError().contains("objects["),
                  qPrintable(model.lastError()));
+        QCOMPARE(model.index(row, 0).data(Qt::DisplayRole).toString(), QString("Size (\u00b5m)"));
+        QVERIFY(model.index(row, 1).data(Qt::ToolTipRole).toString().contains("objects[0].size_um"));
     }
 
     void helpSaysVersionAndBuildOptions() {
@@ -413,6 +438,11 @@ private slots:
         QVERIFY(dialog.script().contains("#SBATCH --ntasks=2"));
         QVERIFY(dialog.script().contains("#SBATCH --time=00:30:00"));
         QVERIFY(dialog.script().contains("partition"));
+        // The file dialog proposes "<name>-bundle" in the scene's folder (the main window sets it).
+        QCOMPARE(dialog.suggestedPath(), QString::fromStdString(s.name) + "-bundle");
+        dialog.setStartFolder(QFileInfo(scenePath).absolutePath());
+        QCOMPARE(dialog.suggestedPath(),
+                 QFileInfo(scenePath).absolutePath() + "/" + QString::fromStdString(s.name) + "-bundle");
         QTemporaryDir dir;
         QString error;
         QVERIFY2(dialog.exportTo(dir.filePath("studio"), &error), qPrintable(error));

@@ -8,6 +8,7 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QTabWidget>
 #include <QTreeWidget>
 #include <QtTest>
@@ -174,6 +175,13 @@ private slots:
         QVERIFY2(QString::fromStdString(result->status).startsWith("cancelled in the adjoint phase"),
                  result->status.c_str());
         QVERIFY(w.runMonitor()->statusText().startsWith("Stopped (cancelled in the adjoint phase"));
+        // The log says where it stopped once, without a forward count that reads as finished.
+        const QString logText = w.log()->toPlainText();
+        QVERIFY2(logText.contains("Run stopped: cancelled in the adjoint phase at step "),
+                 qPrintable(logText));
+        QVERIFY2(
+            !logText.contains(QRegularExpression("adjoint phase at step [0-9]+ of [0-9]+.* after [0-9]+ of")),
+            qPrintable(logText));
         QCOMPARE(w.runHistory()->count(), 2);
         QVERIFY(w.runHistory()->statusAt(0).startsWith("incomplete: cancelled in the adjoint phase"));
         QCOMPARE(w.runHistory()->statusAt(1), QString("complete"));

@@ -186,9 +186,9 @@ private slots:
         doc->setCurrentItem({ItemKind::Grid, -1});
         const int steps = doc->undoStack()->count();
         QVERIFY(!w.propertyEditor()->model()->setValue("cell_um", "-1"));
-        QVERIFY2(w.propertyEditor()->message().contains("grid.cell_um"),
+        QVERIFY2(w.propertyEditor()->message().contains("Grid \u203a Cell size: must be > 0"),
                  qPrintable(w.propertyEditor()->message()));
-        QVERIFY(w.log()->toPlainText().contains("grid.cell_um"));
+        QVERIFY(w.log()->toPlainText().contains("Grid \u203a Cell size: must be > 0"));
         QCOMPARE(doc->undoStack()->count(), steps);
         QTest::qWait(50);
         w.propertyEditor()->grab().save(test::artifactDir() + "/properties_rejected.png");

@@ -21,42 +21,38 @@ private slots:
         auto row = [](const char* n, ItemKind k, int i, const char* key, const char* text, const char* exp) {
             QTest::newRow(n) << int(k) << i << key << text << exp;
         };
-        row("negative cell", ItemKind::Grid, -1, "cell_um", "-0.1", "grid.cell_um: must be > 0");
+        row("negative cell", ItemKind::Grid, -1, "cell_um", "-0.1", "Cell size: must be > 0");
         row("not a number", ItemKind::Grid, -1, "cell_um", "abc",
-            "grid.cell_um: 'abc' is not a finite number");
-        row("unstable courant", ItemKind::Grid, -1, "courant", "1.2", "grid.courant");
-        row("zero duration", ItemKind::Grid, -1, "duration_fs", "0", "time.duration_fs: must be > 0");
+            "Cell size: 'abc' is not a finite number");
+        row("unstable courant", ItemKind::Grid, -1, "courant", "1.2", "Courant number: must be in (0, 1]");
+        row("zero duration", ItemKind::Grid, -1, "duration_fs", "0", "Duration: must be > 0");
         row("vec3 with two numbers", ItemKind::Domain, -1, "size_um", "1, 2",
-            "domain.size_um: needs three numbers");
+            "Size: needs three numbers");
         row("domain thinner than a cell", ItemKind::Domain, -1, "size_um", "1, 1, 0.01", "domain.size_um");
         row("unknown background", ItemKind::Domain, -1, "background", "vacuum",
-            "background: 'vacuum' is not one of");
-        row("pml thicker than domain", ItemKind::Boundary, 0, "cells", "20", "boundaries.x.cells");
+            "Background: 'vacuum' is not one of");
+        row("pml thicker than domain", ItemKind::Boundary, 0, "cells", "20", "PML cells: PML (20 cells per side) is thicker");
         row("fractional pml", ItemKind::Boundary, 0, "cells", "2.5", "is not a whole number");
-        row("eps below one", ItemKind::Material, 1, "eps", "0.5", "materials.core.eps: must be >= 1");
+        row("eps below one", ItemKind::Material, 1, "eps", "0.5", "Permittivity: must be >= 1");
         row("negative conductivity", ItemKind::Material, 1, "sigma_S_per_m", "-1", "must be >= 0");
         row("duplicate material name", ItemKind::Material, 1, "name", "air", "already used");
-        row("empty object name", ItemKind::Object, 0, "name", "  ", "objects[0].name: must not be empty");
-        row("zero box size", ItemKind::Object, 0, "size_um", "0, 0.3, 0.2",
-            "objects[0].size_um: must be > 0");
-        row("negative radius", ItemKind::Object, 1, "radius_um", "-0.1", "objects[1].radius_um: must be > 0");
-        row("unknown material", ItemKind::Object, 0, "material", "gold", "objects[0].material");
+        row("empty object name", ItemKind::Object, 0, "name", "  ", "Name: must not be empty");
+        row("zero box size", ItemKind::Object, 0, "size_um", "0, 0.3, 0.2", "Size: must be > 0");
+        row("negative radius", ItemKind::Object, 1, "radius_um", "-0.1", "Radius: must be > 0");
+        row("unknown material", ItemKind::Object, 0, "material", "gold", "Material: 'gold' is not one of");
         row("unknown shape", ItemKind::Object, 0, "shape", "cone", "is not one of");
-        row("zero wavelength", ItemKind::Source, 0, "profile.wavelength_um", "0",
-            "sources[0].profile.wavelength_um: must be > 0");
+        row("zero wavelength", ItemKind::Source, 0, "profile.wavelength_um", "0", ": must be > 0");
         row("zero polarisation", ItemKind::Source, 0, "polarization", "0 0 0", "must not be the zero vector");
         row("bad component", ItemKind::Detector, 1, "components", "Ex, Qz", "'Qz' is not one of");
-        row("every zero", ItemKind::Detector, 1, "every", "0", "detectors[1].every: must be >= 1");
+        row("every zero", ItemKind::Detector, 1, "every", "0", ": must be >= 1");
         row("negative wavelength", ItemKind::Detector, 0, "wavelengths_um", "1.5, -1",
             "every wavelength must be > 0");
         row("duplicate detector name", ItemKind::Detector, 1, "name", "out", "already used");
-        row("eta above one", ItemKind::Design, 0, "projection.eta", "1.5",
-            "designs[0].projection.eta: must be in [0, 1]");
+        row("eta above one", ItemKind::Design, 0, "projection.eta", "1.5", ": must be in [0, 1]");
         row("zero voxel", ItemKind::Design, 0, "voxel_cells", "0 1 1", "must be >= 1");
-        row("zero checkpoints", ItemKind::Gradient, -1, "num_checkpoints", "0",
-            "gradient.num_checkpoints: must be >= 1");
-        row("zero tiles", ItemKind::Run, -1, "tiles", "0, 1, 1", "run.tiles: must be >= 1");
-        row("bad devices", ItemKind::Run, -1, "devices", "gpu:7", "run.devices");
+        row("zero checkpoints", ItemKind::Gradient, -1, "num_checkpoints", "0", "Checkpoints: must be >= 1");
+        row("zero tiles", ItemKind::Run, -1, "tiles", "0, 1, 1", ": must be >= 1");
+        row("bad devices", ItemKind::Run, -1, "devices", "gpu:7", "Devices: \"gpu:7\" is not a device list");
         row("object outside domain", ItemKind::Object, 1, "center_um", "5, 5, 5", "objects[1]");
     }
 
@@ -77,6 +73,9 @@ private slots:
         QVERIFY(!model.setData(model.index(row, 1), text));
         QCOMPARE(rejectedSpy.count(), 1);
         QVERIFY2(model.lastError().contains(expected), qPrintable(model.lastError()));
+        // The message names the property by its label, not by its scene-file path.
+        const QString path = model.index(row, 0).data(Qt::ToolTipRole).toString().section('\n', 0, 0);
+        QVERIFY2(!model.lastError().contains(path + ": "), qPrintable(model.lastError()));
         QCOMPARE(model.index(row, 1).data(Qt::EditRole), before);
         QCOMPARE(doc.undoStack()->count(), 0);
         QVERIFY(!doc.isModified());

@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include "UiTestScenes.hpp"
+#include "ui/Format.hpp"
 #include "ui/SceneProperties.hpp"
 #include "yee/scene/Schema.hpp"
 
@@ -126,7 +127,7 @@ private slots:
                                       ? QString::fromLatin1(k.itemLabels[rows[i].key.endsWith("[1]") ? 1 : 0])
                                       : QString::fromLatin1(k.label);
             QCOMPARE(rows[i].label, label);
-            QCOMPARE(rows[i].unit, QString::fromLatin1(k.unit));
+            QCOMPARE(rows[i].unit, unitText(QString::fromLatin1(k.unit))); // "um" shown as µm
             QCOMPARE(rows[i].toolTip, QString::fromLatin1(k.help));
             if (k.type == KeyType::Enum) {
                 QStringList names;
