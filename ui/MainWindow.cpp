@@ -935,11 +935,15 @@ void MainWindow::resetLayout() {
 void MainWindow::applyDefaultSizes() {
     // The central 3-D view gets what the docks do not need.
     auto dock = [this](const char* name) { return findChild<QDockWidget*>(QLatin1String(name)); };
-    // A narrow window (1024 px) gives the scene tree less, so the right-hand panels keep their width.
-    const int left = std::clamp(width() / 4, 220, 300);
-    const int right = std::clamp(width() / 3, 345, 440);
+    // A narrow window (1024 px) gives the scene tree less, so the right-hand panels keep their width; a
+    // wide one (1600 px) lets the tree show its summaries and the seven right-hand tabs fit without
+    // scroll buttons.
+    const int left = std::clamp(width() / 4, 220, 360);
+    const int right = std::clamp(width() * 36 / 100, 345, 580);
     resizeDocks({dock("sceneTreeDock"), dock("devicesDock")}, {left, right}, Qt::Horizontal);
-    resizeDocks({dock("sceneTreeDock"), dock("propertiesDock")}, {300, 320}, Qt::Vertical);
+    // The tree takes the larger share of the left column on a tall window (the property list is short).
+    const int tree = std::clamp(height() * 45 / 100, 300, 480);
+    resizeDocks({dock("sceneTreeDock"), dock("propertiesDock")}, {tree, 320}, Qt::Vertical);
     resizeDocks({dock("logDock")}, {110}, Qt::Vertical);
 }
 

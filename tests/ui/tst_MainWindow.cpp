@@ -831,6 +831,20 @@ private slots:
                          qPrintable(bar->tabText(i)));
         }
         QVERIFY(tabs >= 9); // seven on the right, the log and the run history
+        // The default layout at this size (as at a first start here, or View > Reset layout): the seven
+        // right-hand tabs fit without scroll buttons, and the scene tree shows more than it hides.
+        w.resetLayout();
+        QTest::qWait(200);
+        for (QTabBar* bar : w.findChildren<QTabBar*>()) {
+            if (bar->parentWidget() != &w || !bar->isVisible() || bar->count() < 7)
+                continue;
+            QVERIFY2(bar->tabRect(bar->count() - 1).right() <= bar->width(),
+                     qPrintable(QString("the tabs need %1 px, the bar has %2")
+                                    .arg(bar->tabRect(bar->count() - 1).right())
+                                    .arg(bar->width())));
+        }
+        QVERIFY(w.findChild<QDockWidget*>("sceneTreeDock")->width() >= 320);
+        QVERIFY(w.findChild<QDockWidget*>("sceneTreeDock")->height() >= 400);
         w.grab().save(test::artifactDir() + "/layout_1600x1000.png");
     }
 
