@@ -3,7 +3,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
-#include <QFile>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -23,6 +23,7 @@
 #include <complex>
 #include <cstring>
 
+#include "ui/PlotExport.hpp"
 #include "yee/io/ResultsWriter.hpp"
 
 namespace yee::ui {
@@ -579,31 +580,15 @@ QImage DetectorPlot::image() const {
 }
 
 bool DetectorPlot::exportTo(const QString& path, QString* error) const {
-    const QString ext = QFileInfo(path).suffix().toLower();
-    if (ext == QLatin1String("png")) {
-        if (image().save(path, "PNG"))
-            return true;
-    } else if (ext == QLatin1String("csv") || ext == QLatin1String("svg")) {
-        QFile f(path);
-        if (f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-            f.write((ext == QLatin1String("csv") ? csv() : svg()).toUtf8());
-            if (f.error() == QFile::NoError)
-                return true;
-        }
-    } else {
-        if (error)
-            *error = tr("%1: unknown format (use .csv, .png or .svg)").arg(path);
-        return false;
-    }
-    if (error)
-        *error = tr("%1: cannot be written").arg(path);
-    return false;
+    return exportPlot(path, {[this] { return csv(); }, [this] { return svg(); }, [this] { return image(); }},
+                      error);
 }
 
 void DetectorPlot::exportDialog() {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export plot"), chart_->title() + QStringLiteral(".csv"),
-                                     tr("Data (*.csv);;Image (*.png);;Vector image (*.svg)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export plot"),
+        QDir(startFolder_).filePath(fileNameOf(chart_->title()) + QStringLiteral(".csv")),
+        plotExportFilter());
     if (path.isEmpty())
         return;
     QString error;

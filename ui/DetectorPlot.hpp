@@ -56,6 +56,8 @@ public:
     QString seriesName(int i) const;
     /// Write csv(), image() or svg() to `path` by its extension (.csv, .png, .svg). False on failure.
     bool exportTo(const QString& path, QString* error = nullptr) const;
+    /// The folder the Export dialog starts in (the results file's; empty: the working folder).
+    void setStartFolder(const QString& folder) { startFolder_ = folder; }
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -73,6 +75,7 @@ private:
     std::vector<solver::DetectorResult> detectors_;
     std::vector<solver::DetectorResult> referenceFile_;
     QString referenceLabel_;
+    QString startFolder_;
     QComboBox* detector_;
     QComboBox* view_;
     QComboBox* reference_;

@@ -1,16 +1,20 @@
 #include "ui/FieldView.hpp"
 
+#include <QBuffer>
 #include <QFontMetricsF>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QTextStream>
 #include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
 #include <set>
 #include <tuple>
+
+#include "ui/PlotExport.hpp"
 
 namespace yee::ui {
 
@@ -213,6 +217,7 @@ void FieldView::clear(const QString& message) {
     title_.clear();
     message_ = message.isEmpty() ? tr("No field to show.") : message;
     update();
+    emit sliceShown(false);
 }
 
 void FieldView::setSlice(const FieldSlice& slice, const QString& title, const QString& quantity) {
@@ -237,6 +242,7 @@ void FieldView::setSlice(const FieldSlice& slice, const QString& title, const QS
     outline_.clear();
     rebuildImage();
     update();
+    emit sliceShown(true);
 }
 
 void FieldView::rebuildImage() {
@@ -455,36 +461,72 @@ QImage FieldView::grabFramebuffer() {
     return grab().toImage();
 }
 
+FieldView::Frame FieldView::frame() const {
+    Frame fr;
+    if (slice_.empty())
+        return fr;
+    const QFontMetricsF fm(font());
+    fr.area = plotArea();
+    // The title on the left of the top row, clear of the colour bar's column.
+    fr.titleRect = QRectF(10, 4, std::max(10.0, width() - kRight - 20), kTop - 6);
+    // The slice: one image pixel per sample, its centre on the sample (a single sample fills its cell).
+    const auto [u0, u1] = extent(0);
+    const auto [v0, v1] = extent(1);
+    fr.target = QRectF(toWidget(u0, v1), toWidget(u1, v0));
+    fr.source = QRectF(slice_.nu > 1 ? 0.5 : 0.0, slice_.nv > 1 ? 0.5 : 0.0,
+                       slice_.nu > 1 ? slice_.nu - 1 : 1, slice_.nv > 1 ? slice_.nv - 1 : 1);
+    fr.shown = fr.target.intersected(fr.area);
+    // Axes along the slice's lower and left edges (kept inside the plot area when zoomed in).
+    fr.axisY = std::min(fr.target.bottom(), fr.area.bottom());
+    fr.axisX = std::max(fr.target.left(), fr.area.left());
+    for (int which = 0; which < 2; ++which) {
+        const auto [e0, e1] = extent(which);
+        const auto [s0, s1] = visibleRange(which);
+        for (double t : tickValues(std::max(e0, s0), std::min(e1, s1)))
+            fr.ticks[which].push_back(
+                {which == 0 ? toWidget(t, 0).x() : toWidget(0, t).y(), QString::number(t, 'g', 4)});
+    }
+    // The colour bar on the right, five labels beside it; its quantity above the top label with a gap.
+    const double top = std::max(fr.area.top() + 0.08 * fr.area.height(), 1.5 * fm.height() + 6);
+    const double bottom = fr.area.top() + 0.92 * fr.area.height();
+    fr.bar = QRectF(width() - kRight + 8, top, 18, std::max(10.0, bottom - top));
+    fr.quantityRect = QRectF(width() - kRight, fr.bar.top() - 1.5 * fm.height() - 3, kRight - 4, fm.height());
+    fr.barLow = magnitude_ ? 0.0 : -range_;
+    for (int k = 0; k < 5; ++k)
+        fr.barTicks.push_back({fr.bar.bottom() - fr.bar.height() * k / 4.0,
+                               QString::asprintf("%#.3g", fr.barLow + (range_ - fr.barLow) * k / 4.0)});
+    return fr;
+}
+
+std::pair<QRectF, QRectF> FieldView::colourBarRects() const {
+    const Frame fr = frame();
+    return {fr.bar, fr.quantityRect};
+}
+
 void FieldView::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.fillRect(rect(), Qt::white);
     const QColor ink(26, 26, 26);
     p.setPen(ink);
-    QFont f = font();
+    const QFont f = font();
     if (slice_.empty()) {
         p.drawText(rect().adjusted(10, 10, -10, -10), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
                    message_);
         return;
     }
-    const QRectF area = plotArea();
-    // Title, elided to the width.
+    const Frame fr = frame();
+    const QFontMetricsF fm(f);
     QFont bold = f;
     bold.setBold(true);
     p.setFont(bold);
-    p.drawText(QRectF(10, 4, width() - 20, kTop - 6), Qt::AlignLeft | Qt::AlignVCenter,
-               QFontMetricsF(bold).elidedText(title_, Qt::ElideRight, width() - 20));
+    p.drawText(fr.titleRect, Qt::AlignLeft | Qt::AlignVCenter,
+               QFontMetricsF(bold).elidedText(title_, Qt::ElideRight, fr.titleRect.width()));
     p.setFont(f);
 
-    // The slice: one image pixel per sample, its centre on the sample (a single sample fills its cell).
-    const auto [u0, u1] = extent(0);
-    const auto [v0, v1] = extent(1);
-    const QRectF target(toWidget(u0, v1), toWidget(u1, v0));
-    const QRectF source(slice_.nu > 1 ? 0.5 : 0.0, slice_.nv > 1 ? 0.5 : 0.0,
-                        slice_.nu > 1 ? slice_.nu - 1 : 1, slice_.nv > 1 ? slice_.nv - 1 : 1);
     p.save();
-    p.setClipRect(area);
+    p.setClipRect(fr.area);
     p.setRenderHint(QPainter::SmoothPixmapTransform);
-    p.drawImage(target, image_, source);
+    p.drawImage(fr.target, image_, fr.source);
     if (!outline_.empty()) {
         p.setRenderHint(QPainter::Antialiasing);
         // One path: segments meeting at a point are stroked once there (no darker dots at the joints).
@@ -497,32 +539,20 @@ void FieldView::paintEvent(QPaintEvent*) {
     }
     p.restore();
 
-    // Axes along the slice's lower and left edges (kept inside the plot area when zoomed in).
-    const QRectF shown = target.intersected(area);
+    const QRectF& shown = fr.shown;
     if (shown.isValid()) {
-        const QFontMetricsF fm(f);
         p.setPen(QPen(ink, 1.0));
-        const double y = std::min(target.bottom(), area.bottom());
-        const double x = std::max(target.left(), area.left());
+        const double x = fr.axisX, y = fr.axisY;
         p.drawLine(QPointF(shown.left(), y), QPointF(shown.right(), y));
         p.drawLine(QPointF(x, shown.top()), QPointF(x, shown.bottom()));
-        for (int which = 0; which < 2; ++which) {
-            const auto [e0, e1] = extent(which);
-            const auto [s0, s1] = visibleRange(which);
-            for (double t : tickValues(std::max(e0, s0), std::min(e1, s1))) {
-                const QString text = QString::number(t, 'g', 4);
-                if (which == 0) {
-                    const double tx = toWidget(t, 0).x();
-                    p.drawLine(QPointF(tx, y), QPointF(tx, y + 4));
-                    p.drawText(QRectF(tx - 40, y + 6, 80, fm.height()), Qt::AlignHCenter | Qt::AlignTop,
-                               text);
-                } else {
-                    const double ty = toWidget(0, t).y();
-                    p.drawLine(QPointF(x - 4, ty), QPointF(x, ty));
-                    p.drawText(QRectF(x - 76, ty - fm.height() / 2, 70, fm.height()),
-                               Qt::AlignRight | Qt::AlignVCenter, text);
-                }
-            }
+        for (const auto& t : fr.ticks[0]) {
+            p.drawLine(QPointF(t.at, y), QPointF(t.at, y + 4));
+            p.drawText(QRectF(t.at - 40, y + 6, 80, fm.height()), Qt::AlignHCenter | Qt::AlignTop, t.text);
+        }
+        for (const auto& t : fr.ticks[1]) {
+            p.drawLine(QPointF(x - 4, t.at), QPointF(x, t.at));
+            p.drawText(QRectF(x - 76, t.at - fm.height() / 2, 70, fm.height()),
+                       Qt::AlignRight | Qt::AlignVCenter, t.text);
         }
         p.drawText(QRectF(shown.left(), y + 8 + fm.height(), shown.width(), fm.height() + 2),
                    Qt::AlignHCenter | Qt::AlignTop, axisTitle(0));
@@ -534,26 +564,149 @@ void FieldView::paintEvent(QPaintEvent*) {
         p.restore();
     }
 
-    // The colour bar on the right: the map from bottom (low) to top (high), five labels, the quantity above.
-    const QRectF bar(width() - kRight + 8, area.top() + 0.08 * area.height(), 18, 0.84 * area.height());
-    const double lo = magnitude_ ? 0.0 : -range_;
+    // The colour bar: the map from bottom (low) to top (high).
+    const QRectF& bar = fr.bar;
     for (int i = 0; i < int(bar.height()); ++i) {
         const double t = 1.0 - (i + 0.5) / bar.height();
         p.fillRect(QRectF(bar.left(), bar.top() + i, bar.width(), 1.0),
-                   QColor(colourOf(lo + t * (range_ - lo))));
+                   QColor(colourOf(fr.barLow + t * (range_ - fr.barLow))));
     }
     p.setPen(ink);
     p.drawRect(bar);
-    const QFontMetricsF fm(f);
-    for (int k = 0; k < 5; ++k) {
-        const double value = lo + (range_ - lo) * k / 4.0;
-        const double ty = bar.bottom() - bar.height() * k / 4.0;
-        p.drawLine(QPointF(bar.right(), ty), QPointF(bar.right() + 3, ty));
-        p.drawText(QRectF(bar.right() + 5, ty - fm.height() / 2, kRight - 30, fm.height()),
-                   Qt::AlignLeft | Qt::AlignVCenter, QString::asprintf("%#.3g", value));
+    for (const auto& t : fr.barTicks) {
+        p.drawLine(QPointF(bar.right(), t.at), QPointF(bar.right() + 3, t.at));
+        p.drawText(QRectF(bar.right() + 5, t.at - fm.height() / 2, kRight - 30, fm.height()),
+                   Qt::AlignLeft | Qt::AlignVCenter, t.text);
     }
-    p.drawText(QRectF(width() - kRight, bar.top() - fm.height() - 4, kRight - 4, fm.height()),
-               Qt::AlignLeft | Qt::AlignBottom, fm.elidedText(quantity_, Qt::ElideRight, kRight - 4));
+    p.drawText(fr.quantityRect, Qt::AlignLeft | Qt::AlignBottom,
+               fm.elidedText(quantity_, Qt::ElideRight, fr.quantityRect.width()));
+}
+
+QString FieldView::csv() const {
+    if (slice_.empty())
+        return {};
+    auto quote = [](QString t) {
+        t.replace(QLatin1Char('"'), QStringLiteral("\"\""));
+        return QLatin1Char('"') + t + QLatin1Char('"');
+    };
+    QStringList header;
+    for (int a = 0; a < 3; ++a)
+        header << quote(tr("%1 (\u00b5m)").arg(QChar('x' + a)));
+    header << quote(quantity_.isEmpty() ? tr("value") : quantity_);
+    QString out = header.join(QLatin1Char(',')) + QLatin1Char('\n');
+    out.reserve(out.size() + qsizetype(slice_.values.size()) * 48);
+    std::array<double, 3> at = slice_.origin;
+    for (int iv = 0; iv < slice_.nv; ++iv)
+        for (int iu = 0; iu < slice_.nu; ++iu) {
+            at[std::size_t(slice_.u)] = slice_.origin[std::size_t(slice_.u)] + iu * slice_.du;
+            at[std::size_t(slice_.v)] = slice_.origin[std::size_t(slice_.v)] + iv * slice_.dv;
+            out += QString::number(at[0], 'g', 12) + QLatin1Char(',') + QString::number(at[1], 'g', 12) +
+                   QLatin1Char(',') + QString::number(at[2], 'g', 12) + QLatin1Char(',') +
+                   QString::number(slice_.values[std::size_t(iu + slice_.nu * iv)], 'g', 9) +
+                   QLatin1Char('\n');
+        }
+    return out;
+}
+
+namespace {
+/// `image` as a data URI for an SVG <image> (PNG, base64).
+QString pngDataUri(const QImage& image) {
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    image.save(&buffer, "PNG");
+    return QStringLiteral("data:image/png;base64,") + QString::fromLatin1(bytes.toBase64());
+}
+} // namespace
+
+QString FieldView::svg() const {
+    QString out;
+    QTextStream o(&out);
+    const int w = width(), h = height();
+    o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
+      << "\" viewBox=\"0 0 " << w << ' ' << h << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    auto esc = [](const QString& t) { return t.toHtmlEscaped(); };
+    if (slice_.empty()) {
+        o << "<text x=\"10\" y=\"24\">" << esc(message_) << "</text>\n</svg>\n";
+        return out;
+    }
+    const Frame fr = frame();
+    const QFontMetricsF fm(font());
+    const double asc = fm.ascent();
+    o << "<text x=\"" << fr.titleRect.left() << "\" y=\"" << fr.titleRect.center().y() + asc / 2 - 1
+      << "\" font-weight=\"bold\">" << esc(title_) << "</text>\n";
+    // The slice: the samples that `source` selects stretched over `target`, clipped to the part of the
+    // plot area it covers (as drawImage(target, image, source) draws it).
+    const QRectF& a = fr.shown.isValid() ? fr.shown : fr.area;
+    o << "<clipPath id=\"area\"><rect x=\"" << a.x() << "\" y=\"" << a.y() << "\" width=\"" << a.width()
+      << "\" height=\"" << a.height() << "\"/></clipPath>\n<g clip-path=\"url(#area)\">\n";
+    const double sx = fr.target.width() / fr.source.width(), sy = fr.target.height() / fr.source.height();
+    o << "<image x=\"" << fr.target.x() - fr.source.x() * sx << "\" y=\""
+      << fr.target.y() - fr.source.y() * sy << "\" width=\"" << image_.width() * sx << "\" height=\""
+      << image_.height() * sy << "\" preserveAspectRatio=\"none\" href=\"" << pngDataUri(image_) << "\"/>\n";
+    if (!outline_.empty()) {
+        o << "<path fill=\"none\" stroke=\"#0d0d0d\" stroke-width=\"2\" d=\"";
+        for (const QLineF& l : outline_) {
+            const QPointF p1 = toWidget(l.x1(), l.y1()), p2 = toWidget(l.x2(), l.y2());
+            o << 'M' << p1.x() << ' ' << p1.y() << 'L' << p2.x() << ' ' << p2.y();
+        }
+        o << "\"/>\n";
+    }
+    o << "</g>\n";
+    auto line = [&o](double x1, double y1, double x2, double y2) {
+        o << "<line x1=\"" << x1 << "\" y1=\"" << y1 << "\" x2=\"" << x2 << "\" y2=\"" << y2
+          << "\" stroke=\"#1a1a1a\"/>\n";
+    };
+    auto text = [&o, &esc](double x, double y, const char* anchor, const QString& t) {
+        o << "<text x=\"" << x << "\" y=\"" << y << "\" text-anchor=\"" << anchor << "\">" << esc(t)
+          << "</text>\n";
+    };
+    const QRectF& shown = fr.shown;
+    if (shown.isValid()) {
+        const double x = fr.axisX, y = fr.axisY;
+        line(shown.left(), y, shown.right(), y);
+        line(x, shown.top(), x, shown.bottom());
+        for (const auto& t : fr.ticks[0]) {
+            line(t.at, y, t.at, y + 4);
+            text(t.at, y + 6 + asc, "middle", t.text);
+        }
+        for (const auto& t : fr.ticks[1]) {
+            line(x - 4, t.at, x, t.at);
+            text(x - 6, t.at + asc / 2 - 1, "end", t.text);
+        }
+        text(shown.center().x(), y + 8 + fm.height() + asc, "middle", axisTitle(0));
+        o << "<text transform=\"translate(" << x - 44 - fm.height() + asc << ',' << shown.center().y()
+          << ") rotate(-90)\" text-anchor=\"middle\">" << esc(axisTitle(1)) << "</text>\n";
+    }
+    // The colour bar as an image of the map (one pixel per colour-table step, low at the bottom).
+    const QRectF& bar = fr.bar;
+    QImage strip(1, kLutSize, QImage::Format_RGB32);
+    for (int i = 0; i < kLutSize; ++i)
+        strip.setPixel(0, kLutSize - 1 - i, lut_[std::size_t(i)]);
+    o << "<image x=\"" << bar.x() << "\" y=\"" << bar.y() << "\" width=\"" << bar.width() << "\" height=\""
+      << bar.height() << "\" preserveAspectRatio=\"none\" href=\"" << pngDataUri(strip) << "\"/>\n"
+      << "<rect x=\"" << bar.x() << "\" y=\"" << bar.y() << "\" width=\"" << bar.width() << "\" height=\""
+      << bar.height() << "\" fill=\"none\" stroke=\"#1a1a1a\"/>\n";
+    for (const auto& t : fr.barTicks) {
+        line(bar.right(), t.at, bar.right() + 3, t.at);
+        text(bar.right() + 5, t.at + asc / 2 - 1, "start", t.text);
+    }
+    text(fr.quantityRect.left(), fr.quantityRect.bottom() - fm.descent(), "start", quantity_);
+    o << "</svg>\n";
+    return out;
+}
+
+bool FieldView::exportTo(const QString& path, QString* error) {
+    if (slice_.empty()) {
+        if (error)
+            *error = tr("%1: there is no slice to export").arg(path);
+        return false;
+    }
+    return exportPlot(
+        path, {[this] { return csv(); }, [this] { return svg(); }, [this] { return grabFramebuffer(); }},
+        error);
 }
 
 void FieldView::mousePressEvent(QMouseEvent* e) {

@@ -37,6 +37,8 @@ public:
     /// Remove the slice and show `message` instead.
     void clear(const QString& message = {});
     const FieldSlice& slice() const { return slice_; }
+    /// The title shown above the slice (empty without one).
+    const QString& title() const { return title_; }
     /// Colour range in use (symmetric: [-range, range]; [0, range] for magnitudes).
     double range() const { return range_; }
     /// Keep the current colour range for every following slice (true), or fit each slice (false).
@@ -80,10 +82,26 @@ public:
     /// Magnification against the fitted view (1 when fitted).
     double zoom() const { return zoom_; }
 
+    /// The slice's samples as CSV: a header naming the world axes (µm) and the quantity, then one row per
+    /// sample (u fastest) with its x, y, z position and value (9 significant digits: a float exactly).
+    QString csv() const;
+    /// The view as drawn now (zoom and pan included) as an SVG document of the widget's size: the slice as
+    /// an embedded image clipped to the plot area, the outline, axes, ticks and colour bar as vectors.
+    QString svg() const;
+    /// Write csv(), svg() or the view as PNG to `path` by its extension (exportPlot()). False with `error`
+    /// set without a slice or on failure.
+    bool exportTo(const QString& path, QString* error = nullptr);
+    /// The colour bar's rectangle and its quantity title's, as drawn (widget pixels; empty without a slice).
+    std::pair<QRectF, QRectF> colourBarRects() const;
+
     /// The view as drawn now, in device pixels.
     QImage grabFramebuffer();
     QSize sizeHint() const override { return {480, 360}; }
     QSize minimumSizeHint() const override { return {160, 120}; }
+
+signals:
+    /// A slice was shown (true) or removed (false).
+    void sliceShown(bool shown);
 
 protected:
     void paintEvent(QPaintEvent* e) override;
@@ -95,6 +113,25 @@ protected:
     void keyPressEvent(QKeyEvent* e) override;
 
 private:
+    /// Where everything is drawn at the widget's size, zoom and pan: shared by paintEvent() and svg().
+    struct Frame {
+        QRectF area;   ///< plot area
+        QRectF target; ///< the slice's image, possibly beyond the area
+        QRectF source; ///< the part of image_ drawn into target (sample centres on sample positions)
+        QRectF shown;  ///< target within area (invalid when panned out of sight)
+        QRectF titleRect;
+        double axisX = 0, axisY = 0; ///< the vertical axis's x, the horizontal axis's y
+        struct Tick {
+            double at; ///< widget x (horizontal axis) or y (vertical axis)
+            QString text;
+        };
+        std::vector<Tick> ticks[2];
+        QRectF bar;                 ///< colour bar
+        QRectF quantityRect;        ///< its title
+        std::vector<Tick> barTicks; ///< y and label, from the low end up
+        double barLow = 0;          ///< the value at the bar's low end
+    };
+    Frame frame() const;
     /// The plot area (widget pixels): the widget less the title, axes and colour bar.
     QRectF plotArea() const;
     /// Pixels per µm, and the world point (u, v) at the centre of the plot area.

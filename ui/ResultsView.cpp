@@ -2,11 +2,14 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QTabWidget>
@@ -16,6 +19,7 @@
 #include "ui/FieldSlice.hpp"
 #include "ui/FieldView.hpp"
 #include "ui/Format.hpp"
+#include "ui/PlotExport.hpp"
 #include "ui/TabWidget.hpp"
 #include "yee/device/MemoryLedger.hpp"
 #include "yee/scene/Rasterizer.hpp"
@@ -101,11 +105,13 @@ QWidget* ResultsView::buildFieldTab() {
     g->addWidget(label(tr("Time")), 3, 0);
     g->addWidget(time_, 3, 1);
     g->addWidget(timeLabel_, 3, 2, 1, 2);
+    field_ = new FieldView(w);
+    fieldExport_ = exportButton(controls, field_, QStringLiteral("fieldExport"));
+    g->addWidget(fieldExport_, 4, 0, 1, 2, Qt::AlignLeft);
     g->addWidget(outline_, 4, 2, 1, 2);
     for (const int c : {1, 3})
         g->setColumnStretch(c, 1);
     l->addWidget(controls);
-    field_ = new FieldView(w);
     l->addWidget(field_, 1);
     connect(lockScale_, &QCheckBox::toggled, field_, &FieldView::setRangeLocked);
     connect(outline_, &QCheckBox::toggled, this, &ResultsView::updateOutline);
@@ -146,11 +152,13 @@ QWidget* ResultsView::buildGradientTab() {
     g->addWidget(gradientPlane_, 0, 3);
     g->addWidget(new QLabel(tr("Position"), controls), 1, 0);
     g->addWidget(gradientPosition_, 1, 1, 1, 3);
+    gradientField_ = new FieldView(w);
+    gradientField_->setObjectName(QStringLiteral("gradientView"));
+    gradientExport_ = exportButton(controls, gradientField_, QStringLiteral("gradientExport"));
+    g->addWidget(gradientExport_, 2, 0, 1, 2, Qt::AlignLeft);
     for (const int c : {1, 3})
         g->setColumnStretch(c, 1);
     l->addWidget(controls);
-    gradientField_ = new FieldView(w);
-    gradientField_->setObjectName(QStringLiteral("gradientView"));
     l->addWidget(gradientField_, 1);
     connect(design_, &QComboBox::currentIndexChanged, this, &ResultsView::updateGradient);
     connect(gradientPlane_, &QComboBox::currentIndexChanged, this, [this] {
@@ -159,6 +167,35 @@ QWidget* ResultsView::buildGradientTab() {
     });
     connect(gradientPosition_, &QSlider::valueChanged, this, &ResultsView::updateGradient);
     return w;
+}
+
+QPushButton* ResultsView::exportButton(QWidget* parent, FieldView* view, const QString& objectName) {
+    auto* b = new QPushButton(tr("Export\u2026"), parent);
+    b->setObjectName(objectName);
+    b->setToolTip(
+        tr("The slice's samples as CSV (x, y, z in \u00b5m and the value), the view as PNG or SVG"));
+    b->setEnabled(false);
+    connect(view, &FieldView::sliceShown, b, &QPushButton::setEnabled);
+    connect(b, &QPushButton::clicked, this, [this, view] { exportSlice(view); });
+    return b;
+}
+
+QString ResultsView::exportFolder() const {
+    return data_.path.isEmpty() ? QString() : QFileInfo(data_.path).absolutePath();
+}
+
+void ResultsView::exportSlice(FieldView* view) {
+    if (view->slice().empty())
+        return;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export slice"),
+        QDir(exportFolder()).filePath(fileNameOf(view->title()) + QStringLiteral(".csv")),
+        plotExportFilter());
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!view->exportTo(path, &error))
+        emit problemReported(error);
 }
 
 bool ResultsView::openFile(const QString& path, QString* error) {
@@ -212,6 +249,7 @@ void ResultsView::setResults(const ResultsData& data) {
     }
     seriesChanged();
     plot_->setDetectors(data_.detectors, data_.sParameters);
+    plot_->setStartFolder(exportFolder());
     {
         const QSignalBlocker b(design_);
         design_->clear();

@@ -18,6 +18,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QPlainTextEdit;
+class QPushButton;
 class QSlider;
 class QTabWidget;
 
@@ -56,6 +57,11 @@ public:
     /// "Structure outline": draws the material boundaries of the results' scene over field slices.
     QCheckBox* outlineBox() const { return outline_; }
     QCheckBox* lockScaleBox() const { return lockScale_; }
+    /// "Export…" of the Fields and Gradients tabs: the slice shown as CSV, PNG or SVG.
+    QPushButton* fieldExportButton() const { return fieldExport_; }
+    QPushButton* gradientExportButton() const { return gradientExport_; }
+    /// The folder export dialogs start in: the results file's, empty for results in memory.
+    QString exportFolder() const;
 
 signals:
     /// A user action failed (unreadable snapshot, ...).
@@ -69,6 +75,10 @@ private:
     void updateOutline();
     QWidget* buildFieldTab();
     QWidget* buildGradientTab();
+    /// An "Export…" button for `view`, enabled while it shows a slice.
+    QPushButton* exportButton(QWidget* parent, FieldView* view, const QString& objectName);
+    /// Ask where to write `view`'s slice and write it (problemReported on failure).
+    void exportSlice(FieldView* view);
 
     ResultsData data_;
     QLabel* header_;
@@ -89,6 +99,8 @@ private:
     QComboBox* gradientPlane_;
     QSlider* gradientPosition_;
     FieldView* gradientField_;
+    QPushButton* fieldExport_ = nullptr;
+    QPushButton* gradientExport_ = nullptr;
     bool recentreGradient_ = true;
     // summary
     QPlainTextEdit* summary_;

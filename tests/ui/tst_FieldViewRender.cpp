@@ -17,6 +17,9 @@
 #include "yee/scene/SceneJson.hpp"
 
 #include <QCheckBox>
+#include <QFileDialog>
+#include <QPushButton>
+#include <QRegularExpression>
 #include <QLabel>
 #include <QWheelEvent>
 
@@ -300,6 +303,107 @@ private slots:
         QCOMPARE(view.zoom(), 1.0);
     }
 
+    /// A slice exports as CSV (every sample's x, y, z in µm and its value, a float to the bit), as SVG (the
+    /// slice's very pixels embedded, the outline's segments, the ticks drawn) and as PNG (the view drawn);
+    /// an unknown extension, a folder that does not exist or an empty view give one line naming the file.
+    void exportSliceFormats() {
+        FieldView view;
+        view.resize(640, 420);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY(!view.exportTo(dir.filePath("empty.csv"), &error));
+        QVERIFY2(error.contains("empty.csv") && error.contains("no slice"), qPrintable(error));
+        const FieldSlice slice = sliceOf(wave(0, 0.0), 2, 0);
+        view.setSlice(slice, "field Ey", "Ey");
+        // An outline: the left half of the samples (a vertical line through the slice).
+        std::vector<float> half(slice.values.size());
+        for (int j = 0; j < slice.nv; ++j)
+            for (int i = 0; i < slice.nu; ++i)
+                half[std::size_t(i + slice.nu * j)] = i < slice.nu / 2 ? 1.0f : 0.0f;
+        view.setOutlineFields({half});
+        QVERIFY(view.outlineSegments() > 0);
+
+        QVERIFY2(view.exportTo(dir.filePath("slice.csv"), &error), qPrintable(error));
+        QFile csv(dir.filePath("slice.csv"));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 1 + slice.nu * slice.nv);
+        QCOMPARE(lines[0], QString::fromUtf8("\"x (\u00b5m)\",\"y (\u00b5m)\",\"z (\u00b5m)\",\"Ey\""));
+        for (int k = 0; k < slice.nu * slice.nv; ++k) {
+            const QStringList c = lines[k + 1].split(',');
+            QCOMPARE(c.size(), 4);
+            const int iu = k % slice.nu, iv = k / slice.nu;
+            QVERIFY(std::abs(c[0].toDouble() - (-0.6 + 0.025 * iu)) < 1e-12);
+            QVERIFY(std::abs(c[1].toDouble() - (-0.45 + 0.025 * iv)) < 1e-12);
+            QCOMPARE(c[2].toDouble(), 0.0);
+            QCOMPARE(c[3].toFloat(), slice.values[std::size_t(k)]); // the float itself
+        }
+
+        QVERIFY2(view.exportTo(dir.filePath("slice.SVG"), &error), qPrintable(error));
+        QFile svgFile(dir.filePath("slice.SVG"));
+        QVERIFY(svgFile.open(QIODevice::ReadOnly));
+        const QString svg = QString::fromUtf8(svgFile.readAll());
+        QVERIFY(svg.startsWith("<?xml") && svg.trimmed().endsWith("</svg>"));
+        QFile::remove(test::artifactDir() + "/field_view_export.svg");
+        QVERIFY(QFile::copy(dir.filePath("slice.SVG"), test::artifactDir() + "/field_view_export.svg"));
+        // The first embedded image is the slice, one pixel per sample with the view's colours.
+        const QRegularExpression uri("href=\"data:image/png;base64,([A-Za-z0-9+/=]+)\"");
+        auto m = uri.match(svg);
+        QVERIFY(m.hasMatch());
+        const QImage embedded = QImage::fromData(QByteArray::fromBase64(m.captured(1).toLatin1()), "PNG");
+        QCOMPARE(embedded.size(), QSize(slice.nu, slice.nv));
+        for (int iv = 0; iv < slice.nv; ++iv)
+            for (int iu = 0; iu < slice.nu; ++iu)
+                QCOMPARE(QColor(embedded.pixel(iu, slice.nv - 1 - iv)).rgb(),
+                         QColor(view.colourOf(slice.values[std::size_t(iu + slice.nu * iv)])).rgb());
+        // The outline as one path of as many segments as drawn; every tick label as text.
+        const QRegularExpression path("<path fill=\"none\"[^>]* d=\"([^\"]*)\"");
+        m = path.match(svg);
+        QVERIFY(m.hasMatch());
+        QCOMPARE(int(m.captured(1).count('M')), view.outlineSegments());
+        for (int which = 0; which < 2; ++which) {
+            QVERIFY(view.tickLabels(which).size() >= 3);
+            for (const QString& t : view.tickLabels(which))
+                QVERIFY2(svg.contains(">" + t + "</text>"), qPrintable(t));
+        }
+        QVERIFY(svg.contains(">Ey</text>") && svg.contains(">field Ey</text>"));
+        QVERIFY(svg.contains(QString::fromUtf8(">x (\u00b5m)</text>")));
+
+        QVERIFY2(view.exportTo(dir.filePath("slice.png"), &error), qPrintable(error));
+        const QImage png(dir.filePath("slice.png"));
+        const QImage shown = view.grabFramebuffer();
+        QCOMPARE(png.size(), shown.size());
+        QCOMPARE(png.convertToFormat(QImage::Format_RGB32), shown.convertToFormat(QImage::Format_RGB32));
+
+        QVERIFY(!view.exportTo(dir.filePath("slice.xyz"), &error));
+        QVERIFY2(error.contains("slice.xyz") && error.contains("unknown format"), qPrintable(error));
+        QVERIFY(!QFile::exists(dir.filePath("slice.xyz")));
+        QVERIFY(!view.exportTo(dir.filePath("no/such/folder/slice.csv"), &error));
+        QVERIFY2(error.contains("no/such/folder/slice.csv") && error.contains("cannot be written"),
+                 qPrintable(error));
+        QVERIFY(!error.contains('\n'));
+    }
+
+    /// The colour bar's quantity sits above its top label with a gap and clear of the title, at a
+    /// roomy and at a cramped size.
+    void colourBarTitleClearOfTicks() {
+        for (const QSize size : {QSize(640, 420), QSize(300, 180)}) {
+            FieldView view;
+            view.resize(size);
+            view.setSlice(sliceOf(wave(0, 0.0), 2, 0), QString(60, QChar('T')), "Ey");
+            const auto [bar, quantity] = view.colourBarRects();
+            const double half = QFontMetricsF(view.font()).height() / 2;
+            QVERIFY2(quantity.bottom() + 2 <= bar.top() - half,
+                     qPrintable(QString("quantity ends at %1, top label starts at %2")
+                                    .arg(quantity.bottom())
+                                    .arg(bar.top() - half)));
+            QVERIFY(quantity.top() >= 0);
+            QVERIFY(bar.bottom() <= size.height());
+        }
+    }
+
     void resultsFromMemory() {
         ResultsView view;
         view.resize(900, 600);
@@ -364,6 +468,25 @@ private slots:
         const QImage img = view.fieldView()->grabFramebuffer();
         img.save(test::artifactDir() + "/results_field_from_file.png");
         QVERIFY(test::distinctColours(img, img.rect()) > 40);
+        // Export… asks where, starting in the results file's folder under the slice's title, and writes.
+        QPushButton* exportButton = view.fieldExportButton();
+        QVERIFY(exportButton->isEnabled());
+        QVERIFY(!view.gradientExportButton()->isEnabled()); // no gradients in these results
+        QCOMPARE(view.exportFolder(), QFileInfo(path).absolutePath());
+        QString suggested;
+        const QString target = dir.filePath("exported.csv");
+        QTimer::singleShot(0, [&] {
+            auto* d = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+            QVERIFY(d);
+            suggested = d->selectedFiles().value(0);
+            d->selectFile(target);
+            QMetaObject::invokeMethod(d, "accept", Qt::DirectConnection);
+        });
+        exportButton->click();
+        QVERIFY2(suggested.startsWith(dir.filePath("field")) && suggested.endsWith(".csv"), qPrintable(suggested));
+        QFile written(target);
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(written.readAll()).count('\n'), 1 + 48 * 36);
         QVERIFY(!view.openFile(dir.filePath("missing.h5"), &error));
         QVERIFY2(error.contains("missing.h5"), qPrintable(error));
     }
