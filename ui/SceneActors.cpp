@@ -70,8 +70,8 @@ vtkSmartPointer<vtkActor> arrowActor(const Vec3& start, Vec3 dir, double length,
     vtkNew<vtkArrowSource> arrow;
     arrow->SetTipResolution(24);
     arrow->SetShaftResolution(24);
-    arrow->SetShaftRadius(0.04);
-    arrow->SetTipRadius(0.12);
+    arrow->SetShaftRadius(0.05);
+    arrow->SetTipRadius(0.13);
     auto actor = actorFor(arrow, c, 1.0);
     // vtkArrowSource points along +x: rotate +x onto dir.
     vtkNew<vtkTransform> t;
@@ -216,7 +216,16 @@ SceneActors buildSceneActors(const scene::Scene& s) {
     for (int a = 0; a < 3; ++a)
         hi[a] = lo[a] + s.domainSize[a];
     out.bounds = {lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]};
-    const double glyph = 0.18 * std::min({s.domainSize[0], s.domainSize[1], s.domainSize[2]});
+    // Glyph size: a fifth of the thinnest side, at least a tenth of the longest (a thin slab's arrows
+    // must stay visible next to its long sides).
+    const double glyph = std::max(0.2 * std::min({s.domainSize[0], s.domainSize[1], s.domainSize[2]}),
+                                  0.1 * std::max({s.domainSize[0], s.domainSize[1], s.domainSize[2]}));
+    // A plane's arrows grow with the plane, up to a third of the domain's longest side.
+    auto planeArrow = [&](const Vec3& size) {
+        const double longest = std::max({size[0], size[1], size[2]});
+        return std::clamp(0.6 * longest, glyph,
+                          std::max(glyph, std::max({s.domainSize[0], s.domainSize[1], s.domainSize[2]}) / 3));
+    };
 
     // Domain outline.
     {
@@ -323,11 +332,12 @@ SceneActors buildSceneActors(const scene::Scene& s) {
         } else {
             out.props.push_back(
                 {centeredBox(src.center, src.size, colors::source(), 0.45), ref, 0.45, SceneLayer::Sources});
+            const double length = planeArrow(src.size);
             out.props.push_back(
-                {arrowActor(src.center, axisVector(src.normal, src.direction), glyph, colors::source()), ref,
+                {arrowActor(src.center, axisVector(src.normal, src.direction), length, colors::source()), ref,
                  1.0, SceneLayer::Sources});
-            // Polarisation: a thinner, lighter arrow in the sheet.
-            auto pol = arrowActor(src.center, src.polarization, 0.6 * glyph, colors::source().lighter(140));
+            // Polarisation: a shorter, lighter arrow in the sheet.
+            auto pol = arrowActor(src.center, src.polarization, 0.7 * length, colors::source().lighter(125));
             out.props.push_back({pol, ref, 1.0, SceneLayer::Sources});
         }
     }
@@ -346,9 +356,9 @@ SceneActors buildSceneActors(const scene::Scene& s) {
         a->GetProperty()->EdgeVisibilityOn();
         out.props.push_back({a, ref, 0.35, SceneLayer::Detectors});
         if (d.type == scene::DetectorType::Flux)
-            out.props.push_back(
-                {arrowActor(d.center, axisVector(d.normal, d.direction), 0.6 * glyph, colors::detector()),
-                 ref, 1.0, SceneLayer::Detectors});
+            out.props.push_back({arrowActor(d.center, axisVector(d.normal, d.direction),
+                                            0.7 * planeArrow(d.size), colors::detector()),
+                                 ref, 1.0, SceneLayer::Detectors});
     }
     // ---- legend: every colour on screen and what it means ----
     for (const auto& m : s.materials)

@@ -99,6 +99,39 @@ int SceneAxes::RenderOverlay(vtkViewport* viewport) {
     return vtkCubeAxesActor::RenderOverlay(viewport);
 }
 
+int SceneAxes::RenderOpaqueGeometry(vtkViewport* viewport) {
+    // The geometry pass comes first and builds the axes of the frame: decide here which are drawn.
+    hideEndOnAxes(viewport);
+    return vtkCubeAxesActor::RenderOpaqueGeometry(viewport);
+}
+
+void SceneAxes::hideEndOnAxes(vtkViewport* viewport) {
+    const double* b = GetBounds();
+    const double lo[3] = {b[0], b[2], b[4]};
+    const auto d0 = toDisplay(viewport, lo);
+    for (int a = 0; a < 3; ++a) {
+        double hi[3] = {lo[0], lo[1], lo[2]};
+        hi[a] = b[2 * a + 1];
+        const auto d1 = toDisplay(viewport, hi);
+        const vtkTypeBool show = std::hypot(d1[0] - d0[0], d1[1] - d0[1]) >= kMinAxisPixels ? 1 : 0;
+        // The line, its ticks, and its labels and title (one flag in vtkCubeAxesActor); each setter marks
+        // the actor modified only on a change, and the axes are rebuilt from them in this very pass.
+        if (a == 0) {
+            SetXAxisVisibility(show);
+            SetXAxisTickVisibility(show);
+            SetXAxisLabelVisibility(show);
+        } else if (a == 1) {
+            SetYAxisVisibility(show);
+            SetYAxisTickVisibility(show);
+            SetYAxisLabelVisibility(show);
+        } else {
+            SetZAxisVisibility(show);
+            SetZAxisTickVisibility(show);
+            SetZAxisLabelVisibility(show);
+        }
+    }
+}
+
 void SceneAxes::placeTitles(vtkViewport* viewport) {
     vtkAxisActor** axes[3] = {XAxes, YAxes, ZAxes};
     const int* rendered[3] = {this->*member(RenderedX{}), this->*member(RenderedY{}),

@@ -1,7 +1,7 @@
 #pragma once
 /// \file SceneAxes.hpp
 /// The 3-D view's axes: vtkCubeAxesActor with 2-D (FreeType) text whose titles never cover the tick
-/// labels.
+/// labels, and that leaves out an axis seen end-on.
 #include <vtkCubeAxesActor.h>
 
 #include <array>
@@ -20,9 +20,13 @@ public:
     vtkTypeMacro(SceneAxes, vtkCubeAxesActor)
 
         int RenderOverlay(vtkViewport* viewport) override;
+    int RenderOpaqueGeometry(vtkViewport* viewport) override;
 
     /// Pixels kept between a title and the nearest label.
     static constexpr double kTitleGap = 4.0;
+    /// An axis shorter than this on screen (seen nearly end-on, as in a standard view along it) is not
+    /// drawn: its tick labels would pile up on one spot.
+    static constexpr double kMinAxisPixels = 40.0;
 
     /// For tests: the last frame's title and label boxes of axis `axis` (0 x, 1 y, 2 z) as drawn, in
     /// viewport pixels {xmin, xmax, ymin, ymax}; empty when that axis drew no title.
@@ -42,6 +46,8 @@ private:
     void operator=(const SceneAxes&) = delete;
 
     void placeTitles(vtkViewport* viewport);
+    /// Show the axes of each direction only when long enough on screen (kMinAxisPixels).
+    void hideEndOnAxes(vtkViewport* viewport);
     /// Move the title of `axis` (drawn as axis number `type`) clear of its labels.
     void placeTitle(vtkViewport* viewport, vtkAxisActor* axis, int type);
 

@@ -4,9 +4,11 @@
 #include <QColor>
 #include <QDir>
 #include <QImage>
+#include <QPointF>
 #include <QString>
 
 #include <cmath>
+#include <utility>
 
 namespace yee::ui::test {
 
@@ -17,9 +19,12 @@ inline QString artifactDir() {
     return dir;
 }
 
-/// Pixels whose hue is within `hueTol` degrees of `target`'s and that are clearly coloured.
-inline int countHue(const QImage& img, const QColor& target, int hueTol = 10, double minSat = 0.30) {
+/// The mean position (pixels) of the pixels whose hue is within `hueTol` degrees of `target`'s and that
+/// are clearly coloured (countHue()), and their number (0: no such pixel).
+inline std::pair<QPointF, int> hueCentroid(const QImage& img, const QColor& target, int hueTol = 10,
+                                           double minSat = 0.30) {
     const int h0 = target.hsvHue();
+    double sx = 0, sy = 0;
     int n = 0;
     for (int y = 0; y < img.height(); ++y)
         for (int x = 0; x < img.width(); ++x) {
@@ -28,10 +33,18 @@ inline int countHue(const QImage& img, const QColor& target, int hueTol = 10, do
                 continue;
             int d = std::abs(c.hsvHue() - h0);
             d = std::min(d, 360 - d);
-            if (d <= hueTol)
+            if (d <= hueTol) {
+                sx += x;
+                sy += y;
                 ++n;
+            }
         }
-    return n;
+    return {n > 0 ? QPointF(sx / n, sy / n) : QPointF(), n};
+}
+
+/// Pixels whose hue is within `hueTol` degrees of `target`'s and that are clearly coloured.
+inline int countHue(const QImage& img, const QColor& target, int hueTol = 10, double minSat = 0.30) {
+    return hueCentroid(img, target, hueTol, minSat).second;
 }
 
 /// Number of distinct colours in `img` inside `rect` (quantised to 4 bits per channel).

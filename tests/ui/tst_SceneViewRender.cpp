@@ -124,9 +124,14 @@ private slots:
             for (const QColor& g : glyphs)
                 QVERIFY2(dist(paletteColor(i), g) >= 90, qPrintable(QString("material colour %1").arg(i)));
         for (int i = 0; i < 20; ++i) {
-            for (int j = 0; j < i; ++j)
+            for (int j = 0; j < i; ++j) {
                 QVERIFY2(dist(paletteColor(i), paletteColor(j)) >= 40,
                          qPrintable(QString("%1 vs %2").arg(i).arg(j)));
+                // The first materials of a scene stand far apart: four by 150, eight by 90.
+                if (i < 8)
+                    QVERIFY2(dist(paletteColor(i), paletteColor(j)) >= (i < 4 ? 150 : 90),
+                             qPrintable(QString("%1 vs %2").arg(i).arg(j)));
+            }
         }
     }
 
@@ -412,7 +417,225 @@ private slots:
         QCOMPARE(view_->vtkIssueCount(), 0);
     }
 
+    /// Every class's toggle removes exactly its pixels: with only that class shown the frame differs from
+    /// the frame with nothing shown, and hiding it gives that empty frame back pixel for pixel (domain,
+    /// PML, tile cuts, objects, design regions, sources, detectors). The tile cuts have their legend entry.
+    void everyLayerToggleRemovesItsPixels() {
+        scene::Scene s = test::smallScene();
+        s.run.tiles = {2, 1, 1};
+        doc_->resetScene(s, {});
+        QStringList texts;
+        for (const auto& e : view_->actors().legend)
+            texts << e.text;
+        QVERIFY2(texts.contains(layerName(SceneLayer::TileCuts)), qPrintable(texts.join(", ")));
+        // The tile cuts' swatch is in the legend box.
+        QTest::qWait(50);
+        {
+            const QImage legend = view_->grabFramebuffer().copy(view_->legendRect());
+            const QColor cut = colors::tileCut();
+            int exact = 0;
+            for (int y = 0; y < legend.height(); ++y)
+                for (int x = 0; x < legend.width(); ++x) {
+                    const QColor c = legend.pixelColor(x, y);
+                    exact += std::abs(c.red() - cut.red()) <= 6 && std::abs(c.green() - cut.green()) <= 6 &&
+                             std::abs(c.blue() - cut.blue()) <= 6;
+                }
+            QVERIFY2(exact >= 12, qPrintable(QString("tile cuts: %1 swatch pixels").arg(exact)));
+        }
+        view_->setLegendVisible(false);
+        const int layers = int(SceneLayer::Count);
+        for (int l = 0; l < layers; ++l)
+            view_->setLayerVisible(SceneLayer(l), false);
+        QTest::qWait(50);
+        const QImage nothing = view_->grabFramebuffer();
+        for (int l = 0; l < layers; ++l) {
+            const SceneLayer layer = SceneLayer(l);
+            view_->setLayerVisible(layer, true);
+            QTest::qWait(50);
+            const QImage shown = view_->grabFramebuffer();
+            shown.save(test::artifactDir() + QStringLiteral("/scene_view_only_layer_%1.png").arg(l));
+            int differ = 0;
+            for (int y = 0; y < shown.height(); ++y)
+                for (int x = 0; x < shown.width(); ++x)
+                    differ += shown.pixel(x, y) != nothing.pixel(x, y);
+            view_->setLayerVisible(layer, false);
+            QTest::qWait(50);
+            const QImage hidden = view_->grabFramebuffer();
+            qInfo("%s alone: %d pixels", qPrintable(layerName(layer)), differ);
+            QVERIFY2(differ > 150, qPrintable(layerName(layer)));
+            QVERIFY2(hidden == nothing, qPrintable(layerName(layer) + " leaves pixels behind when hidden"));
+        }
+        QCOMPARE(view_->vtkIssueCount(), 0);
+    }
+
+    /// The six standard views look along ±x, ±y, ±z with a right-handed screen: the ball (x = +0.2,
+    /// y = +0.1) is right of centre seen from +z, -x... and left of it from the opposite sides.
+    void sixStandardViews() {
+        view_->setLegendVisible(false);
+        for (SceneLayer l : {SceneLayer::Pml, SceneLayer::TileCuts, SceneLayer::Designs, SceneLayer::Sources,
+                             SceneLayer::Detectors, SceneLayer::Domain})
+            view_->setLayerVisible(l, false);
+        view_->setItemHidden({ItemKind::Object, 0}, true); // the ball alone
+        view_->setOrthographic(true);
+        const QColor core = materialColor(doc_->scene(), "core");
+        struct View {
+            int axis, sign;
+            int right; ///< the world axis pointing right on screen, signed (1-based)
+        };
+        // Right = direction of projection x view up (z up, except y up looking along z).
+        for (const View v : {View{2, +1, +1}, View{2, -1, -1}, View{0, +1, +2}, View{0, -1, -2},
+                             View{1, +1, -1}, View{1, -1, +1}}) {
+            view_->viewAlong(v.axis, v.sign);
+            double dop[3];
+            view_->renderer()->GetActiveCamera()->GetDirectionOfProjection(dop);
+            for (int a = 0; a < 3; ++a)
+                QVERIFY(std::abs(dop[a] - (a == v.axis ? -v.sign : 0)) < 1e-9);
+            QTest::qWait(50);
+            const QImage img = view_->grabFramebuffer();
+            img.save(test::artifactDir() + QStringLiteral("/scene_view_along_%1%2.png")
+                                               .arg(v.sign > 0 ? '+' : '-')
+                                               .arg(QChar('x' + v.axis)));
+            const auto [c, n] = test::hueCentroid(img, core, 8, 0.45);
+            QVERIFY2(n > 100, qPrintable(QString("%1 ball pixels").arg(n)));
+            const double ballAlongRight = std::abs(v.right) == 1 ? 0.2 : 0.1; // x or y of the ball
+            const double expectedSide = (v.right > 0 ? 1 : -1) * ballAlongRight;
+            const double dx = c.x() - 0.5 * img.width();
+            qInfo("view %c%c: ball centroid %.0f px from the centre", v.sign > 0 ? '+' : '-', 'x' + v.axis,
+                  dx);
+            QVERIFY2(dx * expectedSide > 0 && std::abs(dx) > 10,
+                     qPrintable(QString("view %1 %2: ball at %3 px").arg(v.axis).arg(v.sign).arg(dx)));
+            if (v.axis == 2) // y up: the ball is above the centre from both sides
+                QVERIFY(c.y() < 0.5 * img.height() - 5);
+            // The axis seen end-on is left out (its labels would pile up on one spot); the others stay.
+            for (int a = 0; a < 3; ++a)
+                QVERIFY2(view_->axes()->boxes(a).drawn == (a != v.axis),
+                         qPrintable(QString("view along %1: axis %2").arg(v.axis).arg(a)));
+        }
+    }
+
+    /// A plane source shows its propagation direction and its polarisation as arrows from its centre: seen
+    /// from +z, the source's pixels lean towards +x for direction +x and towards -x for -x, and up (+y) or
+    /// down for polarisation +y or -y.
+    void sourceArrowsPointTheirWay() {
+        for (const int direction : {+1, -1})
+            for (const double pol : {+1.0, -1.0}) {
+                scene::Scene s = test::smallScene();
+                s.sources[0].direction = direction;
+                s.sources[0].polarization = {0, pol, 0};
+                doc_->resetScene(s, {});
+                view_->setLegendVisible(false);
+                for (int l = 0; l < int(SceneLayer::Count); ++l)
+                    view_->setLayerVisible(SceneLayer(l), SceneLayer(l) == SceneLayer::Sources);
+                view_->viewAlong(2, +1);
+                view_->setOrthographic(true);
+                QTest::qWait(50);
+                const QImage img = view_->grabFramebuffer();
+                img.save(test::artifactDir() + QStringLiteral("/scene_view_source_%1_%2.png")
+                                                   .arg(direction > 0 ? "plus_x" : "minus_x")
+                                                   .arg(pol > 0 ? "plus_y" : "minus_y"));
+                const QPointF centre = toPixel(s.sources[0].center);
+                const auto [c, n] = test::hueCentroid(img, colors::source(), 10, 0.2);
+                const QPointF d = c - centre;
+                qInfo("direction %+d, polarisation %+g: %d pixels, centroid (%.1f, %.1f) px from the centre",
+                      direction, pol, n, d.x(), d.y());
+                QVERIFY(n > 200);
+                QVERIFY2(d.x() * direction > 3, qPrintable(QString::number(d.x())));
+                QVERIFY2(-d.y() * pol > 3, qPrintable(QString::number(d.y()))); // screen y runs down
+            }
+    }
+
+    /// Objects are clipped to the domain: a sphere and a cylinder reaching out of the +x side end at it.
+    void objectsStopAtTheDomain() {
+        scene::Scene s = test::smallScene();
+        scene::Object ball = s.objects[1];
+        ball.center = {0.6, 0.0, 0.0}; // on the +x face, half outside
+        ball.radius = 0.25;
+        scene::Object rod;
+        rod.name = "rod";
+        rod.shape = scene::Shape::Cylinder;
+        rod.center = {0.3, 0.3, 0.0};
+        rod.radius = 0.08;
+        rod.height = 1.4; // along x from -0.4 to 1.0, the domain ends at 0.6
+        rod.axis = 0;
+        rod.material = "core";
+        s.objects = {ball, rod};
+        doc_->resetScene(s, {});
+        view_->setLegendVisible(false);
+        for (int l = 0; l < int(SceneLayer::Count); ++l)
+            view_->setLayerVisible(SceneLayer(l), SceneLayer(l) == SceneLayer::Objects);
+        view_->viewAlong(2, +1);
+        view_->setOrthographic(true);
+        QTest::qWait(50);
+        const QImage img = view_->grabFramebuffer();
+        img.save(test::artifactDir() + "/scene_view_clipped.png");
+        const QColor core = materialColor(s, "core");
+        const double edge = toPixel({0.6, 0, 0}).x(), inside = toPixel({0.45, 0, 0}).x();
+        int beyond = 0, within = 0;
+        for (int y = 0; y < img.height(); ++y)
+            for (int x = 0; x < img.width(); ++x) {
+                if (test::countHue(img.copy(x, y, 1, 1), core, 8, 0.45) == 0)
+                    continue;
+                beyond += x > edge + 2;
+                within += x < edge && x > inside;
+            }
+        qInfo("core pixels beyond the +x face: %d, just inside it: %d", beyond, within);
+        QVERIFY(within > 200);
+        QCOMPARE(beyond, 0);
+    }
+
+    /// The ring resonator example (a core ring and a cladding hole sharing their top and bottom faces)
+    /// draws the same, steady picture frame after frame: the hole's centre has one colour in every frame,
+    /// clearly not the ring's.
+    void ringResonatorExampleIsSteady() {
+        doc_->resetScene(scene::loadScene(YEE_SOURCE_DIR "/resources/scenes/ring_resonator.json"), {});
+        view_->setLegendVisible(false);
+        for (int l = 0; l < int(SceneLayer::Count); ++l)
+            view_->setLayerVisible(SceneLayer(l), SceneLayer(l) == SceneLayer::Objects);
+        view_->viewAlong(2, +1);
+        view_->setOrthographic(true);
+        vtkCamera* cam = view_->renderer()->GetActiveCamera();
+        QColor hole0;
+        for (int frame = 0; frame < 5; ++frame) {
+            cam->Roll(11.0);
+            view_->requestRender();
+            QTest::qWait(50);
+            const QImage img = view_->grabFramebuffer();
+            if (frame == 0)
+                img.save(test::artifactDir() + "/scene_view_ring_resonator.png");
+            const QPoint hole = toPixel({0, 0.35, 0.15}).toPoint(),
+                         ring = toPixel({0, 0.35 + 1.05, 0.15}).toPoint();
+            const QColor r = img.pixelColor(ring);
+            if (frame == 0)
+                hole0 = img.pixelColor(hole);
+            for (int dy = -5; dy <= 5; ++dy)
+                for (int dx = -5; dx <= 5; ++dx) {
+                    const QColor h = img.pixelColor(hole + QPoint(dx, dy));
+                    QVERIFY2(std::abs(h.red() - hole0.red()) + std::abs(h.green() - hole0.green()) +
+                                     std::abs(h.blue() - hole0.blue()) <=
+                                 6,
+                             qPrintable(
+                                 QString("frame %1: %2 against %3").arg(frame).arg(h.name(), hole0.name())));
+                    QVERIFY2(std::abs(h.red() - r.red()) + std::abs(h.green() - r.green()) +
+                                     std::abs(h.blue() - r.blue()) >
+                                 60,
+                             qPrintable(QString("frame %1: the hole %2 reads as the ring %3")
+                                            .arg(frame)
+                                            .arg(h.name(), r.name())));
+                }
+        }
+        QCOMPARE(view_->vtkIssueCount(), 0);
+    }
+
 private:
+    /// Device pixel (image coordinates, y down) of world point `w` (µm) in the current view.
+    QPointF toPixel(const std::array<double, 3>& w) const {
+        vtkRenderer* r = view_->renderer();
+        r->SetWorldPoint(w[0], w[1], w[2], 1.0);
+        r->WorldToDisplay();
+        const double* d = r->GetDisplayPoint();
+        return {d[0], view_->height() * view_->devicePixelRatio() - 1 - d[1]};
+    }
+
     std::unique_ptr<SceneDocument> doc_;
     std::unique_ptr<SceneView> view_;
 };
