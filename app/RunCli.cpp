@@ -171,6 +171,17 @@ RunArgs parseRunArgs(const std::vector<std::string>& args) {
                                      : !r.checkpoint.empty() ? "--checkpoint"
                                                              : "--resume") +
                          ": not with --export (the bundle's job script sets up restart files itself)");
+    } else if (r.precision || r.noOverlap || r.maxSteps || r.capacity || !r.output.empty() ||
+               !r.snapshotsDir.empty()) {
+        // Options the bundle does not carry are refused, not dropped: the job would run otherwise than asked.
+        throw InputError(
+            std::string(r.precision        ? "--precision"
+                        : r.noOverlap      ? "--no-overlap"
+                        : r.maxSteps       ? "--max-steps"
+                        : r.capacity       ? "--capacity"
+                        : r.output.empty() ? "--snapshots-dir"
+                                           : "--output") +
+            ": not with --export (set it in the scene's run section, or edit the bundle's run.sbatch)");
     }
     if (positional.empty())
         throw InputError("missing SCENE.json (see yee-run --help)");
@@ -222,6 +233,10 @@ bundle::BundleOptions makeBundleOptions(const RunArgs& args) {
     if (!args.timeLimit.empty())
         b.timeLimit = args.timeLimit;
     b.checkpointEvery = args.checkpointEvery.value_or(0);
+    b.gradient = args.gradient;
+    // The job's ranks get their devices from the batch system: only the kind of device carries over.
+    if (args.devices)
+        b.devices = args.devices->rfind("cuda", 0) == 0 ? bundle::Devices::Cuda : bundle::Devices::Cpu;
     return b;
 }
 

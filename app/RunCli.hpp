@@ -84,8 +84,9 @@ int launcherRanks();
 /// `<scene stem>.restart` in the current directory (restart files `<stem>.restart.rank<r>`).
 std::string defaultRestartPath(const std::string& scenePath);
 
-/// The bundle options of `yee-run --export`: --tiles, --nodes, --tasks-per-node, --time and
-/// --checkpoint-every; the rest (devices, job name) as the scene says.
+/// The bundle options of `yee-run --export`: --tiles, --nodes, --tasks-per-node, --time,
+/// --checkpoint-every, --grad, and --devices as a kind (cuda...: one GPU per rank, cpu...: CPU ranks); the
+/// job name as the scene says. parseRunArgs refuses the run options a bundle does not carry.
 bundle::BundleOptions makeBundleOptions(const RunArgs& args);
 
 /// The --help text.

@@ -47,6 +47,7 @@ ExportDialog::ExportDialog(const scene::Scene& scene, QWidget* parent) : QDialog
     devices_->addItem(tr("one GPU per rank (NCCL over MPI)"), int(bundle::Devices::Cuda));
     form->addRow(tr("Devices"), devices_);
     gpusPerTask_ = new QLabel(this);
+    gpusPerTask_->setObjectName(QStringLiteral("gpusPerTask"));
     form->addRow(tr("GPUs per task"), gpusPerTask_);
     time_ = new QLineEdit(QStringLiteral("01:00:00"), this);
     time_->setToolTip(tr("SLURM --time: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS"));

@@ -414,6 +414,24 @@ private slots:
         QCOMPARE(req.at("ntasks"), QString("2"));
         QCOMPARE(req.at("time"), QString("02:30:00"));
         QCOMPARE(req.at("signal"), QString("TERM@300"));
+        QVERIFY(!readText(dir.filePath("job/run.sbatch")).contains("--grad"));
+        QVERIFY(!req.count("gpus-per-task"));
+
+        // --grad and --devices carry into the bundle (they were dropped): a value-and-grad job on one GPU
+        // per rank.
+        Proc g = runProcess(YEE_RUN_EXE,
+                            {"--export", "gjob", "--tiles", "2x1x1", "--grad", "--devices", "cuda", kBend},
+                            dir.path());
+        QVERIFY2(g.code == 0, qPrintable(explain(g)));
+        const QString gScript = readText(dir.filePath("gjob/run.sbatch"));
+        QVERIFY2(gScript.contains("--grad"), qPrintable(gScript));
+        const auto greq = sbatchRequests(gScript);
+        QCOMPARE(greq.at("gpus-per-task"), QString("1"));
+        QCOMPARE(greq.at("ntasks"), QString("2"));
+        // --devices cpu:4 is CPU ranks whatever the scene says.
+        g = runProcess(YEE_RUN_EXE, {"--export", "cjob", "--devices", "cpu:4", kQuickBox}, dir.path());
+        QVERIFY2(g.code == 0, qPrintable(explain(g)));
+        QVERIFY(!sbatchRequests(readText(dir.filePath("cjob/run.sbatch"))).count("gpus-per-task"));
 
         struct Bad {
             QStringList args;
@@ -426,6 +444,13 @@ private slots:
              "bundle.tasks_per_node: 3 tasks per node x 1 nodes = 3 ranks, but the tile grid 2x1x1 has 2 "
              "tiles"},
             {{"--export", "b", "--time", "soon", kQuickBox}, "bundle.time_limit"},
+            // Run options a bundle does not carry are refused, not dropped.
+            {{"--export", "b", "--precision", "float64", kQuickBox}, "--precision: not with --export"},
+            {{"--export", "b", "--max-steps", "5", kQuickBox}, "--max-steps: not with --export"},
+            {{"--export", "b", "--capacity", "1G", kQuickBox}, "--capacity: not with --export"},
+            {{"--export", "b", "--no-overlap", kQuickBox}, "--no-overlap: not with --export"},
+            {{"--export", "b", "-o", "x.h5", kQuickBox}, "--output: not with --export"},
+            {{"--export", "b", "--snapshots-dir", "s", kQuickBox}, "--snapshots-dir: not with --export"},
             {{"--checkpoint-every", "0", kQuickBox}, "--checkpoint-every: expected a positive integer"},
             {{"--resume", "nothing", kQuickBox}, "restart file 'nothing.rank0': cannot open"},
         };

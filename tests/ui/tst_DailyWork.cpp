@@ -6,11 +6,13 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QGroupBox>
 #include <QLabel>
 #include <QListWidget>
 #include <QProcess>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSpinBox>
@@ -26,6 +28,8 @@
 #include "ui/Format.hpp"
 #include "ui/GradientPanel.hpp"
 #include "ui/HelpMenu.hpp"
+#include "ui/LogPanel.hpp"
+#include "ui/MainWindow.hpp"
 #include "ui/MemoryBars.hpp"
 #include "ui/NewItems.hpp"
 #include "ui/Palette.hpp"
@@ -72,6 +76,27 @@ scene::Scene reversibleScene() {
     m.dtype = "bfloat16";
     s.gradient.recorder = {m};
     return s;
+}
+} // namespace
+
+namespace {
+/// `dialog` writes the very files `yee-run SCENE --export DIR cliArgs...` writes.
+void sameBundleAsCli(ExportDialog& dialog, const QString& scenePath, const QStringList& cliArgs) {
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY2(dialog.exportTo(dir.filePath("studio"), &error), qPrintable(error));
+    QProcess p;
+    p.start(QStringLiteral(YEE_RUN_EXE), QStringList{scenePath, "--export", dir.filePath("cli")} + cliArgs);
+    QVERIFY(p.waitForFinished(60000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    const QStringList files = QDir(dir.filePath("cli")).entryList(QDir::Files);
+    QVERIFY(files.contains("run.sbatch") && files.contains("scene.json") && files.contains("README.md"));
+    QCOMPARE(QDir(dir.filePath("studio")).entryList(QDir::Files), files);
+    for (const QString& f : files) {
+        QFile a(dir.filePath("cli/" + f)), b(dir.filePath("studio/" + f));
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        QVERIFY2(a.readAll() == b.readAll(), qPrintable(f + " differs"));
+    }
 }
 } // namespace
 
@@ -423,6 +448,51 @@ private slots:
                 text.contains("wavelength (µm)"));
     }
 
+    /// File > Export cluster bundle opens the dialog over the scene, starting in the scene's folder; its
+    /// Write button asks for the folder and writes the bundle, and the log says so.
+    void exportBundleActionWritesBundle() {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTemporaryDir dir;
+        const QString scenePath = dir.filePath("box.json");
+        QVERIFY(QFile::copy(QStringLiteral(YEE_SOURCE_DIR "/resources/scenes/quick_box.json"), scenePath));
+        QVERIFY(w.openScene(scenePath));
+        QAction* act = w.findChild<QAction*>("exportBundleAction");
+        QVERIFY(act);
+        QString proposed, script;
+        bool sawDialog = false;
+        QTimer::singleShot(0, [&] {
+            auto* d = qobject_cast<ExportDialog*>(QApplication::activeModalWidget());
+            QVERIFY(d);
+            sawDialog = true;
+            bundle::BundleOptions o = d->options();
+            o.tiles = {2, 1, 1};
+            d->setOptions(o);
+            script = d->script();
+            // The folder dialog, opened by Write bundle…
+            QTimer::singleShot(0, [&] {
+                auto* f = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+                QVERIFY(f);
+                proposed = f->selectedFiles().value(0);
+                f->selectFile(dir.filePath("out-bundle"));
+                QMetaObject::invokeMethod(f, "accept", Qt::DirectConnection);
+            });
+            d->findChild<QPushButton*>("writeBundle")->click();
+        });
+        act->trigger();
+        QVERIFY(sawDialog);
+        QVERIFY2(script.contains("#SBATCH --ntasks=2"), qPrintable(script));
+        QVERIFY2(proposed.startsWith(QFileInfo(scenePath).absolutePath() + "/") &&
+                     proposed.endsWith("-bundle"),
+                 qPrintable(proposed));
+        for (const char* f : {"run.sbatch", "scene.json", "README.md"})
+            QVERIFY2(QFile::exists(dir.filePath(QString("out-bundle/") + f)), f);
+        QVERIFY2(w.log()->toPlainText().contains("Cluster bundle written (2 rank(s) on 1 node(s))"),
+                 qPrintable(w.log()->toPlainText()));
+    }
+
     /// The export dialog shows the script before writing and writes exactly the bundle of
     /// `yee-run --export` with the same options.
     void clusterExportMatchesCli() {
@@ -443,21 +513,25 @@ private slots:
         dialog.setStartFolder(QFileInfo(scenePath).absolutePath());
         QCOMPARE(dialog.suggestedPath(),
                  QFileInfo(scenePath).absolutePath() + "/" + QString::fromStdString(s.name) + "-bundle");
-        QTemporaryDir dir;
-        QString error;
-        QVERIFY2(dialog.exportTo(dir.filePath("studio"), &error), qPrintable(error));
-        QProcess p;
-        p.start(QStringLiteral(YEE_RUN_EXE), {scenePath, "--export", dir.filePath("cli"), "--tiles", "2x1x1",
-                                              "--nodes", "1", "--time", "00:30:00"});
-        QVERIFY(p.waitForFinished(60000));
-        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
-        const QStringList files = QDir(dir.filePath("cli")).entryList(QDir::Files);
-        QVERIFY(files.contains("run.sbatch") && files.contains("scene.json") && files.contains("README.md"));
-        QCOMPARE(QDir(dir.filePath("studio")).entryList(QDir::Files), files);
-        for (const QString& f : files) {
-            QFile a(dir.filePath("cli/" + f)), b(dir.filePath("studio/" + f));
-            QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
-            QVERIFY2(a.readAll() == b.readAll(), qPrintable(f + " differs"));
+        QLabel* gpus = dialog.findChild<QLabel*>("gpusPerTask");
+        QVERIFY(gpus);
+        QCOMPARE(gpus->text(), QString("0 (CPU ranks)"));
+        sameBundleAsCli(dialog, scenePath, {"--tiles", "2x1x1", "--nodes", "1", "--time", "00:30:00"});
+        // Value and gradient on one GPU per rank: the same as yee-run --export --grad --devices cuda.
+        {
+            const QString bend = QStringLiteral(YEE_SOURCE_DIR "/resources/scenes/waveguide_bend.json");
+            ExportDialog g(scene::loadScene(bend.toStdString()));
+            bundle::BundleOptions go = o;
+            go.gradient = true;
+            go.devices = bundle::Devices::Cuda;
+            g.setOptions(go);
+            QVERIFY2(g.problem().isEmpty(), qPrintable(g.problem()));
+            QCOMPARE(g.findChild<QLabel*>("gpusPerTask")->text(), QString("1 (one GPU per rank)"));
+            QVERIFY(g.script().contains("#SBATCH --gpus-per-task=1"));
+            QVERIFY(g.script().contains("--grad"));
+            sameBundleAsCli(
+                g, bend,
+                {"--tiles", "2x1x1", "--nodes", "1", "--time", "00:30:00", "--grad", "--devices", "cuda"});
         }
         // A bad layout is explained before anything is written.
         o.tasksPerNode = 3;
