@@ -277,6 +277,60 @@ private slots:
         QVERIFY(dev.findChild<QGroupBox*>("devicesEstimateBox")->title().startsWith("Forward-run"));
     }
 
+    /// Each storage and drift setting explains itself next to it, shown while it applies: drift
+    /// checkpoints for the reversible method, transfer interval and ring buffers for the host tier, set
+    /// through the panel's own combos; the reversible method's time cost names its reverse sweep.
+    void explanationsFollowTheChoices() {
+        SceneDocument doc;
+        scene::Scene s = test::smallScene();
+        s.gradient.method = scene::GradientMethod::Checkpointed;
+        doc.resetScene(s, {});
+        GradientPanel grad(&doc);
+        grad.resize(420, 1200);
+        grad.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&grad));
+        auto* method = grad.findChild<QComboBox*>("gradientMethod");
+        auto* tier = grad.findChild<QComboBox*>("storageTier");
+        auto* drift = grad.findChild<QLabel*>("explainDrift");
+        auto* transfer = grad.findChild<QLabel*>("explainTransfer");
+        auto* ring = grad.findChild<QLabel*>("explainRing");
+        QVERIFY(method && tier && drift && transfer && ring);
+        QVERIFY(!drift->isVisible());
+        // As the user picks: the panel applies a choice on activated().
+        auto choose = [](QComboBox* box, const char* value) {
+            box->setCurrentIndex(box->findData(QString::fromLatin1(value)));
+            emit box->activated(box->currentIndex());
+        };
+        choose(method, "reversible");
+        QCOMPARE(doc.scene().gradient.method, scene::GradientMethod::Reversible);
+        QVERIFY(drift->isVisible());
+        QVERIFY(drift->text().contains("drift checkpoint") && drift->text().contains("lossy"));
+        choose(tier, "device");
+        QVERIFY(!transfer->isVisible() && !ring->isVisible());
+        choose(tier, "host");
+        QCOMPARE(doc.scene().gradient.tier, std::string("host"));
+        QVERIFY(transfer->isVisible() && ring->isVisible());
+        QVERIFY(transfer->text().contains("copied to host memory"));
+        QVERIFY(ring->text().contains("staging ring"));
+        // Wrapped, and given the height their text needs at the panel's width.
+        for (QLabel* l : {drift, transfer, ring}) {
+            QVERIFY(l->wordWrap());
+            QVERIFY2(l->height() >= l->heightForWidth(l->width()),
+                     qPrintable(QString("%1: %2 px for %3")
+                                    .arg(l->objectName())
+                                    .arg(l->height())
+                                    .arg(l->heightForWidth(l->width()))));
+        }
+        // The reversible time cost: forward plus a reverse sweep of about two forward steps per step.
+        DevicesPanel dev(&doc);
+        const EstimateOutcome out = Estimator::compute(doc.scene(), dev.settings());
+        QVERIFY2(out.gradientEstimate, qPrintable(out.gradientProblem));
+        grad.showEstimate(out);
+        QVERIFY2(grad.timeText().contains(QString::number(3.0, 'f', 2) + " \u00d7 a forward run") &&
+                     grad.timeText().contains("reverse sweep"),
+                 qPrintable(grad.timeText()));
+    }
+
     /// The host tier's staged bytes appear as host memory: what the device tier would hold, less the ring.
     void hostTierShowsHostMemory() {
         scene::Scene s = test::smallScene();

@@ -5,6 +5,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QOpenGLWidget>
@@ -452,6 +453,38 @@ private slots:
         }
     }
 
+    /// File > Open recent names each file by its full path: two scenes of one name in different folders
+    /// stay apart, and each entry opens its own file.
+    void recentFilesShowFullPaths() {
+        QTemporaryDir dir;
+        QVERIFY(QDir().mkpath(dir.filePath("a")) && QDir().mkpath(dir.filePath("b")));
+        const QString a = dir.filePath("a/box.json"), b = dir.filePath("b/box.json");
+        QVERIFY(QFile::copy(example("quick_box"), a) && QFile::copy(example("quick_box"), b));
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScene(a));
+        QVERIFY(w.openScene(b));
+        QMenu* recent = nullptr;
+        for (QMenu* m : w.findChildren<QMenu*>())
+            if (m->title().remove('&') == "Open recent")
+                recent = m;
+        QVERIFY(recent);
+        emit recent->aboutToShow();
+        QStringList texts;
+        QAction* openA = nullptr;
+        for (QAction* act : recent->actions()) {
+            texts << act->text();
+            if (act->data().toString() == a)
+                openA = act;
+        }
+        QVERIFY2(texts.size() >= 2 && texts[0].contains(b) && texts[1].contains(a),
+                 qPrintable(texts.join(" | ")));
+        QVERIFY(openA);
+        openA->trigger();
+        QCOMPARE(w.document()->filePath(), a);
+    }
+
     /// Duplicate, Copy/Paste, Rename (in the tree) and Hide, each with its shortcut, each undoable.
     void elementEditingActions() {
         MainWindow w;
@@ -488,9 +521,13 @@ private slots:
         QVERIFY(w.treeModel()->setData(idx, "core_strip"));
         QCOMPARE(doc->scene().objects[0].name, std::string("core_strip"));
         QVERIFY(doc->undoStack()->undoText().contains("› Name"));
-        // Hide in the view only.
+        // Hide in the view only, by its shortcut in the tree.
+        QCOMPARE(w.findChild<QAction*>("hideAction")->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_H));
         doc->setCurrentItem({ItemKind::Object, 0});
-        w.findChild<QAction*>("hideAction")->trigger();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        w.treeView()->setFocus();
+        QTest::keyClick(w.treeView(), Qt::Key_H, Qt::ControlModifier);
         QVERIFY(w.sceneView()->isItemHidden({ItemKind::Object, 0}));
         int shown = 0;
         for (const auto& p : w.sceneView()->actors().props)
