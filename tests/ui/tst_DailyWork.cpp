@@ -3,6 +3,7 @@
 /// gradient method switch that keeps the recorder chain aside; time-cost estimates; every source and
 /// detector kind of the schema insertable; staircase flags; human labels; Help; the cluster export
 /// dialog writing the very bundle `yee-run --export` writes.
+#include <QChartView>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -18,6 +19,7 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QVBoxLayout>
+#include <QValueAxis>
 #include <QtTest>
 
 #include "UiTestScenes.hpp"
@@ -442,6 +444,73 @@ private slots:
 
     /// Plots carry units on both axes; spectra normalise against a reference detector or a reference
     /// results file (T = P / P_ref, exactly); the plotted data exports as CSV, the plot as PNG and SVG.
+    /// Detector plots have round ticks (1, 2 or 5 times a power of ten, labels of a few digits); a dragged
+    /// rectangle zooms to it, the arrow keys pan by a tenth of the view, a right click zooms out again.
+    void plotTicksZoomAndPan() {
+        solver::DetectorResult d;
+        d.name = "out";
+        d.type = "flux";
+        solver::NamedArray t{"time_fs", {50}, {}}, f{"flux", {50}, {}};
+        for (int i = 0; i < 50; ++i) {
+            t.data.push_back(123.4 * i / 49.0);
+            f.data.push_back(0.37 * std::sin(0.3 * i));
+        }
+        d.arrays = {t, f};
+        DetectorPlot plot;
+        plot.resize(700, 450);
+        plot.setDetectors({d});
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        auto* view = plot.findChild<QChartView*>();
+        QVERIFY(view);
+        auto* ax = qobject_cast<QValueAxis*>(view->chart()->axes(Qt::Horizontal).value(0));
+        auto* ay = qobject_cast<QValueAxis*>(view->chart()->axes(Qt::Vertical).value(0));
+        QVERIFY(ax && ay);
+        for (QValueAxis* a : {ax, ay}) {
+            QVERIFY2(a->tickCount() >= 3 && a->tickCount() <= 11,
+                     qPrintable(QString::number(a->tickCount())));
+            const double step = (a->max() - a->min()) / (a->tickCount() - 1);
+            const double decade = std::pow(10.0, std::floor(std::log10(step)));
+            const double m = step / decade;
+            QVERIFY2(std::abs(m - 1) < 1e-9 || std::abs(m - 2) < 1e-9 || std::abs(m - 2.5) < 1e-9 ||
+                         std::abs(m - 5) < 1e-9 || std::abs(m - 10) < 1e-9,
+                     qPrintable(QString("tick step %1").arg(step)));
+            QVERIFY(std::abs(a->min() / step - std::round(a->min() / step)) < 1e-6);
+            for (int k = 0; k < a->tickCount(); ++k) {
+                const QString label =
+                    QString::asprintf(a->labelFormat().toLatin1().constData(), a->min() + k * step);
+                QVERIFY2(label.size() <= 6, qPrintable(label));
+            }
+        }
+        QVERIFY(ax->min() <= 0 && ax->max() >= 123.4);
+        const double x0 = ax->min(), x1 = ax->max();
+        // Zoom: drag over the second quarter of the plot area, its whole height.
+        const QRectF area = view->chart()->plotArea();
+        const QPoint from(int(area.left() + 0.25 * area.width()), int(area.top() + 2)),
+            to(int(area.left() + 0.5 * area.width()), int(area.bottom() - 2));
+        QTest::mousePress(view->viewport(), Qt::LeftButton, {}, from);
+        for (int i = 1; i <= 4; ++i) {
+            const QPointF at = from + (to - from) * (i / 4.0);
+            QMouseEvent move(QEvent::MouseMove, at, view->viewport()->mapToGlobal(at), Qt::NoButton,
+                             Qt::LeftButton, Qt::NoModifier);
+            QApplication::sendEvent(view->viewport(), &move);
+        }
+        QTest::mouseRelease(view->viewport(), Qt::LeftButton, {}, to);
+        const double span = ax->max() - ax->min();
+        qInfo("x range %.3g..%.3g, zoomed to %.3g..%.3g", x0, x1, ax->min(), ax->max());
+        QVERIFY2(std::abs(span - 0.25 * (x1 - x0)) < 0.05 * (x1 - x0), qPrintable(QString::number(span)));
+        QVERIFY(std::abs(ax->min() - (x0 + 0.25 * (x1 - x0))) < 0.05 * (x1 - x0));
+        // Pan right by a tenth of the view; the span stays.
+        const double before = ax->min();
+        QTest::keyClick(view, Qt::Key_Right);
+        QVERIFY2(std::abs(ax->min() - (before + 0.1 * span)) < 0.01 * span,
+                 qPrintable(QString::number(ax->min())));
+        QVERIFY(std::abs((ax->max() - ax->min()) - span) < 1e-6 * span);
+        // A right click zooms out.
+        QTest::mouseClick(view->viewport(), Qt::RightButton, {}, area.center().toPoint());
+        QVERIFY2(ax->max() - ax->min() > 1.5 * span, qPrintable(QString::number(ax->max() - ax->min())));
+    }
+
     void plotsUnitsNormalisationExport() {
         auto det = [](const char* name, std::vector<double> power) {
             solver::DetectorResult d;
