@@ -23,11 +23,12 @@
 #include "ui/SceneAxes.hpp"
 #include "ui/SceneCommands.hpp"
 #include "ui/SceneDocument.hpp"
+#include "ui/SceneLegend.hpp"
 
 namespace yee::ui {
 
 SceneView::SceneView(SceneDocument* doc, QWidget* parent)
-    : VtkWidget(parent), doc_(doc), legend_(vtkSmartPointer<vtkLegendBoxActor>::New()),
+    : VtkWidget(parent), doc_(doc), legend_(vtkSmartPointer<SceneLegend>::New()),
       axes_(vtkSmartPointer<SceneAxes>::New()) {
     setObjectName(QStringLiteral("sceneView"));
     setToolTip(tr("Click: select  \u2022  Shift+drag: move object  \u2022  Ctrl+drag: resize object\n"
@@ -119,7 +120,8 @@ void SceneView::buildLegend() {
     for (int i = 0; i < int(entries.size()); ++i) {
         const auto& e = entries[std::size_t(i)];
         double rgb[3] = {e.color.redF(), e.color.greenF(), e.color.blueF()};
-        legend_->SetEntry(i, square, e.text.toUtf8().constData(), rgb);
+        // A space between the swatch and its text (the legend box puts the text right against it).
+        legend_->SetEntry(i, square, (QStringLiteral(" ") + e.text).toUtf8().constData(), rgb);
     }
     placeLegend();
     r->AddViewProp(legend_);
@@ -135,7 +137,7 @@ QRect SceneView::legendRect() const {
     const QFontMetrics fm(f);
     int text = 0;
     for (const auto& e : actors_.legend)
-        text = std::max(text, fm.horizontalAdvance(e.text));
+        text = std::max(text, fm.horizontalAdvance(QStringLiteral(" ") + e.text));
     const int rowHeight = 20;
     const int w = std::min(rowHeight + 14 + text, std::max(40, width() / 2));
     const int h = std::min(rowHeight * n + 8, std::max(40, height() * 2 / 3));

@@ -8,11 +8,10 @@
 
 #include <QSet>
 
-class vtkLegendBoxActor;
-
 namespace yee::ui {
 
 class SceneAxes;
+class SceneLegend;
 class SceneDocument;
 
 /// VTK view of a SceneDocument.
@@ -87,7 +86,7 @@ private:
     SceneActors actors_;
     QSet<QString> hidden_;
     std::array<bool, std::size_t(SceneLayer::Count)> layers_{true, true, true, true, true, true, true};
-    vtkSmartPointer<vtkLegendBoxActor> legend_;
+    vtkSmartPointer<SceneLegend> legend_;
     bool legendVisible_ = true;
     int legendCorner_ = 0; ///< 0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right
     vtkSmartPointer<SceneAxes> axes_;

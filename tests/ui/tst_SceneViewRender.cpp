@@ -160,6 +160,21 @@ private slots:
                 }
             QVERIFY2(exact >= 12, qPrintable(QString("%1: %2 swatch pixels").arg(e.text).arg(exact)));
         }
+        // The texts are dark ink, not their swatch's colour (light materials were unreadable on white):
+        // right of the swatch column no pixel has an entry's colour, and the text's ink is there.
+        const int textLeft = int(26 * view_->devicePixelRatio());
+        int ink = 0;
+        for (int y = 0; y < corner.height(); ++y)
+            for (int x = textLeft; x < corner.width(); ++x) {
+                const QColor c = corner.pixelColor(x, y);
+                ink += c.valueF() < 0.35;
+                for (const auto& e : legend)
+                    QVERIFY2(std::abs(c.red() - e.color.red()) + std::abs(c.green() - e.color.green()) +
+                                     std::abs(c.blue() - e.color.blue()) >
+                                 12,
+                             qPrintable(QString("%1 coloured text at %2, %3").arg(e.text).arg(x).arg(y)));
+            }
+        QVERIFY2(ink > 150, qPrintable(QString::number(ink)));
         view_->setLegendVisible(false);
         QTest::qWait(50);
         const QImage none = view_->grabFramebuffer().copy(box);
