@@ -9,6 +9,8 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QLocale>
@@ -19,6 +21,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <QValueAxis>
+#include <QXYSeries>
 
 #include <algorithm>
 #include <cmath>
@@ -34,6 +37,25 @@
 #include "yee/scene/Schema.hpp"
 
 namespace yee::ui {
+
+namespace {
+/// A stack as tall as the page it shows, not as its tallest page (QStackedWidget's size hints are the
+/// largest over all pages, its height for a width too: the poles table left a 170 px gap above a constant
+/// material's plot, which then did not fit a 700 px window).
+class CurrentPageStack : public QStackedWidget {
+public:
+    explicit CurrentPageStack(QWidget* parent) : QStackedWidget(parent) {
+        connect(this, &QStackedWidget::currentChanged, this, [this] { updateGeometry(); });
+    }
+    QSize sizeHint() const override { return currentWidget() ? currentWidget()->sizeHint() : QSize(); }
+    QSize minimumSizeHint() const override {
+        return currentWidget() ? currentWidget()->minimumSizeHint() : QSize();
+    }
+    // QStackedLayout's height for a width is also the largest over all pages; the current page's size
+    // hint is what counts here.
+    bool hasHeightForWidth() const override { return false; }
+};
+} // namespace
 
 namespace {
 
@@ -73,7 +95,7 @@ MaterialEditor::MaterialEditor(SceneDocument* doc, QWidget* parent) : QWidget(pa
     form_->addItem(tr("library material"), int(Form::Library));
     form_->addItem(tr("\u03b5\u221e + poles (Drude, Lorentz, Debye)"), int(Form::Poles));
 
-    pages_ = new QStackedWidget(this);
+    pages_ = new CurrentPageStack(this);
     {
         auto* w = new QWidget(pages_);
         auto* f = new QFormLayout(w);
@@ -156,7 +178,9 @@ MaterialEditor::MaterialEditor(SceneDocument* doc, QWidget* parent) : QWidget(pa
     axisX_ = new QValueAxis;
     axisX_->setTitleText(tr("Wavelength (\u00b5m)"));
     axisY_ = new QValueAxis;
-    axisY_->setTitleText(tr("Relative permittivity \u03b5"));
+    // Short: the plot is 180 px tall in a small window, and a longer title was cut ("Relativ\u2026").
+    axisY_->setTitleText(tr("\u03b5"));
+
     chart_->addAxis(axisX_, Qt::AlignBottom);
     chart_->addAxis(axisY_, Qt::AlignLeft);
     auto series = [this](const QString& name, Qt::PenStyle style) {
@@ -193,6 +217,8 @@ MaterialEditor::MaterialEditor(SceneDocument* doc, QWidget* parent) : QWidget(pa
     view->setObjectName(QStringLiteral("materialPlot"));
     view->setRenderHint(QPainter::Antialiasing);
     view->setMinimumHeight(180);
+    view->setToolTip(
+        tr("Relative permittivity \u03b5 of the material against wavelength over the sources' band"));
 
     auto* top = new QFormLayout;
     top->addRow(tr("Material"), material_);
@@ -222,6 +248,7 @@ MaterialEditor::MaterialEditor(SceneDocument* doc, QWidget* parent) : QWidget(pa
     dataRow->addStretch(1);
     lay->addLayout(dataRow);
     lay->addWidget(info_);
+    pages_->updateGeometry(); // its hint changed as pages were added: drop the layout's cached one
     connect(loadData, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("n, k data"), QString(),
                                                           tr("CSV (*.csv *.txt);;All files (*)"));
@@ -506,6 +533,14 @@ void MaterialEditor::replot() {
             text += tr(" Warning: the sources' band %1\u2013%2 \u00b5m leaves the valid range.")
                         .arg(num(band_.first), num(band_.second));
         info_->setText(text);
+    }
+    // The legend lists what is drawn: no entry for an empty series (data not loaded, no valid range),
+    // none ever for the second valid-range line.
+    for (QAbstractSeries* series : chart_->series()) {
+        auto* xy = qobject_cast<QXYSeries*>(series);
+        const bool shown = xy && series != validHi_ && !xy->points().isEmpty();
+        for (QLegendMarker* marker : chart_->legend()->markers(series))
+            marker->setVisible(shown);
     }
     if (!data.empty())
         info_->setText(

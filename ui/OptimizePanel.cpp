@@ -17,6 +17,7 @@
 #include <QPushButton>
 #include <QSlider>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QVBoxLayout>
 #include <QValueAxis>
 
@@ -139,20 +140,38 @@ OptimizePanel::OptimizePanel(SceneDocument* doc, QWidget* parent)
     densityRow->addWidget(new QLabel(tr("Design:"), this));
     densityRow->addWidget(design_, 1);
 
-    // The controls first (reachable in a short dock), then what the loop shows, then the settings.
+    // The controls first (reachable in a short dock), then two pages: what the loop shows, and the
+    // settings, the constraints (one column of both needed 1160 px, a scroll bar even at 1600x1000).
     auto* lay = new QVBoxLayout(this);
     lay->addLayout(buttons);
     auto* statusRow = new QHBoxLayout;
     statusRow->addWidget(status_, 1);
     statusRow->addWidget(open_);
     lay->addLayout(statusRow);
-    lay->addWidget(chartView_, 2);
-    lay->addWidget(slider_);
-    lay->addWidget(summary_);
-    lay->addLayout(densityRow);
-    lay->addWidget(density_, 1);
-    lay->addWidget(settingsBox);
-    lay->addWidget(constraintBox);
+    pages_ = new QTabWidget(this);
+    pages_->setObjectName(QStringLiteral("optPages"));
+    pages_->setDocumentMode(true);
+    auto* progress = new QWidget(pages_);
+    auto* pl = new QVBoxLayout(progress);
+    pl->setContentsMargins(0, 4, 0, 0);
+    pl->addWidget(chartView_, 2);
+    pl->addWidget(slider_);
+    pl->addWidget(summary_);
+    pl->addLayout(densityRow);
+    pl->addWidget(density_, 1);
+    auto* settings = new QWidget(pages_);
+    auto* sl = new QVBoxLayout(settings);
+    sl->setContentsMargins(0, 4, 0, 0);
+    sl->addWidget(settingsBox);
+    sl->addStretch(1);
+    auto* limits = new QWidget(pages_);
+    auto* ll = new QVBoxLayout(limits);
+    ll->setContentsMargins(0, 4, 0, 0);
+    ll->addWidget(constraintBox, 1);
+    pages_->addTab(progress, tr("Progress"));
+    pages_->addTab(settings, tr("Settings"));
+    pages_->addTab(limits, tr("Constraints"));
+    lay->addWidget(pages_, 1);
 
     connect(start_, &QPushButton::clicked, this, [this] {
         QString why;

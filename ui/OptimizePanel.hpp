@@ -21,6 +21,7 @@ class QLabel;
 class QLineSeries;
 class QPushButton;
 class QSlider;
+class QTabWidget;
 class QValueAxis;
 
 namespace yee::ui {
@@ -69,6 +70,8 @@ public:
     QLineSeries* objectiveSeries() const { return objective_; }
     const std::vector<QLineSeries*>& termSeries() const { return terms_; }
     QChartView* chartView() const { return chartView_; }
+    /// "Progress" (plot, iterate, density) and "Settings" (optimiser) and "Constraints".
+    QTabWidget* pages() const { return pages_; }
     /// Show evaluation `index` (density and summary line).
     void showEvaluation(int index);
     /// The summary line of the evaluation shown.
@@ -99,6 +102,7 @@ private:
     QLabel* summary_;
     QChart* chart_;
     QChartView* chartView_;
+    QTabWidget* pages_;
     QValueAxis *axisX_, *axisY_;
     QLineSeries* merit_;
     QLineSeries* objective_;

@@ -1,9 +1,12 @@
 #include <QAbstractButton>
 #include <QAbstractSpinBox>
+#include <QChartView>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
@@ -818,6 +821,35 @@ private slots:
             }
             w.grab().save(test::artifactDir() + "/layout_1024x700_" + name + ".png");
         }
+        // The material's plot shows whole, axis titles included (it was squashed under a page-sized gap).
+        {
+            w.findChild<QDockWidget*>("materialDock")->raise();
+            QTest::qWait(100);
+            auto* plot = w.materialEditor()->findChild<QWidget*>("materialPlot");
+            QVERIFY(plot);
+            // Inside the dock's scroll viewport, whole (its own visible region is its viewport child's).
+            QScrollArea* area = nullptr;
+            for (auto* a : w.findChild<QDockWidget*>("materialDock")->findChildren<QScrollArea*>())
+                area = area ? area : a;
+            QVERIFY(area);
+            const QRect inViewport(plot->mapTo(area->viewport(), QPoint(0, 0)), plot->size());
+            QVERIFY2(area->viewport()->rect().contains(inViewport) && plot->height() >= 180,
+                     qPrintable(QString("the plot spans y %1..%2, the dock shows 0..%3")
+                                    .arg(inViewport.top())
+                                    .arg(inViewport.bottom())
+                                    .arg(area->viewport()->height())));
+            // Its axis titles are whole, and the legend lists only what is drawn (no data loaded here).
+            auto* chart = qobject_cast<QChartView*>(plot)->chart();
+            int markers = 0;
+            for (QLegendMarker* m : chart->legend()->markers())
+                markers += m->isVisible();
+            QCOMPARE(markers, 2); // Re and Im of the constant permittivity
+            auto* ay = chart->axes(Qt::Vertical).value(0);
+            QVERIFY(ay);
+            QVERIFY2(QFontMetrics(ay->titleFont()).horizontalAdvance(ay->titleText()) <=
+                         chart->plotArea().height(),
+                     qPrintable(ay->titleText()));
+        }
         // A value-and-grad run on one device: at 1280x800 the memory bars show whole, without a scroll bar.
         {
             telemetry::Report r;
@@ -850,13 +882,25 @@ private slots:
         w.resize(1600, 1000);
         QTest::qWait(200);
         QVERIFY(!memScroll->verticalScrollBar()->isVisible());
-        for (const char* dock : {"devicesDock", "gradientDock", "runMonitorDock"}) {
-            w.findChild<QDockWidget*>(dock)->raise();
+        // No dock needs a scroll bar at 1600x1000, in either direction.
+        int scrolling = 0;
+        for (QDockWidget* dock : w.findChildren<QDockWidget*>()) {
+            if (dock->isHidden())
+                continue;
+            dock->raise();
             QTest::qWait(100);
-            for (auto* area : w.findChild<QDockWidget*>(dock)->findChildren<QScrollArea*>())
-                if (area->parentWidget() == w.findChild<QDockWidget*>(dock))
-                    QVERIFY2(!area->verticalScrollBar()->isVisible(), dock);
+            for (auto* area : dock->findChildren<QScrollArea*>())
+                if (area->parentWidget() == dock) {
+                    ++scrolling;
+                    QVERIFY2(!area->verticalScrollBar()->isVisible() &&
+                                 !area->horizontalScrollBar()->isVisible(),
+                             qPrintable(QString("%1: the panel needs %2 px, the dock gives %3")
+                                            .arg(dock->objectName())
+                                            .arg(area->widget()->sizeHint().height())
+                                            .arg(area->viewport()->height())));
+                }
         }
+        QVERIFY(scrolling >= 5); // devices, gradient, objective, optimise, materials
         // The docks' tabs show whole titles (scrolling when they do not all fit), never "De…", "G…".
         int tabs = 0;
         for (QTabBar* bar : w.findChildren<QTabBar*>()) {
