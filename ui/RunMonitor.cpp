@@ -407,7 +407,7 @@ void RunMonitor::runFinished(const RunResultPtr& result, const QString& path) {
                          .arg(duration(result->seconds), duration(result->forwardSeconds),
                               duration(result->backwardSeconds))
                    : tr("Completed %1 steps in %2.").arg(result->steps).arg(duration(result->seconds)))
-            : tr("Stopped (%1) after %2; results are marked incomplete.")
+            : tr("Stopped: %1, after %2; results are marked incomplete.")
                   .arg(QString::fromStdString(result->status), duration(result->seconds));
     if (!path.isEmpty())
         text += QLatin1Char(' ') + tr("Results: %1").arg(path);

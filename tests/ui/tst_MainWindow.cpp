@@ -684,7 +684,7 @@ private slots:
                  result->status.c_str());
         QVERIFY(!w.resultsView()->results().complete);
         QCOMPARE(w.resultsView()->results().status, "incomplete: " + status);
-        QVERIFY(w.runMonitor()->statusText().startsWith("Stopped (" + status));
+        QVERIFY(w.runMonitor()->statusText().startsWith("Stopped: " + status));
         QVERIFY(w.runMonitor()->phaseBar("adjoint")->value() < kReverseSteps);
         QCOMPARE(w.runHistory()->count(), 1);
         QCOMPARE(w.runHistory()->statusAt(0), "incomplete: " + status);

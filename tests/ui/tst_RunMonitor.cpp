@@ -6,6 +6,7 @@
 #include <QPushButton>
 #include <QTemporaryDir>
 #include <QTreeWidget>
+#include <QRegularExpression>
 #include <QtTest>
 
 #include "UiTestScenes.hpp"
@@ -192,8 +193,11 @@ private slots:
         r->phases = {{"forward", 40, 40, 1.0}, {"adjoint", 8, 40, 2.0}};
         m.runFinished(r, QString());
         QCOMPARE(m.cancelButton()->text(), QString("Cancel run"));
-        QVERIFY(m.statusText().startsWith("Stopped (cancelled in the adjoint phase at step 8 of 40"));
+        QVERIFY(m.statusText().startsWith("Stopped: cancelled in the adjoint phase at step 8 of 40"));
         QVERIFY(m.statusText().contains("3.0 s"));
+        // One level of parentheses: the status's own "(no gradient)" is not nested in another pair.
+        QVERIFY2(!m.statusText().contains(QRegularExpression(QStringLiteral("\\([^)]*\\("))),
+                 qPrintable(m.statusText()));
         QCOMPARE(m.phaseBar("adjoint")->value(), 8);
         // The overall bar ends on the phase the run stopped in, with that phase's count.
         QCOMPARE(m.progress()->value(), 8);
