@@ -49,6 +49,7 @@ template <class T, int A, class C = View<const T>> struct CpmlE {
     int profLo; ///< tile-local coordinate along A of prof[0]
     /// Writes E and psi at its cell only, reads H (Coef.hpp).
     static constexpr bool cellsIndependent = true;
+    static constexpr int axis = A;
 
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         constexpr int di = A == 0, dj = A == 1, dk = A == 2;
@@ -80,6 +81,7 @@ template <class T, int A, bool Magnetic, class C = View<const T>> struct CpmlH {
     int profLo;
     /// Writes H and psi at its cell only, reads E (Coef.hpp).
     static constexpr bool cellsIndependent = true;
+    static constexpr int axis = A;
 
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         constexpr int di = A == 0, dj = A == 1, dk = A == 2;

@@ -35,9 +35,27 @@ inline bool materialRunsOn() {
     return v != 0;
 }
 
-/// Read YEE_MATERIAL_RUNS again at the next row.
+/// Whether the CPU row drivers prefetch an x slab's CPML state a few rows ahead (device/SlabLaunch.hpp):
+/// on, unless YEE_PSI_PREFETCH=0 was in the environment when first asked or at the last
+/// resetMaterialRunsSwitch() (A/B benches; prefetching changes no result).
+inline std::atomic<int>& psiPrefetchSwitch() {
+    static std::atomic<int> on{-1};
+    return on;
+}
+inline bool psiPrefetchOn() {
+    int v = psiPrefetchSwitch().load(std::memory_order_relaxed);
+    if (v < 0) {
+        const char* e = std::getenv("YEE_PSI_PREFETCH");
+        v = e && e[0] == '0' && e[1] == 0 ? 0 : 1;
+        psiPrefetchSwitch().store(v, std::memory_order_relaxed);
+    }
+    return v != 0;
+}
+
+/// Read YEE_MATERIAL_RUNS and YEE_PSI_PREFETCH again at the next row.
 inline void resetMaterialRunsSwitch() {
     materialRunsSwitch().store(-1, std::memory_order_relaxed);
+    psiPrefetchSwitch().store(-1, std::memory_order_relaxed);
 }
 
 /// One row of a box: the contiguous x loop. Kept out of line from the parallel body, with the functor
