@@ -30,25 +30,39 @@ namespace detail {
 /// Rows ahead of the current one whose CPML state an x slab's row asks for (prefetchPsiAhead).
 inline constexpr int kPsiPrefetchRows = 4;
 
-/// Ask the memory system for the psi values of an x slab's CPML functor `f` kPsiPrefetchRows rows after
-/// row (j, k) (from cell i). Why by hand: an x slab's row is only its few PML cells (10 floats, 40 bytes, per
-/// psi array), so the psi arrays advance one cache line per one or two rows while the field rows advance
-/// by kilobytes; the hardware prefetcher did not run ahead of such a slow stream, and 42 % of the x-slab
-/// CPML's time was a stall on its psi load (perf annotate, 200^3 bench box). The slab's rows are
-/// contiguous in psi (kernels::SlabIndex), so the row n ahead is n * n0 floats on, past a k step too; the
-/// address is formed as an integer (prefetching past the array's end is harmless, forming such a pointer
-/// is not). A hint only: no result changes. Other axes' slabs have long rows, which the hardware streams.
+/// Ask the memory system for the slab arrays (psi, and the adjoint's w) of an x slab's CPML functor `f`
+/// kPsiPrefetchRows rows after row (j, k) (from cell i). Why by hand: an x slab's row is only its few PML
+/// cells (10 floats, 40 bytes, per array), so these arrays advance one cache line per one or two rows
+/// while the field rows advance by kilobytes; the hardware prefetcher did not run ahead of such a slow
+/// stream, and 42 % of the x-slab CPML's time was a stall on its psi load (perf annotate, 200^3 bench
+/// box). The slab's rows are contiguous (kernels::SlabIndex), so the row n ahead is n * n0 elements on,
+/// past a k step too; the address is formed as an integer (prefetching past an array's end is harmless,
+/// forming such a pointer is not). A hint only: no result changes. Other axes' slabs have long rows,
+/// which the hardware streams.
 template <class K> inline void prefetchPsiAhead(const K& f, int i, int j, int k) {
 #if !defined(__CUDA_ARCH__)
     if constexpr (requires { K::axis; })
         if constexpr (K::axis == 0) {
-            using T = std::remove_pointer_t<decltype(f.psi1)>;
-            const auto ahead =
-                std::uintptr_t((f.idx(i, j, k) + kPsiPrefetchRows * f.idx.n0) * std::int64_t(sizeof(T)));
-            __builtin_prefetch(
-                reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(f.psi1) + ahead), 1, 3);
-            __builtin_prefetch(
-                reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(f.psi2) + ahead), 1, 3);
+            const std::int64_t ahead = f.idx(i, j, k) + kPsiPrefetchRows * f.idx.n0;
+            const auto hint = [ahead](const auto* base) {
+                const auto at = reinterpret_cast<std::uintptr_t>(base) +
+                                std::uintptr_t(ahead * std::int64_t(sizeof(*base)));
+                __builtin_prefetch(reinterpret_cast<const void*>(at), 1, 3);
+            };
+            if constexpr (requires {
+                              f.psi1;
+                              f.psi2;
+                          }) {
+                hint(f.psi1);
+                hint(f.psi2);
+            }
+            if constexpr (requires {
+                              f.w1;
+                              f.w2;
+                          }) {
+                hint(f.w1);
+                hint(f.w2);
+            }
         }
 #else
     (void)f, (void)i, (void)j, (void)k;

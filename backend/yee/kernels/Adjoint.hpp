@@ -32,6 +32,7 @@ template <class T, int A> struct CpmlAdjointW {
     SlabIndex idx;
     PmlProfile<T> prof;
     int profLo;
+    static constexpr int axis = A; ///< device/SlabLaunch.hpp prefetches the x slabs' arrays
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         const int ia = (A == 0 ? i : (A == 1 ? j : k)) - profLo;
         const std::int64_t s = idx(i, j, k);
@@ -55,8 +56,9 @@ template <class T, int A, bool Magnetic, bool Inner = false> struct CpmlEAdjoint
     T db;
     const T* w1;
     const T* w2;
-    SlabIndex idx; ///< the slab's E-location indexing
-    int slo, shi;  ///< slab extent along A (tile-local)
+    SlabIndex idx;                 ///< the slab's E-location indexing
+    int slo, shi;                  ///< slab extent along A (tile-local)
+    static constexpr int axis = A; ///< device/SlabLaunch.hpp prefetches the x slabs' arrays
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         constexpr int di = A == 0, dj = A == 1, dk = A == 2;
         const int ia = A == 0 ? i : (A == 1 ? j : k);
@@ -83,6 +85,7 @@ template <class T, int A, bool Inner = false> struct CpmlHAdjointP {
     const T* w2;
     SlabIndex idx; ///< the slab's H-location indexing
     int slo, shi;
+    static constexpr int axis = A; ///< device/SlabLaunch.hpp prefetches the x slabs' arrays
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         constexpr int di = A == 0, dj = A == 1, dk = A == 2;
         const int ia = A == 0 ? i : (A == 1 ? j : k);
