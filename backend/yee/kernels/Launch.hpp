@@ -19,43 +19,36 @@
 namespace yee::kernels {
 
 namespace detail {
-/// Whether runRow splits rows into material runs: on, unless YEE_MATERIAL_RUNS=0 was in the environment
-/// when it was first asked or at the last resetMaterialRunsSwitch() (A/B benches; results are the same).
-inline std::atomic<int>& materialRunsSwitch() {
-    static std::atomic<int> on{-1};
-    return on;
-}
-inline bool materialRunsOn() {
-    int v = materialRunsSwitch().load(std::memory_order_relaxed);
+/// An on/off switch of the CPU row loop read from the environment: on, unless `var`=0 was there when it
+/// was first asked or at the last resetMaterialRunsSwitch() (A/B benches; results are the same either
+/// way). `state` is the switch's cached value (-1: read again).
+inline bool envSwitchOn(std::atomic<int>& state, const char* var) {
+    int v = state.load(std::memory_order_relaxed);
     if (v < 0) {
-        const char* e = std::getenv("YEE_MATERIAL_RUNS");
+        const char* e = std::getenv(var);
         v = e && e[0] == '0' && e[1] == 0 ? 0 : 1;
-        materialRunsSwitch().store(v, std::memory_order_relaxed);
+        state.store(v, std::memory_order_relaxed);
     }
     return v != 0;
+}
+inline std::atomic<int> materialRunsState{-1};
+inline std::atomic<int> psiPrefetchState{-1};
+
+/// Whether runRow splits rows into material runs (YEE_MATERIAL_RUNS).
+inline bool materialRunsOn() {
+    return envSwitchOn(materialRunsState, "YEE_MATERIAL_RUNS");
 }
 
-/// Whether the CPU row drivers prefetch an x slab's CPML state a few rows ahead (device/SlabLaunch.hpp):
-/// on, unless YEE_PSI_PREFETCH=0 was in the environment when first asked or at the last
-/// resetMaterialRunsSwitch() (A/B benches; prefetching changes no result).
-inline std::atomic<int>& psiPrefetchSwitch() {
-    static std::atomic<int> on{-1};
-    return on;
-}
+/// Whether the CPU row drivers prefetch an x slab's CPML state a few rows ahead (device/SlabLaunch.hpp;
+/// YEE_PSI_PREFETCH).
 inline bool psiPrefetchOn() {
-    int v = psiPrefetchSwitch().load(std::memory_order_relaxed);
-    if (v < 0) {
-        const char* e = std::getenv("YEE_PSI_PREFETCH");
-        v = e && e[0] == '0' && e[1] == 0 ? 0 : 1;
-        psiPrefetchSwitch().store(v, std::memory_order_relaxed);
-    }
-    return v != 0;
+    return envSwitchOn(psiPrefetchState, "YEE_PSI_PREFETCH");
 }
 
 /// Read YEE_MATERIAL_RUNS and YEE_PSI_PREFETCH again at the next row.
 inline void resetMaterialRunsSwitch() {
-    materialRunsSwitch().store(-1, std::memory_order_relaxed);
-    psiPrefetchSwitch().store(-1, std::memory_order_relaxed);
+    materialRunsState.store(-1, std::memory_order_relaxed);
+    psiPrefetchState.store(-1, std::memory_order_relaxed);
 }
 
 /// One row of a box: the contiguous x loop. Kept out of line from the parallel body, with the functor
