@@ -572,7 +572,7 @@ void abBenchmark(const std::string& var, int n, int pml, int steps, int reps, in
     using Best = BestRate;
     auto measure = [&](run::Precision p, bool on, Best& b) {
         setenv(var.c_str(), on ? "1" : "0", 1);
-        kernels::detail::resetMaterialRunsSwitch();
+        kernels::detail::resetRowSwitches();
         bestRate(s, p, n, steps, threads, b);
     };
     for (int pi = 0; pi < 2; ++pi) {
@@ -590,7 +590,7 @@ void abBenchmark(const std::string& var, int n, int pml, int steps, int reps, in
                     var.c_str(), on.cpu, var.c_str(), off.cpu, on.cpu / off.cpu);
     }
     unsetenv(var.c_str());
-    kernels::detail::resetMaterialRunsSwitch();
+    kernels::detail::resetRowSwitches();
     std::printf("load average after %.2f\n", loadAverage());
 }
 

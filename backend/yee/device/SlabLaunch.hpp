@@ -38,11 +38,13 @@ inline constexpr int kPsiPrefetchRows = 4;
 /// box). The slab's rows are contiguous (kernels::SlabIndex), so the row n ahead is n * n0 elements on,
 /// past a k step too; the address is formed as an integer (prefetching past an array's end is harmless,
 /// forming such a pointer is not). A hint only: no result changes. Other axes' slabs have long rows,
-/// which the hardware streams.
+/// which the hardware streams. Off with YEE_PSI_PREFETCH=0 (kernels::detail::psiPrefetchOn).
 template <class K> inline void prefetchPsiAhead(const K& f, int i, int j, int k) {
 #if !defined(__CUDA_ARCH__)
     if constexpr (requires { K::axis; })
         if constexpr (K::axis == 0) {
+            if (!kernels::detail::psiPrefetchOn())
+                return;
             const std::int64_t ahead = f.idx(i, j, k) + kPsiPrefetchRows * f.idx.n0;
             const auto hint = [ahead](const auto* base) {
                 const auto at = reinterpret_cast<std::uintptr_t>(base) +
@@ -76,8 +78,7 @@ template <class K> void rowSlabs(const std::vector<SlabKernel<K>>& v, int j, int
             continue;
         const int lo = std::max(i0, s.box.lo[0]), hi = std::min(i1, s.box.hi[0]);
         if (lo < hi) {
-            if (kernels::detail::psiPrefetchOn())
-                prefetchPsiAhead(s.k, lo, j, k);
+            prefetchPsiAhead(s.k, lo, j, k);
             kernels::detail::runRow(s.k, lo, hi, j, k);
         }
     }

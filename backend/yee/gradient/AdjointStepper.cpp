@@ -189,8 +189,7 @@ template <class G, class I> void rowOf(const std::vector<SplitSlab<G, I>>& v, in
         const int lo = std::max(i0, s.box.lo[0]), hi = std::min(i1, s.box.hi[0]);
         if (lo >= hi)
             continue;
-        if (kernels::detail::psiPrefetchOn())
-            device::detail::prefetchPsiAhead(s.k, lo, j, k);
+        device::detail::prefetchPsiAhead(s.k, lo, j, k);
         if (s.axis == 0) { // tested cells at the slab's ends, test-free between
             const int a = std::clamp(s.lo, lo, hi), b = std::clamp(s.hi, a, hi);
             if (lo < a)

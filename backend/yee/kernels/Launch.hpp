@@ -20,7 +20,7 @@ namespace yee::kernels {
 
 namespace detail {
 /// An on/off switch of the CPU row loop read from the environment: on, unless `var`=0 was there when it
-/// was first asked or at the last resetMaterialRunsSwitch() (A/B benches; results are the same either
+/// was first asked or at the last resetRowSwitches() (A/B benches; results are the same either
 /// way). `state` is the switch's cached value (-1: read again).
 inline bool envSwitchOn(std::atomic<int>& state, const char* var) {
     int v = state.load(std::memory_order_relaxed);
@@ -46,7 +46,7 @@ inline bool psiPrefetchOn() {
 }
 
 /// Read YEE_MATERIAL_RUNS and YEE_PSI_PREFETCH again at the next row.
-inline void resetMaterialRunsSwitch() {
+inline void resetRowSwitches() {
     materialRunsState.store(-1, std::memory_order_relaxed);
     psiPrefetchState.store(-1, std::memory_order_relaxed);
 }
