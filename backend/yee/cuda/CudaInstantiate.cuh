@@ -46,18 +46,15 @@
     YEE_CELLS(kernels::CpmlH<T, 0, true, kernels::TableCoef<T>>)                                             \
     YEE_CELLS(kernels::CpmlH<T, 1, true, kernels::TableCoef<T>>)                                             \
     YEE_CELLS(kernels::CpmlH<T, 2, true, kernels::TableCoef<T>>)                                             \
-    YEE_CELLS(kernels::CpmlAdjointW<T, 0>)                                                                   \
-    YEE_CELLS(kernels::CpmlAdjointW<T, 1>)                                                                   \
-    YEE_CELLS(kernels::CpmlAdjointW<T, 2>)                                                                   \
-    YEE_CELLS(kernels::CpmlEAdjointQ<T, 0, false>)                                                           \
-    YEE_CELLS(kernels::CpmlEAdjointQ<T, 1, false>)                                                           \
-    YEE_CELLS(kernels::CpmlEAdjointQ<T, 2, false>)                                                           \
-    YEE_CELLS(kernels::CpmlEAdjointQ<T, 0, true>)                                                            \
-    YEE_CELLS(kernels::CpmlEAdjointQ<T, 1, true>)                                                            \
-    YEE_CELLS(kernels::CpmlEAdjointQ<T, 2, true>)                                                            \
-    YEE_CELLS(kernels::CpmlHAdjointP<T, 0>)                                                                  \
-    YEE_CELLS(kernels::CpmlHAdjointP<T, 1>)                                                                  \
-    YEE_CELLS(kernels::CpmlHAdjointP<T, 2>)                                                                  \
+    YEE_CELLS(kernels::CpmlEAdjoint<T, 0, false>)                                                            \
+    YEE_CELLS(kernels::CpmlEAdjoint<T, 1, false>)                                                            \
+    YEE_CELLS(kernels::CpmlEAdjoint<T, 2, false>)                                                            \
+    YEE_CELLS(kernels::CpmlEAdjoint<T, 0, true>)                                                             \
+    YEE_CELLS(kernels::CpmlEAdjoint<T, 1, true>)                                                             \
+    YEE_CELLS(kernels::CpmlEAdjoint<T, 2, true>)                                                             \
+    YEE_CELLS(kernels::CpmlHAdjoint<T, 0>)                                                                   \
+    YEE_CELLS(kernels::CpmlHAdjoint<T, 1>)                                                                   \
+    YEE_CELLS(kernels::CpmlHAdjoint<T, 2>)                                                                   \
     YEE_CELLS(kernels::ScaleCa<T>)                                                                           \
     YEE_CELLS(kernels::InverseUpdateE<T, false>)                                                             \
     YEE_CELLS(kernels::InverseUpdateE<T, true>)                                                              \

@@ -30,11 +30,11 @@ namespace detail {
 /// Rows ahead of the current one whose CPML state an x slab's row asks for (prefetchPsiAhead).
 inline constexpr int kPsiPrefetchRows = 4;
 
-/// Ask the memory system for the slab arrays (psi, and the adjoint's w) of an x slab's CPML functor `f`
-/// kPsiPrefetchRows rows after row (j, k) (from cell i). Why by hand: an x slab's row is only its few PML
-/// cells (10 floats, 40 bytes, per array), so these arrays advance one cache line per one or two rows
-/// while the field rows advance by kilobytes; the hardware prefetcher did not run ahead of such a slow
-/// stream, and 42 % of the x-slab CPML's time was a stall on its psi load (perf annotate, 200^3 bench
+/// Ask the memory system for the slab arrays (psi; the adjoint's psibar and next psibar) of an x slab's
+/// CPML functor `f` kPsiPrefetchRows rows after row (j, k) (from cell i). Why by hand: an x slab's row is
+/// only its few PML cells (10 floats, 40 bytes, per array), so these arrays advance one cache line per one or
+/// two rows while the field rows advance by kilobytes; the hardware prefetcher did not run ahead of such a
+/// slow stream, and 42 % of the x-slab CPML's time was a stall on its psi load (perf annotate, 200^3 bench
 /// box). The slab's rows are contiguous (kernels::SlabIndex), so the row n ahead is n * n0 elements on,
 /// past a k step too; the address is formed as an integer (prefetching past an array's end is harmless,
 /// forming such a pointer is not). A hint only: no result changes. Other axes' slabs have long rows,
@@ -59,11 +59,11 @@ template <class K> inline void prefetchPsiAhead(const K& f, int i, int j, int k)
                 hint(f.psi2);
             }
             if constexpr (requires {
-                              f.w1;
-                              f.w2;
+                              f.next1;
+                              f.next2;
                           }) {
-                hint(f.w1);
-                hint(f.w2);
+                hint(f.next1);
+                hint(f.next2);
             }
         }
 #else

@@ -34,12 +34,11 @@ template <class T> AdjointStepper<T>::AdjointStepper(solver::Tile<T>& tile) : ti
     for (auto& sl : tile.slabs()) {
         SlabAdj sa;
         const std::int64_t n = sl->slab.box.cells();
-        for (int q = 0; q < 2; ++q) {
-            sa.psiE[q] = Buffer<T>(dev, n, Category::Adjoint);
-            sa.psiH[q] = Buffer<T>(dev, n, Category::Adjoint);
-            sa.wE[q] = Buffer<T>(dev, n, Category::Adjoint);
-            sa.wH[q] = Buffer<T>(dev, n, Category::Adjoint);
-        }
+        for (int b = 0; b < 2; ++b)
+            for (int q = 0; q < 2; ++q) {
+                sa.psiE[b][q] = Buffer<T>(dev, n, Category::Adjoint);
+                sa.psiH[b][q] = Buffer<T>(dev, n, Category::Adjoint);
+            }
         slabAdj_.push_back(std::move(sa));
     }
     for (auto& l : tile.dispersion().lists()) // only where the tile holds dispersive cells
@@ -111,76 +110,96 @@ template <class T> kernels::SlabIndex slabIndex(const typename solver::Tile<T>::
     const Box& L = sl.local;
     return {L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)), std::int64_t(L.extent(0)) * L.extent(1)};
 }
-/// Pass 1 of CPML-E^T on one slab (reads P on the slab, writes its psi and w).
-template <class T, int A>
-kernels::CpmlAdjointW<T, A> eAdjW(const View<T>* f, typename solver::Tile<T>::Slab& sl,
-                                  std::array<Buffer<T>, 2>& psi, std::array<Buffer<T>, 2>& w) {
-    return {f[(A + 1) % 3],   f[(A + 2) % 3],
-            psi[0].data(),    psi[1].data(),
-            w[0].data(),      w[1].data(),
-            slabIndex<T>(sl), {sl.profE[0].data(), sl.profE[1].data(), sl.profE[2].data()},
-            sl.profLo};
-}
-/// A pass-2 kernel of one slab: the tested form `k` over `box`, and the test-free form `inner` for the
-/// cells whose coordinate along the slab axis lies in [lo, hi) (both w locations they difference lie in
-/// the slab). Both compute the same values there.
+/// A slab kernel: the tested form `k` over `box`, and the test-free form `inner` for the cells whose
+/// coordinate along the slab axis lies in [lo, hi) (both slab locations they read lie in the slab). Both
+/// compute the same values there.
 template <class G, class I> struct SplitSlab {
     Box box;
     G k;
     I inner;
     int axis, lo, hi;
 };
-/// Pass 2 of CPML-E^T on one slab, over the H locations it covers.
-template <class T, int A, bool M>
-SplitSlab<kernels::CpmlEAdjointQ<T, A, M>, kernels::CpmlEAdjointQ<T, A, M, true>>
-eAdjQ(const View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl,
-      std::array<Buffer<T>, 2>& w) {
+/// CPML-E^T of one slab, over the H locations it covers.
+/// `psi`: the slab's psibar buffers this step (AdjointStepper::Psi).
+template <class T, int A, bool M, class Psi>
+SplitSlab<kernels::CpmlEAdjoint<T, A, M>, kernels::CpmlEAdjoint<T, A, M, true>>
+eAdjoint(const View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl, const Psi& psi) {
     const Box& L = sl.local;
     Box hb = L;
     if (hb.lo[A] > 0)
         hb.lo[A] -= 1; // the H location just below the slab also receives -w(lo)
-    const kernels::CpmlEAdjointQ<T, A, M> k{f[3 + (A + 2) % 3],
-                                            f[3 + (A + 1) % 3],
-                                            tile.db((A + 2) % 3),
-                                            tile.db((A + 1) % 3),
-                                            tile.dbScalar(),
-                                            w[0].data(),
-                                            w[1].data(),
-                                            slabIndex<T>(sl),
-                                            L.lo[A],
-                                            L.hi[A]};
-    return {hb, k,       {k.q2, k.q1, k.db2, k.db1, k.db, k.w1, k.w2, k.idx, k.slo, k.shi},
-            A,  L.lo[A], L.hi[A] - 1};
+    const kernels::PmlProfile<T> prof{sl.profE[0].data(), sl.profE[1].data(), sl.profE[2].data()};
+    const kernels::CpmlEAdjoint<T, A, M> k{f[3 + (A + 2) % 3],
+                                           f[3 + (A + 1) % 3],
+                                           tile.db((A + 2) % 3),
+                                           tile.db((A + 1) % 3),
+                                           tile.dbScalar(),
+                                           f[(A + 1) % 3],
+                                           f[(A + 2) % 3],
+                                           psi.in1,
+                                           psi.in2,
+                                           psi.out1,
+                                           psi.out2,
+                                           slabIndex<T>(sl),
+                                           prof,
+                                           sl.profLo,
+                                           L.lo[A],
+                                           L.hi[A]};
+    return {hb,
+            k,
+            {k.q2, k.q1, k.db2, k.db1, k.db, k.x1, k.x2, k.psi1, k.psi2, k.next1, k.next2, k.idx, k.prof,
+             k.profLo, k.slo, k.shi},
+            A,
+            L.lo[A],
+            L.hi[A] - 1};
 }
-/// Pass 1 of CPML-H^T on one slab (reads Q on the slab, writes its psi and w).
-template <class T, int A>
-kernels::CpmlAdjointW<T, A> hAdjW(const View<T>* f, typename solver::Tile<T>::Slab& sl,
-                                  std::array<Buffer<T>, 2>& psi, std::array<Buffer<T>, 2>& w) {
-    return {f[3 + (A + 1) % 3], f[3 + (A + 2) % 3],
-            psi[0].data(),      psi[1].data(),
-            w[0].data(),        w[1].data(),
-            slabIndex<T>(sl),   {sl.profH[0].data(), sl.profH[1].data(), sl.profH[2].data()},
-            sl.profLo};
-}
-/// Pass 2 of CPML-H^T on one slab, over the E locations it covers.
-template <class T, int A>
-SplitSlab<kernels::CpmlHAdjointP<T, A>, kernels::CpmlHAdjointP<T, A, true>>
-hAdjP(const View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl,
-      std::array<Buffer<T>, 2>& w) {
+/// CPML-H^T of one slab, over the E locations it covers.
+template <class T, int A, class Psi>
+SplitSlab<kernels::CpmlHAdjoint<T, A>, kernels::CpmlHAdjoint<T, A, true>>
+hAdjoint(const View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl, const Psi& psi) {
     const Box& L = sl.local;
     Box eb = L;
     if (eb.hi[A] < tile.box().extent(A))
         eb.hi[A] += 1; // the E location just above the slab gets w(hi-1)
-    const kernels::CpmlHAdjointP<T, A> k{f[(A + 2) % 3],       f[(A + 1) % 3], tile.cb((A + 2) % 3),
-                                         tile.cb((A + 1) % 3), w[0].data(),    w[1].data(),
-                                         slabIndex<T>(sl),     L.lo[A],        L.hi[A]};
-    return {eb, k, {k.p2, k.p1, k.cb2, k.cb1, k.w1, k.w2, k.idx, k.slo, k.shi}, A, L.lo[A] + 1, L.hi[A]};
+    const kernels::PmlProfile<T> prof{sl.profH[0].data(), sl.profH[1].data(), sl.profH[2].data()};
+    const kernels::CpmlHAdjoint<T, A> k{f[(A + 2) % 3],
+                                        f[(A + 1) % 3],
+                                        tile.cb((A + 2) % 3),
+                                        tile.cb((A + 1) % 3),
+                                        f[3 + (A + 1) % 3],
+                                        f[3 + (A + 2) % 3],
+                                        psi.in1,
+                                        psi.in2,
+                                        psi.out1,
+                                        psi.out2,
+                                        slabIndex<T>(sl),
+                                        prof,
+                                        sl.profLo,
+                                        L.lo[A],
+                                        L.hi[A]};
+    return {eb,
+            k,
+            {k.p2, k.p1, k.cb2, k.cb1, k.x1, k.x2, k.psi1, k.psi2, k.next1, k.next2, k.idx, k.prof, k.profLo,
+             k.slo, k.shi},
+            A,
+            L.lo[A] + 1,
+            L.hi[A]};
+}
+
+/// Cells [i0, i1) of row (j, k) of g: a loop call (kernels::detail::runRow), or for a cell or two (the
+/// tested ends of an x slab's row, two to three per slab and row) g itself, inline: a call per end cell
+/// cost an eighth of the reverse sweep (perf, the gradient benchmark's waveguide). The same expression
+/// either way (no contraction): the same bits.
+template <class G> inline void runShort(const G& g, int i0, int i1, int j, int k) {
+    if (i1 - i0 <= 2) {
+        for (int i = i0; i < i1; ++i)
+            g(i, j, k);
+    } else {
+        kernels::detail::runRow(g, i0, i1, j, k);
+    }
 }
 
 /// Row (j, k, [i0, i1)) of every kernel of v, in order.
-template <class K> void rowOf(const std::vector<device::SlabKernel<K>>& v, int j, int k, int i0, int i1) {
-    device::detail::rowSlabs(v, j, k, i0, i1);
-}
 template <class G, class I> void rowOf(const std::vector<SplitSlab<G, I>>& v, int j, int k, int i0, int i1) {
     using kernels::detail::runRow;
     for (const auto& s : v) {
@@ -193,11 +212,11 @@ template <class G, class I> void rowOf(const std::vector<SplitSlab<G, I>>& v, in
         if (s.axis == 0) { // tested cells at the slab's ends, test-free between
             const int a = std::clamp(s.lo, lo, hi), b = std::clamp(s.hi, a, hi);
             if (lo < a)
-                runRow(s.k, lo, a, j, k);
+                runShort(s.k, lo, a, j, k);
             if (a < b)
                 runRow(s.inner, a, b, j, k);
             if (b < hi)
-                runRow(s.k, b, hi, j, k);
+                runShort(s.k, b, hi, j, k);
         } else {
             const int c = s.axis == 1 ? j : k;
             if (c >= s.lo && c < s.hi)
@@ -213,8 +232,7 @@ template <class E> void passesOf(device::Device& dev, const std::vector<E>& v) {
         launch(dev, s.box, 1, s.k);
 }
 
-/// One kind of per-slab kernel (SlabKernel or SplitSlab), one list per axis; each list in the order its
-/// kernels apply.
+/// One kind of per-slab kernel (SplitSlab), one list per axis; each list in the order its kernels apply.
 template <class E0, class E1, class E2> struct AxisLists {
     std::vector<E0> x;
     std::vector<E1> y;
@@ -232,60 +250,6 @@ template <class E0, class E1, class E2> struct AxisLists {
         passesOf(dev, x);
     }
 };
-/// Every row of every kernel of `lists` (SlabKernel lists) as one parallel range on `threads` threads:
-/// the rows of the kernels' boxes, concatenated.
-template <class L> void slabRows(const L& lists, int threads) {
-    struct Part {
-        int axis = 0, index = 0;
-        std::int64_t first = 0; ///< its first row in the range
-        int ny = 0;
-    };
-    struct Ctx {
-        const L* lists;
-        std::vector<Part> parts;
-    } c{&lists, {}};
-    std::int64_t rows = 0;
-    auto add = [&](int axis, const auto& v) {
-        for (std::size_t q = 0; q < v.size(); ++q) {
-            const Box& b = v[q].box;
-            if (b.empty())
-                continue;
-            c.parts.push_back({axis, int(q), rows, b.extent(1)});
-            rows += std::int64_t(b.extent(1)) * b.extent(2);
-        }
-    };
-    add(0, lists.x);
-    add(1, lists.y);
-    add(2, lists.z);
-    if (rows == 0)
-        return;
-    WorkerPool::run(
-        threads, rows, WorkerPool::defaultGrain(rows, threads),
-        [](const void* p, std::int64_t r0, std::int64_t r1) {
-            const Ctx& x = *static_cast<const Ctx*>(p);
-            std::size_t q = 0;
-            for (std::int64_t r = r0; r < r1; ++r) {
-                while (q + 1 < x.parts.size() && x.parts[q + 1].first <= r)
-                    ++q;
-                const Part& pt = x.parts[q];
-                const std::int64_t off = r - pt.first;
-                auto one = [&](const auto& v) {
-                    const auto& sk = v[std::size_t(pt.index)];
-                    const Box& b = sk.box;
-                    kernels::detail::runRow(sk.k, b.lo[0], b.hi[0], b.lo[1] + int(off % pt.ny),
-                                            b.lo[2] + int(off / pt.ny));
-                };
-                if (pt.axis == 0)
-                    one(x.lists->x);
-                else if (pt.axis == 1)
-                    one(x.lists->y);
-                else
-                    one(x.lists->z);
-            }
-        },
-        &c);
-}
-
 /// Push make(axisTag, slab index) onto the list of the slab's axis, for the slabs from last to first
 /// (the reverse of the forward order; with AxisLists::row's z, y, x order: the forward order reversed).
 template <class L, class Slabs, class Make> void collect(L& lists, const Slabs& slabs, Make&& make) {
@@ -301,44 +265,17 @@ template <class L, class Slabs, class Make> void collect(L& lists, const Slabs& 
                 lists.z.push_back(std::move(v));
         });
 }
-template <class T, int A> using WKernel = device::SlabKernel<kernels::CpmlAdjointW<T, A>>;
-template <class T> using WLists = AxisLists<WKernel<T, 0>, WKernel<T, 1>, WKernel<T, 2>>;
 template <class T, int A, bool M>
-using QSplit = SplitSlab<kernels::CpmlEAdjointQ<T, A, M>, kernels::CpmlEAdjointQ<T, A, M, true>>;
+using ESplit = SplitSlab<kernels::CpmlEAdjoint<T, A, M>, kernels::CpmlEAdjoint<T, A, M, true>>;
 template <class T, int A>
-using PSplit = SplitSlab<kernels::CpmlHAdjointP<T, A>, kernels::CpmlHAdjointP<T, A, true>>;
-/// Pass 1 of CPML-E^T (eField: reads P, writes psiE and wE) or CPML-H^T (reads Q, writes psiH and wH)
-/// of every slab of `tile`; `adj` is parallel to tile.slabs().
-template <class T, class SlabAdjs>
-WLists<T> wLists(solver::Tile<T>& tile, const View<T>* f, SlabAdjs& adj, bool eField) {
-    auto& slabs = tile.slabs();
-    WLists<T> w;
-    collect(w, slabs, [&](auto axis, int s) {
-        constexpr int A = decltype(axis)::value;
-        auto& sl = *slabs[std::size_t(s)];
-        auto& sa = adj[std::size_t(s)];
-        return WKernel<T, A>{sl.local, eField ? eAdjW<T, A>(f, sl, sa.psiE, sa.wE)
-                                              : hAdjW<T, A>(f, sl, sa.psiH, sa.wH)};
-    });
-    return w;
-}
+using HSplit = SplitSlab<kernels::CpmlHAdjoint<T, A>, kernels::CpmlHAdjoint<T, A, true>>;
 } // namespace
 
-template <class T> void AdjointStepper<T>::cpmlEW() {
-    View<T> f[6];
-    for (int c = 0; c < 6; ++c)
-        f[c] = tile_.view(adj_, c);
-    WLists<T> w = wLists(tile_, f, slabAdj_, true);
-    device::Device& dev = tile_.device();
-    if (dev.staged()) {
-        w.passes(dev);
-        return;
-    }
-    // Pointwise in the fields and each slab's own state: the rows of the y and z slabs in one parallel
-    // range. The x slabs' rows run inside qAndUpdateH's row sweep instead, each just before pass 2 reads
-    // it: their rows are only the PML's width long, and there P's row is already in cache for the curl.
-    w.x.clear();
-    slabRows(w, tile_.threads());
+template <class T> typename AdjointStepper<T>::Psi AdjointStepper<T>::psiPair(std::size_t s, bool eField) {
+    auto& pair = eField ? slabAdj_[s].psiE : slabAdj_[s].psiH;
+    auto& in = pair[std::size_t(parity_)];
+    auto& out = pair[std::size_t(1 - parity_)];
+    return {in[0].data(), in[1].data(), out[0].data(), out[1].data()};
 }
 
 template <class T> template <bool M> void AdjointStepper<T>::qAndUpdateH() {
@@ -346,34 +283,26 @@ template <class T> template <bool M> void AdjointStepper<T>::qAndUpdateH() {
     for (int c = 0; c < 6; ++c)
         f[c] = tile_.view(adj_, c);
     auto& slabs = tile_.slabs();
-    AxisLists<QSplit<T, 0, M>, QSplit<T, 1, M>, QSplit<T, 2, M>> q;
+    AxisLists<ESplit<T, 0, M>, ESplit<T, 1, M>, ESplit<T, 2, M>> q;
     collect(q, slabs, [&](auto axis, int s) {
         constexpr int A = decltype(axis)::value;
-        return eAdjQ<T, A, M>(f, tile_, *slabs[std::size_t(s)], slabAdj_[std::size_t(s)].wE);
+        return eAdjoint<T, A, M>(f, tile_, *slabs[std::size_t(s)], psiPair(std::size_t(s), true));
     });
-    const WLists<T> wH = wLists(tile_, f, slabAdj_, false);
     const Box all{{0, 0, 0}, tile_.box().extents()};
     device::Device& dev = tile_.device();
     if (dev.staged()) {
         q.passes(dev);
         tile_.updateH(adj_, all);
-        wH.passes(dev);
         return;
     }
-    // Per H cell: the slab corrections in their order, then Q -= Db curl P, then (Q final) CPML-H^T pass
-    // 1. Nothing reads another cell's Q, and pass 1 writes the H transpose's own w (not the wE that pass 2
-    // reads from neighbouring rows), so one row sweep keeps every cell's operations and their order.
-    // CPML-E^T pass 1 of the x slabs (cpmlEW left them out) runs first in each row: x pass 2 reads wE at
-    // i and i + 1 of the same row only, pass 1 reads P, which nothing in this sweep or the P exchange
-    // before it writes inside the tile, and each slab cell's psi and w are written by its row alone.
-    const WLists<T> wEx = wLists(tile_, f, slabAdj_, true);
+    // Per H cell: the slab transposes in their order, then Q -= Db curl P. Nothing reads another cell's
+    // Q, and the transposes read P and the psibar of the step before only, so one row sweep keeps every
+    // cell's operations and their order.
     const kernels::UpdateH<T, M> upd{f[3], f[4],        f[5],        f[0],        f[1],
                                      f[2], tile_.db(0), tile_.db(1), tile_.db(2), tile_.dbScalar()};
     kernels::forEachRow(all, tile_.threads(), [&](int j, int k, int i0, int i1) {
-        rowOf(wEx.x, j, k, i0, i1);
         q.row(j, k, i0, i1);
         kernels::detail::runRow(upd, i0, i1, j, k);
-        wH.row(j, k, i0, i1);
     });
 }
 
@@ -382,10 +311,10 @@ template <class T> void AdjointStepper<T>::pAndUpdateE() {
     for (int c = 0; c < 6; ++c)
         f[c] = tile_.view(adj_, c);
     auto& slabs = tile_.slabs();
-    AxisLists<PSplit<T, 0>, PSplit<T, 1>, PSplit<T, 2>> p;
+    AxisLists<HSplit<T, 0>, HSplit<T, 1>, HSplit<T, 2>> p;
     collect(p, slabs, [&](auto axis, int s) {
         constexpr int A = decltype(axis)::value;
-        return hAdjP<T, A>(f, tile_, *slabs[std::size_t(s)], slabAdj_[std::size_t(s)].wH);
+        return hAdjoint<T, A>(f, tile_, *slabs[std::size_t(s)], psiPair(std::size_t(s), false));
     });
     const Box all{{0, 0, 0}, tile_.box().extents()};
     device::Device& dev = tile_.device();
@@ -394,7 +323,8 @@ template <class T> void AdjointStepper<T>::pAndUpdateE() {
         tile_.updateE(adj_, all, false);
         return;
     }
-    // Per E cell: the slab corrections in their order, then P += Cb curl Q (no other cell's P is read).
+    // Per E cell: the slab transposes in their order (they read Q, final since qAndUpdateH), then
+    // P += Cb curl Q (no other cell's P is read).
     const kernels::UpdateE<T, false> upd{f[0],        f[1],        f[2],        f[3], f[4], f[5],
                                          tile_.cb(0), tile_.cb(1), tile_.cb(2), {},   {},   {}};
     kernels::forEachRow(all, tile_.threads(), [&](int j, int k, int i0, int i1) {
@@ -422,14 +352,12 @@ template <class T>
 void AdjointStepper<T>::step(comm::Communicator& comm, bool withForward, const std::function<void()>& sources,
                              const std::function<void()>& betweenHalves) {
     const Box all{{0, 0, 0}, tile_.box().extents()};
-    // Each CPML transpose is two passes per slab: pass 1 (w from the adjoint field, pointwise) and pass 2
-    // (w differenced into the other field). Pass 2 and the transposed curl of the same field run as one
+    // Each CPML transpose is one pass per slab, run with the transposed curl of the same field in one
     // sweep; the order of every cell's operations is the order of the transposed forward step.
     sources(); // P = Cb dJ/dE^{n+1} complete now
     polesAfterE();
-    cpmlEW();                       // CPML-E^T pass 1 (reads P)
     exchange(comm, 0, withForward); // P halos (and the forward E^n's when merged), one group
-    // CPML-E^T pass 2, Q -= Db curl P (the transpose of the E update's curl H), CPML-H^T pass 1 (final Q)
+    // CPML-E^T (reads P), Q -= Db curl P (the transpose of the E update's curl H)
     if (tile_.plan().magnetic)
         qAndUpdateH<true>();
     else
@@ -443,7 +371,8 @@ void AdjointStepper<T>::step(comm::Communicator& comm, bool withForward, const s
     if (betweenHalves)
         betweenHalves();
     exchange(comm, 1, withForward); // Q halos (and the forward H^{n-1/2}'s when merged), one group
-    pAndUpdateE(); // CPML-H^T pass 2, then P += Cb curl Q (transpose of the H update's curl E)
+    pAndUpdateE(); // CPML-H^T (reads Q), then P += Cb curl Q (transpose of the H update's curl E)
+    parity_ ^= 1;  // the psibar written this step is the one the next step reads
 }
 
 template class AdjointStepper<float>;

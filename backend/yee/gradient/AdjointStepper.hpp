@@ -31,17 +31,16 @@ public:
     /// The transpose of forward step n, in the reverse order of the forward step:
     ///   sources()        adds dJ/dE^{n+1} into P and dJ/dH^{n+1/2} into Q; whatever reads the complete
     ///                    P of this step (the design gradient) runs here too,
-    ///   CPML E transposes, E-type exchange,
-    ///   the transposed pole update (dispersive cells: PoleAdvanceT, PoleCurrentT),
-    ///   Q -= Db curl P   (the transpose of the E update's curl H), CPML H transposes pass 1 (they read
-    ///                    only Q); then P *= Ca when lossy, and the transposed E^n capture of the poles,
+    ///   the transposed pole update (dispersive cells: PoleAdvanceT, PoleCurrentT), E-type exchange,
+    ///   CPML E transposes (they read P, write Q), Q -= Db curl P (the transpose of the E update's curl
+    ///                    H); then P *= Ca when lossy, and the transposed E^n capture of the poles,
     ///                    PoleSaveET,
     ///   betweenHalves()  (if set: the reversible strategy reconstructs the forward H^{n-1/2} here),
     ///   H-type exchange,
-    ///   CPML H transposes pass 2 (they write P), then P += Cb curl Q (the transpose of the H update's
+    ///   CPML H transposes (they read Q, write P), then P += Cb curl Q (the transpose of the H update's
     ///                    curl E).
-    /// CPU devices run each pass 2 with the curl that follows it in one row sweep (and pass 1 of CPML-H^T
-    /// in the sweep of Q); every cell sees the same operations in the same order as in separate passes.
+    /// CPU devices run each field's CPML transposes with the curl that follows them in one row sweep;
+    /// every cell sees the same operations in the same order as in separate passes.
     /// With `withForward`, each exchange also carries the forward field set's halos of the same type (one
     /// merged group: the caller has made the forward E current before the call and the forward H current
     /// in betweenHalves()). Throws what the communicator throws.
@@ -49,11 +48,9 @@ public:
               const std::function<void()>& betweenHalves);
 
 private:
-    /// Pass 1 of CPML-E^T over every slab.
-    void cpmlEW();
-    /// Pass 2 of CPML-E^T over every slab, then Q -= Db curl P (M: per-cell Db), then pass 1 of CPML-H^T.
+    /// CPML-E^T over every slab, then Q -= Db curl P (M: per-cell Db).
     template <bool M> void qAndUpdateH();
-    /// Pass 2 of CPML-H^T over every slab, then P += Cb curl Q.
+    /// CPML-H^T over every slab, then P += Cb curl Q.
     void pAndUpdateE();
     /// Halo exchange of the E-type (field 0) or H-type (1) adjoint slots, with the forward's if merged.
     void exchange(comm::Communicator& comm, int field, bool merged);
@@ -61,12 +58,21 @@ private:
     solver::Tile<T>& tile_;
     typename solver::Tile<T>::FieldSet adj_;
     comm::ExchangeGroup mergedE_, mergedH_; ///< forward + adjoint faces of one type, one group each
-    /// Adjoint CPML state of one slab: the transposed psi recursions and the curl weights they feed.
+    /// Adjoint CPML state of one slab: the transposed psi recursions of both transposes, two slots each,
+    /// in two buffers: a step reads buffer parity_ and writes the other (kernels::CpmlEAdjoint).
     struct SlabAdj {
-        std::array<device::Buffer<T>, 2> psiE, psiH;
-        std::array<device::Buffer<T>, 2> wE, wH; ///< curl weights of each transpose (both live in one sweep)
+        std::array<std::array<device::Buffer<T>, 2>, 2> psiE, psiH; ///< [buffer][slot]
     };
     std::vector<SlabAdj> slabAdj_; ///< parallel to tile.slabs()
+    int parity_ = 0;               ///< the psibar buffer the next step reads
+    /// The psibar buffers of slab s's E (eField) or H transpose this step: read parity_, write the other.
+    struct Psi {
+        const T* in1;
+        const T* in2;
+        T* out1;
+        T* out2;
+    };
+    Psi psiPair(std::size_t s, bool eField);
     /// Adjoint of one pole list (kernels/Dispersion.hpp): its state's and its E^n scratch's adjoints.
     struct PoleAdj {
         device::Buffer<T> state, scratch;

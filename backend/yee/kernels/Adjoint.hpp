@@ -8,8 +8,10 @@
 /// (the curls are transposes of each other: C_H = C_E^T), so UpdateH / UpdateE of Yee.hpp propagate the
 /// adjoint, and the same halo plan serves both. Only CPML, Ca scaling and sources need their own code.
 ///
-/// Reverse of forward step n, in order:  detector sources -> CPML-E^T -> [P high halo] ->
-///   Q -= Db curl P (UpdateH), P *= Ca -> CPML-H^T -> [Q low halo] -> P += Cb curl Q (UpdateE, no Ca).
+/// Reverse of forward step n, in order:  detector sources -> [P high halo] -> CPML-E^T (Q -= ...) ->
+///   Q -= Db curl P (UpdateH), P *= Ca -> [Q low halo] -> CPML-H^T (P += ...) -> P += Cb curl Q (UpdateE,
+///   no Ca). Each CPML transpose reads the psibar of the step before and writes the next one into the
+///   other buffer of its pair (the caller swaps the pair after the step).
 #include <cstdint>
 
 #include "yee/core/Platform.hpp"
@@ -18,53 +20,74 @@
 
 namespace yee::kernels {
 
-/// Pass 1 of both CPML transposes, over the slab of axis A. For CPML-E^T the inputs are x = P_{A+1},
-/// P_{A+2} (curl signs s = -1, +1) at E locations; for CPML-H^T they are x = Q_{A+1}, Q_{A+2} at H
-/// locations, where Db Hbar = -Q turns the signs s' = +1, -1 into the same pattern:
-///   psibar += s x;  w = s kappa' x + c psibar;  psibar *= b     with s = -1 for slot 1, +1 for slot 2.
-/// w is stored for pass 2.
-template <class T, int A> struct CpmlAdjointW {
-    View<const T> x1, x2;
-    T* YEE_RESTRICT psi1; ///< the four slab arrays are distinct buffers (restrict: the row loop vectorises)
-    T* YEE_RESTRICT psi2;
-    T* YEE_RESTRICT w1;
-    T* YEE_RESTRICT w2;
-    SlabIndex idx;
-    PmlProfile<T> prof;
-    int profLo;
-    static constexpr int axis = A; ///< device/SlabLaunch.hpp prefetches the x slabs' arrays
-    YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
-        const int ia = (A == 0 ? i : (A == 1 ? j : k)) - profLo;
-        const std::int64_t s = idx(i, j, k);
-        const T b = prof.b[ia], c = prof.c[ia], km = prof.kinvm1[ia];
-        const T a1 = psi1[s] - x1(i, j, k);
-        const T a2 = psi2[s] + x2(i, j, k);
-        w1[s] = -km * x1(i, j, k) + c * a1;
-        w2[s] = km * x2(i, j, k) + c * a2;
-        psi1[s] = b * a1;
-        psi2[s] = b * a2;
-    }
+namespace detail {
+/// The transposed psi recursion of one slab cell, shared by both CPML transposes. For CPML-E^T the inputs
+/// are x = P_{A+1}, P_{A+2} (curl signs s = -1, +1) at E locations; for CPML-H^T they are x = Q_{A+1},
+/// Q_{A+2} at H locations, where Db Hbar = -Q turns the signs s' = +1, -1 into the same pattern:
+///   a = psibar + s x;  w = s kappa' x + c a;  psibar' = b a     with s = -1 for slot 1, +1 for slot 2.
+template <class T> struct AdjointWeights {
+    T w1, w2; ///< the curl weights the neighbouring field's transposed difference reads
+    T a1, a2; ///< psibar + s x (psibar' = b a)
 };
+template <class T>
+YEE_HD YEE_FORCEINLINE AdjointWeights<T> adjointWeights(T psi1, T psi2, T x1, T x2, T c, T km) {
+    const T a1 = psi1 - x1;
+    const T a2 = psi2 + x2;
+    return {-km * x1 + c * a1, km * x2 + c * a2, a1, a2};
+}
+} // namespace detail
 
-/// Transpose of CpmlE, pass 2 over H locations: Hbar_q(i) += w(i) - w(i+1) along A, i.e.
-/// Q_q -= Db (w(i) - w(i+1)), with w = 0 outside the slab. q = A+2 takes w1, q = A+1 takes w2.
-/// Inner: only for cells whose i and i+1 both lie in the slab (the same values, without the tests, so
-/// the CPU row loop vectorises).
-template <class T, int A, bool Magnetic, bool Inner = false> struct CpmlEAdjointQ {
+/// Transpose of CpmlE on the slab of axis A, in one pass over the H locations it reaches:
+///   Hbar_q(i) += w(i) - w(i+1) along A, i.e. Q_q -= Db (w(i) - w(i+1)), w = 0 outside the slab,
+/// q = A+2 taking w1 and q = A+1 taking w2, with w (detail::adjointWeights) computed where it is read from
+/// P and the slab's psibar of the step before (psi1, psi2), and psibar' written at the cell's own slab
+/// location into the other buffer of the pair (next1, next2). Why recompute instead of storing w: the
+/// stored form needed a pass of its own that wrote w and read it back from every neighbouring row, and the
+/// y and z slabs' rows could not join the row sweep of Q (a row reads w of the next row or plane); the two
+/// psibar buffers that replace the two w buffers keep the same memory. Each cell writes only its own Q
+/// and psibar' entries and reads P and psibar, which no cell writes: the cells are independent.
+/// Inner: only for cells whose i and i+1 both lie in the slab (the same values, without the tests, so the
+/// CPU row loop vectorises).
+template <class T, int A, bool Magnetic, bool Inner = false> struct CpmlEAdjoint {
     View<T> q2, q1; ///< Q_{A+2}, Q_{A+1}
     View<const T> db2, db1;
     T db;
-    const T* w1;
-    const T* w2;
-    SlabIndex idx;                 ///< the slab's E-location indexing
+    View<const T> x1, x2;       ///< P_{A+1}, P_{A+2}
+    const T* YEE_RESTRICT psi1; ///< psibar before this step, the slab's dense indexing (read at i, i+1)
+    const T* YEE_RESTRICT psi2;
+    T* YEE_RESTRICT next1; ///< psibar after this step (written at i); four distinct buffers
+    T* YEE_RESTRICT next2;
+    SlabIndex idx; ///< the slab's E-location indexing
+    PmlProfile<T> prof;
+    int profLo;
     int slo, shi;                  ///< slab extent along A (tile-local)
     static constexpr int axis = A; ///< device/SlabLaunch.hpp prefetches the x slabs' arrays
+    static constexpr bool cellsIndependent = true;
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         constexpr int di = A == 0, dj = A == 1, dk = A == 2;
         const int ia = A == 0 ? i : (A == 1 ? j : k);
         const bool in0 = Inner || (ia >= slo && ia < shi), in1 = Inner || (ia + 1 >= slo && ia + 1 < shi);
-        const T a1 = (in0 ? w1[idx(i, j, k)] : T(0)) - (in1 ? w1[idx(i + di, j + dj, k + dk)] : T(0));
-        const T a2 = (in0 ? w2[idx(i, j, k)] : T(0)) - (in1 ? w2[idx(i + di, j + dj, k + dk)] : T(0));
+        T u1 = T(0), u2 = T(0), v1 = T(0), v2 = T(0); // w at i and at i + 1
+        if (in0) {
+            const std::int64_t s = idx(i, j, k);
+            const int p = ia - profLo;
+            const auto r =
+                detail::adjointWeights(psi1[s], psi2[s], x1(i, j, k), x2(i, j, k), prof.c[p], prof.kinvm1[p]);
+            next1[s] = prof.b[p] * r.a1;
+            next2[s] = prof.b[p] * r.a2;
+            u1 = r.w1;
+            u2 = r.w2;
+        }
+        if (in1) {
+            const std::int64_t s = idx(i + di, j + dj, k + dk);
+            const int p = ia + 1 - profLo;
+            const auto r = detail::adjointWeights(psi1[s], psi2[s], x1(i + di, j + dj, k + dk),
+                                                  x2(i + di, j + dj, k + dk), prof.c[p], prof.kinvm1[p]);
+            v1 = r.w1;
+            v2 = r.w2;
+        }
+        const T a1 = u1 - v1;
+        const T a2 = u2 - v2;
         if constexpr (Magnetic) {
             q2(i, j, k) -= db2(i, j, k) * a1;
             q1(i, j, k) -= db1(i, j, k) * a2;
@@ -75,23 +98,49 @@ template <class T, int A, bool Magnetic, bool Inner = false> struct CpmlEAdjoint
     }
 };
 
-/// Transpose of CpmlH, pass 2 over E locations: Ebar_p(i) += w(i-1) - w(i), i.e. P_p += Cb (...).
+/// Transpose of CpmlH on the slab of axis A, in one pass over the E locations it reaches:
+///   Ebar_p(i) += w(i-1) - w(i), i.e. P_p += Cb (...), w from Q and psibar as in CpmlEAdjoint.
 /// H_{A+1} (w1) was driven by E_{A+2}; H_{A+2} (w2) by E_{A+1}. Inner: only for cells whose i-1 and i
-/// both lie in the slab (as CpmlEAdjointQ).
-template <class T, int A, bool Inner = false> struct CpmlHAdjointP {
+/// both lie in the slab (as CpmlEAdjoint).
+template <class T, int A, bool Inner = false> struct CpmlHAdjoint {
     View<T> p2, p1; ///< P_{A+2}, P_{A+1}
     View<const T> cb2, cb1;
-    const T* w1;
-    const T* w2;
+    View<const T> x1, x2; ///< Q_{A+1}, Q_{A+2}
+    const T* YEE_RESTRICT psi1;
+    const T* YEE_RESTRICT psi2;
+    T* YEE_RESTRICT next1;
+    T* YEE_RESTRICT next2;
     SlabIndex idx; ///< the slab's H-location indexing
+    PmlProfile<T> prof;
+    int profLo;
     int slo, shi;
     static constexpr int axis = A; ///< device/SlabLaunch.hpp prefetches the x slabs' arrays
+    static constexpr bool cellsIndependent = true;
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         constexpr int di = A == 0, dj = A == 1, dk = A == 2;
         const int ia = A == 0 ? i : (A == 1 ? j : k);
         const bool in0 = Inner || (ia >= slo && ia < shi), inm = Inner || (ia - 1 >= slo && ia - 1 < shi);
-        const T a1 = (inm ? w1[idx(i - di, j - dj, k - dk)] : T(0)) - (in0 ? w1[idx(i, j, k)] : T(0));
-        const T a2 = (inm ? w2[idx(i - di, j - dj, k - dk)] : T(0)) - (in0 ? w2[idx(i, j, k)] : T(0));
+        T u1 = T(0), u2 = T(0), v1 = T(0), v2 = T(0); // w at i - 1 and at i
+        if (inm) {
+            const std::int64_t s = idx(i - di, j - dj, k - dk);
+            const int p = ia - 1 - profLo;
+            const auto r = detail::adjointWeights(psi1[s], psi2[s], x1(i - di, j - dj, k - dk),
+                                                  x2(i - di, j - dj, k - dk), prof.c[p], prof.kinvm1[p]);
+            u1 = r.w1;
+            u2 = r.w2;
+        }
+        if (in0) {
+            const std::int64_t s = idx(i, j, k);
+            const int p = ia - profLo;
+            const auto r =
+                detail::adjointWeights(psi1[s], psi2[s], x1(i, j, k), x2(i, j, k), prof.c[p], prof.kinvm1[p]);
+            next1[s] = prof.b[p] * r.a1;
+            next2[s] = prof.b[p] * r.a2;
+            v1 = r.w1;
+            v2 = r.w2;
+        }
+        const T a1 = u1 - v1;
+        const T a2 = u2 - v2;
         p2(i, j, k) += cb2(i, j, k) * a1;
         p1(i, j, k) += cb1(i, j, k) * a2;
     }
