@@ -60,6 +60,20 @@
     YEE_CELLS(kernels::InverseUpdateE<T, true>)                                                              \
     YEE_CELLS(kernels::InverseUpdateH<T, false>)                                                             \
     YEE_CELLS(kernels::InverseUpdateH<T, true>)                                                              \
+    YEE_CELLS(kernels::CpmlEAdjoint<T, 0, false, false, kernels::TableCoef<T>>)                              \
+    YEE_CELLS(kernels::CpmlEAdjoint<T, 0, true, false, kernels::TableCoef<T>>)                               \
+    YEE_CELLS(kernels::CpmlEAdjoint<T, 1, false, false, kernels::TableCoef<T>>)                              \
+    YEE_CELLS(kernels::CpmlEAdjoint<T, 1, true, false, kernels::TableCoef<T>>)                               \
+    YEE_CELLS(kernels::CpmlEAdjoint<T, 2, false, false, kernels::TableCoef<T>>)                              \
+    YEE_CELLS(kernels::CpmlEAdjoint<T, 2, true, false, kernels::TableCoef<T>>)                               \
+    YEE_CELLS(kernels::CpmlHAdjoint<T, 0, false, kernels::TableCoef<T>>)                                     \
+    YEE_CELLS(kernels::CpmlHAdjoint<T, 1, false, kernels::TableCoef<T>>)                                     \
+    YEE_CELLS(kernels::CpmlHAdjoint<T, 2, false, kernels::TableCoef<T>>)                                     \
+    YEE_CELLS(kernels::ScaleCa<T, kernels::TableCoef<T>>)                                                    \
+    YEE_CELLS(kernels::InverseUpdateE<T, false, kernels::TableCoef<T>>)                                      \
+    YEE_CELLS(kernels::InverseUpdateE<T, true, kernels::TableCoef<T>>)                                       \
+    YEE_CELLS(kernels::InverseUpdateH<T, false, kernels::TableCoef<T>>)                                      \
+    YEE_CELLS(kernels::InverseUpdateH<T, true, kernels::TableCoef<T>>)                                       \
     YEE_CELLS(kernels::PackFace<T>)                                                                          \
     YEE_CELLS(kernels::UnpackFace<T>)                                                                        \
     YEE_CELLS(kernels::FlagNonFinite<T>)                                                                     \

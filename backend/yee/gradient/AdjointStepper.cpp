@@ -1,6 +1,7 @@
 #include "yee/gradient/AdjointStepper.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <type_traits>
 
 #include "yee/core/WorkerPool.hpp"
@@ -10,6 +11,16 @@
 #include "yee/kernels/Dispersion.hpp"
 #include "yee/kernels/Yee.hpp"
 
+namespace yee::device {
+// The transposes reading a 1-byte index (kernels::ByteCoef) run on CPU devices only: no GPU tile has one
+// (solver/Tile.cpp), and no CUDA launcher is instantiated for them.
+template <class T, int A, bool M, bool I>
+struct CpuOnly<kernels::CpmlEAdjoint<T, A, M, I, kernels::ByteCoef<T>>> : std::true_type {};
+template <class T, int A, bool I>
+struct CpuOnly<kernels::CpmlHAdjoint<T, A, I, kernels::ByteCoef<T>>> : std::true_type {};
+template <class T> struct CpuOnly<kernels::ScaleCa<T, kernels::ByteCoef<T>>> : std::true_type {};
+} // namespace yee::device
+
 namespace yee::gradient {
 
 using device::Buffer;
@@ -17,7 +28,9 @@ using device::Category;
 using device::launch;
 
 template <class T> AdjointStepper<T>::AdjointStepper(solver::Tile<T>& tile) : tile_(tile) {
-    tile.requirePerCellCoefficients(); // the transposed updates read Cb, Ca, Db per cell
+    // The pole transposes index Cb per cell (cbData()); a tile with dispersive cells keeps per-cell arrays.
+    if (!tile.dispersion().lists().empty() && !tile.perCell())
+        throw std::logic_error("adjoint: a tile with dispersive cells has no per-cell Cb");
     device::Device& dev = tile.device();
     const ArrayShape& sh = tile.shape();
     for (int c = 0; c < 6; ++c)
@@ -119,32 +132,33 @@ template <class G, class I> struct SplitSlab {
     I inner;
     int axis, lo, hi;
 };
-/// CPML-E^T of one slab, over the H locations it covers.
-/// `psi`: the slab's psibar buffers this step (AdjointStepper::Psi).
-template <class T, int A, bool M, class Psi>
-SplitSlab<kernels::CpmlEAdjoint<T, A, M>, kernels::CpmlEAdjoint<T, A, M, true>>
-eAdjoint(const View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl, const Psi& psi) {
+/// CPML-E^T of one slab, over the H locations it covers; `psi`: the slab's psibar buffers this step
+/// (AdjointStepper::Psi), `m` the tile's coefficients (Tile::withCoefs).
+template <class T, int A, bool M, class C, class Psi>
+SplitSlab<kernels::CpmlEAdjoint<T, A, M, false, C>, kernels::CpmlEAdjoint<T, A, M, true, C>>
+eAdjoint(const View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl, const Psi& psi,
+         const typename solver::Tile<T>::template Coefs<C>& m) {
     const Box& L = sl.local;
     Box hb = L;
     if (hb.lo[A] > 0)
         hb.lo[A] -= 1; // the H location just below the slab also receives -w(lo)
     const kernels::PmlProfile<T> prof{sl.profE[0].data(), sl.profE[1].data(), sl.profE[2].data()};
-    const kernels::CpmlEAdjoint<T, A, M> k{f[3 + (A + 2) % 3],
-                                           f[3 + (A + 1) % 3],
-                                           tile.db((A + 2) % 3),
-                                           tile.db((A + 1) % 3),
-                                           tile.dbScalar(),
-                                           f[(A + 1) % 3],
-                                           f[(A + 2) % 3],
-                                           psi.in1,
-                                           psi.in2,
-                                           psi.out1,
-                                           psi.out2,
-                                           slabIndex<T>(sl),
-                                           prof,
-                                           sl.profLo,
-                                           L.lo[A],
-                                           L.hi[A]};
+    const kernels::CpmlEAdjoint<T, A, M, false, C> k{f[3 + (A + 2) % 3],
+                                                     f[3 + (A + 1) % 3],
+                                                     m.db[(A + 2) % 3],
+                                                     m.db[(A + 1) % 3],
+                                                     tile.dbScalar(),
+                                                     f[(A + 1) % 3],
+                                                     f[(A + 2) % 3],
+                                                     psi.in1,
+                                                     psi.in2,
+                                                     psi.out1,
+                                                     psi.out2,
+                                                     slabIndex<T>(sl),
+                                                     prof,
+                                                     sl.profLo,
+                                                     L.lo[A],
+                                                     L.hi[A]};
     return {hb,
             k,
             {k.q2, k.q1, k.db2, k.db1, k.db, k.x1, k.x2, k.psi1, k.psi2, k.next1, k.next2, k.idx, k.prof,
@@ -153,30 +167,20 @@ eAdjoint(const View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab
             L.lo[A],
             L.hi[A] - 1};
 }
-/// CPML-H^T of one slab, over the E locations it covers.
-template <class T, int A, class Psi>
-SplitSlab<kernels::CpmlHAdjoint<T, A>, kernels::CpmlHAdjoint<T, A, true>>
-hAdjoint(const View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl, const Psi& psi) {
+/// CPML-H^T of one slab, over the E locations it covers (as eAdjoint).
+template <class T, int A, class C, class Psi>
+SplitSlab<kernels::CpmlHAdjoint<T, A, false, C>, kernels::CpmlHAdjoint<T, A, true, C>>
+hAdjoint(const View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl, const Psi& psi,
+         const typename solver::Tile<T>::template Coefs<C>& m) {
     const Box& L = sl.local;
     Box eb = L;
     if (eb.hi[A] < tile.box().extent(A))
         eb.hi[A] += 1; // the E location just above the slab gets w(hi-1)
     const kernels::PmlProfile<T> prof{sl.profH[0].data(), sl.profH[1].data(), sl.profH[2].data()};
-    const kernels::CpmlHAdjoint<T, A> k{f[(A + 2) % 3],
-                                        f[(A + 1) % 3],
-                                        tile.cb((A + 2) % 3),
-                                        tile.cb((A + 1) % 3),
-                                        f[3 + (A + 1) % 3],
-                                        f[3 + (A + 2) % 3],
-                                        psi.in1,
-                                        psi.in2,
-                                        psi.out1,
-                                        psi.out2,
-                                        slabIndex<T>(sl),
-                                        prof,
-                                        sl.profLo,
-                                        L.lo[A],
-                                        L.hi[A]};
+    const kernels::CpmlHAdjoint<T, A, false, C> k{
+        f[(A + 2) % 3],     f[(A + 1) % 3], m.cb[(A + 2) % 3], m.cb[(A + 1) % 3], f[3 + (A + 1) % 3],
+        f[3 + (A + 2) % 3], psi.in1,        psi.in2,           psi.out1,          psi.out2,
+        slabIndex<T>(sl),   prof,           sl.profLo,         L.lo[A],           L.hi[A]};
     return {eb,
             k,
             {k.p2, k.p1, k.cb2, k.cb1, k.x1, k.x2, k.psi1, k.psi2, k.next1, k.next2, k.idx, k.prof, k.profLo,
@@ -265,10 +269,10 @@ template <class L, class Slabs, class Make> void collect(L& lists, const Slabs& 
                 lists.z.push_back(std::move(v));
         });
 }
-template <class T, int A, bool M>
-using ESplit = SplitSlab<kernels::CpmlEAdjoint<T, A, M>, kernels::CpmlEAdjoint<T, A, M, true>>;
-template <class T, int A>
-using HSplit = SplitSlab<kernels::CpmlHAdjoint<T, A>, kernels::CpmlHAdjoint<T, A, true>>;
+template <class T, int A, bool M, class C>
+using ESplit = SplitSlab<kernels::CpmlEAdjoint<T, A, M, false, C>, kernels::CpmlEAdjoint<T, A, M, true, C>>;
+template <class T, int A, class C>
+using HSplit = SplitSlab<kernels::CpmlHAdjoint<T, A, false, C>, kernels::CpmlHAdjoint<T, A, true, C>>;
 } // namespace
 
 template <class T> typename AdjointStepper<T>::Psi AdjointStepper<T>::psiPair(std::size_t s, bool eField) {
@@ -283,26 +287,29 @@ template <class T> template <bool M> void AdjointStepper<T>::qAndUpdateH() {
     for (int c = 0; c < 6; ++c)
         f[c] = tile_.view(adj_, c);
     auto& slabs = tile_.slabs();
-    AxisLists<ESplit<T, 0, M>, ESplit<T, 1, M>, ESplit<T, 2, M>> q;
-    collect(q, slabs, [&](auto axis, int s) {
-        constexpr int A = decltype(axis)::value;
-        return eAdjoint<T, A, M>(f, tile_, *slabs[std::size_t(s)], psiPair(std::size_t(s), true));
-    });
     const Box all{{0, 0, 0}, tile_.box().extents()};
     device::Device& dev = tile_.device();
-    if (dev.staged()) {
-        q.passes(dev);
-        tile_.updateH(adj_, all);
-        return;
-    }
-    // Per H cell: the slab transposes in their order, then Q -= Db curl P. Nothing reads another cell's
-    // Q, and the transposes read P and the psibar of the step before only, so one row sweep keeps every
-    // cell's operations and their order.
-    const kernels::UpdateH<T, M> upd{f[3], f[4],        f[5],        f[0],        f[1],
-                                     f[2], tile_.db(0), tile_.db(1), tile_.db(2), tile_.dbScalar()};
-    kernels::forEachRow(all, tile_.threads(), [&](int j, int k, int i0, int i1) {
-        q.row(j, k, i0, i1);
-        kernels::detail::runRow(upd, i0, i1, j, k);
+    tile_.withCoefs([&](const auto& m) {
+        using C = std::decay_t<decltype(m.cb[0])>;
+        AxisLists<ESplit<T, 0, M, C>, ESplit<T, 1, M, C>, ESplit<T, 2, M, C>> q;
+        collect(q, slabs, [&](auto axis, int s) {
+            constexpr int A = decltype(axis)::value;
+            return eAdjoint<T, A, M, C>(f, tile_, *slabs[std::size_t(s)], psiPair(std::size_t(s), true), m);
+        });
+        if (dev.staged()) {
+            q.passes(dev);
+            tile_.updateH(adj_, all);
+            return;
+        }
+        // Per H cell: the slab transposes in their order, then Q -= Db curl P. Nothing reads another cell's
+        // Q, and the transposes read P and the psibar of the step before only, so one row sweep keeps every
+        // cell's operations and their order.
+        const kernels::UpdateH<T, M, C> upd{f[3], f[4],    f[5],    f[0],    f[1],
+                                            f[2], m.db[0], m.db[1], m.db[2], tile_.dbScalar()};
+        kernels::forEachRow(all, tile_.threads(), [&](int j, int k, int i0, int i1) {
+            q.row(j, k, i0, i1);
+            kernels::detail::runRow(upd, i0, i1, j, k);
+        });
     });
 }
 
@@ -311,25 +318,28 @@ template <class T> void AdjointStepper<T>::pAndUpdateE() {
     for (int c = 0; c < 6; ++c)
         f[c] = tile_.view(adj_, c);
     auto& slabs = tile_.slabs();
-    AxisLists<HSplit<T, 0>, HSplit<T, 1>, HSplit<T, 2>> p;
-    collect(p, slabs, [&](auto axis, int s) {
-        constexpr int A = decltype(axis)::value;
-        return hAdjoint<T, A>(f, tile_, *slabs[std::size_t(s)], psiPair(std::size_t(s), false));
-    });
     const Box all{{0, 0, 0}, tile_.box().extents()};
     device::Device& dev = tile_.device();
-    if (dev.staged()) {
-        p.passes(dev);
-        tile_.updateE(adj_, all, false);
-        return;
-    }
-    // Per E cell: the slab transposes in their order (they read Q, final since qAndUpdateH), then
-    // P += Cb curl Q (no other cell's P is read).
-    const kernels::UpdateE<T, false> upd{f[0],        f[1],        f[2],        f[3], f[4], f[5],
-                                         tile_.cb(0), tile_.cb(1), tile_.cb(2), {},   {},   {}};
-    kernels::forEachRow(all, tile_.threads(), [&](int j, int k, int i0, int i1) {
-        p.row(j, k, i0, i1);
-        kernels::detail::runRow(upd, i0, i1, j, k);
+    tile_.withCoefs([&](const auto& m) {
+        using C = std::decay_t<decltype(m.cb[0])>;
+        AxisLists<HSplit<T, 0, C>, HSplit<T, 1, C>, HSplit<T, 2, C>> p;
+        collect(p, slabs, [&](auto axis, int s) {
+            constexpr int A = decltype(axis)::value;
+            return hAdjoint<T, A, C>(f, tile_, *slabs[std::size_t(s)], psiPair(std::size_t(s), false), m);
+        });
+        if (dev.staged()) {
+            p.passes(dev);
+            tile_.updateE(adj_, all, false);
+            return;
+        }
+        // Per E cell: the slab transposes in their order (they read Q, final since qAndUpdateH), then
+        // P += Cb curl Q (no other cell's P is read).
+        const kernels::UpdateE<T, false, C> upd{f[0],    f[1],    f[2],    f[3], f[4], f[5],
+                                                m.cb[0], m.cb[1], m.cb[2], {},   {},   {}};
+        kernels::forEachRow(all, tile_.threads(), [&](int j, int k, int i0, int i1) {
+            p.row(j, k, i0, i1);
+            kernels::detail::runRow(upd, i0, i1, j, k);
+        });
     });
 }
 
@@ -362,11 +372,13 @@ void AdjointStepper<T>::step(comm::Communicator& comm, bool withForward, const s
         qAndUpdateH<true>();
     else
         qAndUpdateH<false>();
-    if (tile_.plan().lossy) {
-        kernels::ScaleCa<T> k{tile_.view(adj_, 0), tile_.view(adj_, 1), tile_.view(adj_, 2),
-                              tile_.ca(0),         tile_.ca(1),         tile_.ca(2)};
-        launch(tile_.device(), all, tile_.threads(), k);
-    }
+    if (tile_.plan().lossy)
+        tile_.withCoefs([&](const auto& m) {
+            using C = std::decay_t<decltype(m.ca[0])>;
+            const kernels::ScaleCa<T, C> k{
+                tile_.view(adj_, 0), tile_.view(adj_, 1), tile_.view(adj_, 2), m.ca[0], m.ca[1], m.ca[2]};
+            launch(tile_.device(), all, tile_.threads(), k);
+        });
     polesBeforeE(); // the E^n the poles read, after the Ca scaling
     if (betweenHalves)
         betweenHalves();

@@ -5,9 +5,18 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "yee/device/Exec.hpp"
 #include "yee/kernels/Adjoint.hpp"
+
+namespace yee::device {
+// The inverse updates reading a 1-byte index (kernels::ByteCoef) run on CPU devices only (as Tile.cpp's).
+template <class T, bool L>
+struct CpuOnly<kernels::InverseUpdateE<T, L, kernels::ByteCoef<T>>> : std::true_type {};
+template <class T, bool M>
+struct CpuOnly<kernels::InverseUpdateH<T, M, kernels::ByteCoef<T>>> : std::true_type {};
+} // namespace yee::device
 
 namespace yee::gradient {
 
@@ -19,7 +28,6 @@ using device::launchIndex;
 template <class T>
 ReversibleState<T>::ReversibleState(AdjointSweep<T>& sweep, const GradientPlan& gp)
     : sweep_(sweep), tile_(sweep.tile()), gp_(gp) {
-    tile_.requirePerCellCoefficients(); // the inverse updates read Cb, Ca, Db per cell
     const solver::Plan& plan = tile_.plan();
     device::Device& dev = tile_.device();
     const int N = plan.steps;
@@ -228,16 +236,18 @@ template <class T> void ReversibleState<T>::reconstructE(int n) {
     View<T> f[6];
     for (int c = 0; c < 6; ++c)
         f[c] = tile_.field(c);
-    if (plan.lossy) {
-        kernels::InverseUpdateE<T, true> k{f[0],        f[1],        f[2],        f[3],
-                                           f[4],        f[5],        tile_.cb(0), tile_.cb(1),
-                                           tile_.cb(2), tile_.ca(0), tile_.ca(1), tile_.ca(2)};
-        launch(tile_.device(), interior_, tile_.threads(), k);
-    } else {
-        kernels::InverseUpdateE<T, false> k{f[0],        f[1],        f[2],        f[3], f[4], f[5],
-                                            tile_.cb(0), tile_.cb(1), tile_.cb(2), {},   {},   {}};
-        launch(tile_.device(), interior_, tile_.threads(), k);
-    }
+    tile_.withCoefs([&](const auto& m) {
+        using C = std::decay_t<decltype(m.cb[0])>;
+        if (plan.lossy) {
+            const kernels::InverseUpdateE<T, true, C> k{f[0],    f[1],    f[2],    f[3],    f[4],    f[5],
+                                                        m.cb[0], m.cb[1], m.cb[2], m.ca[0], m.ca[1], m.ca[2]};
+            launch(tile_.device(), interior_, tile_.threads(), k);
+        } else {
+            const kernels::InverseUpdateE<T, false, C> k{f[0],    f[1],    f[2],    f[3], f[4], f[5],
+                                                         m.cb[0], m.cb[1], m.cb[2], {},   {},   {}};
+            launch(tile_.device(), interior_, tile_.threads(), k);
+        }
+    });
 }
 
 template <class T> void ReversibleState<T>::reconstructH(int n) {
@@ -246,14 +256,18 @@ template <class T> void ReversibleState<T>::reconstructH(int n) {
     View<T> f[6];
     for (int c = 0; c < 6; ++c)
         f[c] = tile_.field(c);
-    if (plan.magnetic) {
-        kernels::InverseUpdateH<T, true> k{f[3], f[4],        f[5],        f[0],        f[1],
-                                           f[2], tile_.db(0), tile_.db(1), tile_.db(2), tile_.dbScalar()};
-        launch(tile_.device(), interior_, tile_.threads(), k);
-    } else {
-        kernels::InverseUpdateH<T, false> k{f[3], f[4], f[5], f[0], f[1], f[2], {}, {}, {}, tile_.dbScalar()};
-        launch(tile_.device(), interior_, tile_.threads(), k);
-    }
+    tile_.withCoefs([&](const auto& m) {
+        using C = std::decay_t<decltype(m.db[0])>;
+        if (plan.magnetic) {
+            const kernels::InverseUpdateH<T, true, C> k{f[3], f[4],    f[5],    f[0],    f[1],
+                                                        f[2], m.db[0], m.db[1], m.db[2], tile_.dbScalar()};
+            launch(tile_.device(), interior_, tile_.threads(), k);
+        } else {
+            const kernels::InverseUpdateH<T, false, C> k{f[3], f[4], f[5], f[0], f[1],
+                                                         f[2], {},   {},   {},   tile_.dbScalar()};
+            launch(tile_.device(), interior_, tile_.threads(), k);
+        }
+    });
 }
 
 template <class T> void ReversibleState<T>::restoreCheckpoint(int j) {

@@ -1,6 +1,8 @@
 #pragma once
 /// \file Adjoint.hpp
-/// Hand-derived transposes of the forward kernels, and the inverse (time-reversed) Yee update.
+/// Hand-derived transposes of the forward kernels, and the inverse (time-reversed) Yee update. Like the
+/// forward kernels they read Cb, Ca, Db through an accessor type C (per-cell arrays or a material index and
+/// table, kernels/Coef.hpp), with material runs (constants per run of one table entry) where C is a table.
 ///
 /// Adjoint variables. With Ebar = dJ/dE and Hbar = dJ/dH, the adjoint state is kept as
 ///   P = Cb * Ebar   (E locations)      Q = -Db * Hbar   (H locations).
@@ -13,9 +15,11 @@
 ///   no Ca). Each CPML transpose reads the psibar of the step before and writes the next one into the
 ///   other buffer of its pair (the caller swaps the pair after the step).
 #include <cstdint>
+#include <type_traits>
 
 #include "yee/core/Platform.hpp"
 #include "yee/core/View.hpp"
+#include "yee/kernels/Coef.hpp"
 #include "yee/kernels/Cpml.hpp"
 
 namespace yee::kernels {
@@ -48,9 +52,9 @@ YEE_HD YEE_FORCEINLINE AdjointWeights<T> adjointWeights(T psi1, T psi2, T x1, T 
 /// and psibar' entries and reads P and psibar, which no cell writes: the cells are independent.
 /// Inner: only for cells whose i and i+1 both lie in the slab (the same values, without the tests, so the
 /// CPU row loop vectorises).
-template <class T, int A, bool Magnetic, bool Inner = false> struct CpmlEAdjoint {
+template <class T, int A, bool Magnetic, bool Inner = false, class C = View<const T>> struct CpmlEAdjoint {
     View<T> q2, q1; ///< Q_{A+2}, Q_{A+1}
-    View<const T> db2, db1;
+    C db2, db1;     ///< Magnetic only (read through C, kernels/Coef.hpp)
     T db;
     View<const T> x1, x2;       ///< P_{A+1}, P_{A+2}
     const T* YEE_RESTRICT psi1; ///< psibar before this step, the slab's dense indexing (read at i, i+1)
@@ -102,9 +106,9 @@ template <class T, int A, bool Magnetic, bool Inner = false> struct CpmlEAdjoint
 ///   Ebar_p(i) += w(i-1) - w(i), i.e. P_p += Cb (...), w from Q and psibar as in CpmlEAdjoint.
 /// H_{A+1} (w1) was driven by E_{A+2}; H_{A+2} (w2) by E_{A+1}. Inner: only for cells whose i-1 and i
 /// both lie in the slab (as CpmlEAdjoint).
-template <class T, int A, bool Inner = false> struct CpmlHAdjoint {
-    View<T> p2, p1; ///< P_{A+2}, P_{A+1}
-    View<const T> cb2, cb1;
+template <class T, int A, bool Inner = false, class C = View<const T>> struct CpmlHAdjoint {
+    View<T> p2, p1;       ///< P_{A+2}, P_{A+1}
+    C cb2, cb1;           ///< read through C (kernels/Coef.hpp)
     View<const T> x1, x2; ///< Q_{A+1}, Q_{A+2}
     const T* YEE_RESTRICT psi1;
     const T* YEE_RESTRICT psi2;
@@ -147,9 +151,10 @@ template <class T, int A, bool Inner = false> struct CpmlHAdjoint {
 };
 
 /// P *= Ca (transpose of the E update's Ca E term).
-template <class T> struct ScaleCa {
+template <class T, class C = View<const T>> struct ScaleCa {
     View<T> p0, p1, p2;
-    View<const T> c0, c1, c2;
+    C c0, c1, c2;
+    static constexpr bool cellsIndependent = true; ///< reads and writes P at its cell only
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         p0(i, j, k) *= c0(i, j, k);
         p1(i, j, k) *= c1(i, j, k);
@@ -158,11 +163,12 @@ template <class T> struct ScaleCa {
 };
 
 /// Inverse E update (time reversal): E^n = (E^{n+1} - Cb curl H^{n+1/2}) / Ca.
-template <class T, bool Lossy> struct InverseUpdateE {
+template <class T, bool Lossy, class C = View<const T>> struct InverseUpdateE {
     View<T> ex, ey, ez;
     View<const T> hx, hy, hz;
-    View<const T> cbx, cby, cbz;
-    View<const T> cax, cay, caz;
+    C cbx, cby, cbz;
+    C cax, cay, caz;                               ///< Lossy only
+    static constexpr bool cellsIndependent = true; ///< writes E at its cell, reads only H
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         const T h0 = hx(i, j, k), h1 = hy(i, j, k), h2 = hz(i, j, k);
         const T cx = (h2 - hz(i, j - 1, k)) - (h1 - hy(i, j, k - 1));
@@ -181,10 +187,11 @@ template <class T, bool Lossy> struct InverseUpdateE {
 };
 
 /// Inverse H update: H^{n-1/2} = H^{n+1/2} + Db curl E^n.
-template <class T, bool Magnetic> struct InverseUpdateH {
+template <class T, bool Magnetic, class C = View<const T>> struct InverseUpdateH {
     View<T> hx, hy, hz;
     View<const T> ex, ey, ez;
-    View<const T> dbx, dby, dbz;
+    C dbx, dby, dbz;                               ///< Magnetic only
+    static constexpr bool cellsIndependent = true; ///< writes H at its cell, reads only E
     T db;
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         const T e0 = ex(i, j, k), e1 = ey(i, j, k), e2 = ez(i, j, k);
@@ -200,6 +207,100 @@ template <class T, bool Magnetic> struct InverseUpdateH {
             hy(i, j, k) += db * cy;
             hz(i, j, k) += db * cz;
         }
+    }
+};
+
+/// Material runs of the adjoint kernels (kernels/Coef.hpp): their coefficients of one table entry as
+/// constants, the same values and operations as per cell.
+template <class T, int A, bool Magnetic, bool Inner, class C>
+struct MaterialRuns<CpmlEAdjoint<T, A, Magnetic, Inner, C>, std::enable_if_t<kRunCoef<C>>> {
+    using F = CpmlEAdjoint<T, A, Magnetic, Inner, C>;
+    static constexpr bool enabled = Magnetic; // the non-magnetic transpose reads no table
+    static auto rowOf(const F& f, int j, int k) { return runsOfRow(j, k, f.db2, f.db1); }
+    static CpmlEAdjoint<T, A, Magnetic, Inner, ConstCoef<T>> at(const F& f, int m) {
+        return {f.q2,
+                f.q1,
+                constCoef(f.db2, m),
+                constCoef(f.db1, m),
+                f.db,
+                f.x1,
+                f.x2,
+                f.psi1,
+                f.psi2,
+                f.next1,
+                f.next2,
+                f.idx,
+                f.prof,
+                f.profLo,
+                f.slo,
+                f.shi};
+    }
+};
+template <class T, int A, bool Inner, class C>
+struct MaterialRuns<CpmlHAdjoint<T, A, Inner, C>, std::enable_if_t<kRunCoef<C>>> {
+    using F = CpmlHAdjoint<T, A, Inner, C>;
+    static constexpr bool enabled = true;
+    static auto rowOf(const F& f, int j, int k) { return runsOfRow(j, k, f.cb2, f.cb1); }
+    static CpmlHAdjoint<T, A, Inner, ConstCoef<T>> at(const F& f, int m) {
+        return {f.p2,
+                f.p1,
+                constCoef(f.cb2, m),
+                constCoef(f.cb1, m),
+                f.x1,
+                f.x2,
+                f.psi1,
+                f.psi2,
+                f.next1,
+                f.next2,
+                f.idx,
+                f.prof,
+                f.profLo,
+                f.slo,
+                f.shi};
+    }
+};
+template <class T, class C> struct MaterialRuns<ScaleCa<T, C>, std::enable_if_t<kRunCoef<C>>> {
+    using F = ScaleCa<T, C>;
+    static constexpr bool enabled = true;
+    static auto rowOf(const F& f, int j, int k) { return runsOfRow(j, k, f.c0, f.c1, f.c2); }
+    static ScaleCa<T, ConstCoef<T>> at(const F& f, int m) {
+        return {f.p0, f.p1, f.p2, constCoef(f.c0, m), constCoef(f.c1, m), constCoef(f.c2, m)};
+    }
+};
+template <class T, bool Lossy, class C>
+struct MaterialRuns<InverseUpdateE<T, Lossy, C>, std::enable_if_t<kRunCoef<C>>> {
+    using F = InverseUpdateE<T, Lossy, C>;
+    static constexpr bool enabled = true;
+    static auto rowOf(const F& f, int j, int k) {
+        if constexpr (Lossy)
+            return runsOfRow(j, k, f.cbx, f.cby, f.cbz, f.cax, f.cay, f.caz);
+        else
+            return runsOfRow(j, k, f.cbx, f.cby, f.cbz);
+    }
+    static InverseUpdateE<T, Lossy, ConstCoef<T>> at(const F& f, int m) {
+        return {f.ex,
+                f.ey,
+                f.ez,
+                f.hx,
+                f.hy,
+                f.hz,
+                constCoef(f.cbx, m),
+                constCoef(f.cby, m),
+                constCoef(f.cbz, m),
+                constCoef(f.cax, m),
+                constCoef(f.cay, m),
+                constCoef(f.caz, m)};
+    }
+};
+template <class T, bool Magnetic, class C>
+struct MaterialRuns<InverseUpdateH<T, Magnetic, C>, std::enable_if_t<kRunCoef<C>>> {
+    using F = InverseUpdateH<T, Magnetic, C>;
+    static constexpr bool enabled = Magnetic; // the non-magnetic update reads no table
+    static auto rowOf(const F& f, int j, int k) { return runsOfRow(j, k, f.dbx, f.dby, f.dbz); }
+    static InverseUpdateH<T, Magnetic, ConstCoef<T>> at(const F& f, int m) {
+        return {
+            f.hx, f.hy, f.hz, f.ex, f.ey, f.ez, constCoef(f.dbx, m), constCoef(f.dby, m), constCoef(f.dbz, m),
+            f.db};
     }
 };
 

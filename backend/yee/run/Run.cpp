@@ -590,7 +590,7 @@ namespace {
 /// rank, each mode solve is made once in the job (solver/ModeShare.hpp); the resolver is cleared when
 /// planning ends, also when it throws.
 std::shared_ptr<Plan> planScene(const scene::Scene& s, const RunOptions& o, bool share) {
-    solver::PlanOptions po{o.tiles, o.maxSteps, o.gradient};
+    solver::PlanOptions po{o.tiles, o.maxSteps};
     po.modeCache = o.modes;
     po.modeComm = share ? o.communicator : nullptr;
     struct EndSharing {

@@ -20,6 +20,11 @@ std::int64_t defaultSmallTableLimit() {
     return e && e[0] == '0' && e[1] == 0 ? 0 : kernels::kSmallTableMax;
 }
 
+bool perCellCoefficientsForced() {
+    const char* e = std::getenv("YEE_MATERIAL_INDEX");
+    return e && e[0] == '0' && e[1] == 0;
+}
+
 namespace {
 const char* kComp[6] = {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz"};
 
@@ -78,7 +83,7 @@ std::shared_ptr<Plan> makePlan(const scene::Scene& s, const PlanOptions& o) {
     p.dt = s.dt();
     p.dtFs = s.dtFs();
     p.steps = o.maxSteps >= 0 ? std::min(o.maxSteps, s.steps()) : s.steps();
-    p.perCellCoefficients = o.perCellCoefficients;
+    p.perCellCoefficients = o.perCellCoefficients || perCellCoefficientsForced();
 
     const scene::Material* bg = s.findMaterial(s.background);
     const double bgEps = bg ? scene::materialModel(*bg).epsInf : 1.0, bgMu = bg ? bg->mu : 1.0;

@@ -90,6 +90,10 @@ struct PmlParams {
 /// or 0 (the two-byte index everywhere) when YEE_SMALL_INDEX=0 is in the environment (A/B benchmarks:
 /// `yee-bench --ab YEE_SMALL_INDEX`; the results are the same bits either way).
 std::int64_t defaultSmallTableLimit();
+/// Whether YEE_MATERIAL_INDEX=0 is in the environment: every plan then keeps per-cell coefficient arrays
+/// (Plan::perCellCoefficients; A/B benchmarks of the material index, forward and value-and-grad; the
+/// results are the same bits either way).
+bool perCellCoefficientsForced();
 
 struct Plan {
     scene::Scene scene;
@@ -108,7 +112,8 @@ struct Plan {
     std::shared_ptr<const scene::Rasterizer> raster;
     /// Waveguide modes solved for this prepared scene (mode sources, mode monitors), shared by its tiles.
     std::shared_ptr<modes::ModeCache> modeCache; ///< set by makePlan() (modes/ModeCache.hpp)
-    /// Tiles keep per-cell coefficient arrays instead of a material index and tables (PlanOptions).
+    /// Tiles keep per-cell coefficient arrays instead of a material index and tables (PlanOptions, or
+    /// perCellCoefficientsForced()).
     bool perCellCoefficients = false;
     /// Most entries a tile's coefficient table per component may hold before the tile keeps per-cell
     /// arrays instead (kernels::kMaterialTableMax; tests lower it to reach the fallback on small grids).
@@ -123,8 +128,9 @@ struct Plan {
 struct PlanOptions {
     std::array<int, 3> tiles{1, 1, 1}; ///< tile grid px, py, pz
     int maxSteps = -1;                 ///< <0: the scene's duration; else at most this many steps
-    /// Per-cell coefficient arrays on every tile (gradient runs: the adjoint and the time reversal read
-    /// them); otherwise tiles take a material index and small tables where they fit (solver/Tile.hpp).
+    /// Per-cell coefficient arrays on every tile (tests of the fallback); otherwise tiles take a material
+    /// index and small tables where they fit (solver/Tile.hpp), in forward and gradient runs alike (the
+    /// adjoint and the time reversal read the coefficients through the same accessors).
     bool perCellCoefficients = false;
     /// The mode cache to plan with (modes solved by an earlier plan of the same scene are reused; one of
     /// another scene is emptied first, ModeCache::bind()). Null: a new one.

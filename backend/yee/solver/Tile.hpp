@@ -103,11 +103,12 @@ public:
     /// coefficient set but on the low PEC walls) on a CPU device keeps no index at all (indexBytes() 0):
     /// the entry is the cell's wall pattern (kernels::ByteCoef). False when the tile keeps per-cell arrays
     /// instead: the distinct coefficient sets and design cells overflow the index (Plan::materialTableLimit),
-    /// the scene has dispersive materials (the pole kernels read Cb per cell), or the plan asks for them
-    /// (gradient runs: the adjoint and the time reversal read them). Decided at construction from the exact
-    /// count of distinct coefficient sets, made without rasterising the cells no object surface cuts
-    /// (scene::Rasterizer::uniformRuns()), so a dry run (the memory estimate) counts what a run allocates,
-    /// cheaply. Either way the ledger category is `materials`.
+    /// the scene has dispersive materials (the pole kernels and their transposes read Cb per cell), or the
+    /// plan asks for them (Plan::perCellCoefficients). Gradient runs take the index too: the adjoint and
+    /// the time reversal read the coefficients through the same accessors (kernels/Adjoint.hpp). Decided at
+    /// construction from the exact count of distinct coefficient sets, made without rasterising the cells no
+    /// object surface cuts (scene::Rasterizer::uniformRuns()), so a dry run (the memory estimate) counts what
+    /// a run allocates, cheaply. Either way the ledger category is `materials`.
     bool indexed() const { return indexed_; }
     /// Bytes per cell of the material index: 1 where the table has at most Plan::smallTableLimit entries
     /// and the device is a CPU one (GPU kernels read 2-byte indices only), else 2; 0 on homogeneous tiles
