@@ -99,7 +99,12 @@ private slots:
         c.backend = run::Backend::Cpu;
         c.devices = 1;
         QCOMPARE(run::placeOneTilePerRank(c, {1, 2}), 0);
-        QCOMPARE(c.deviceCapacity, run::hostUsableBytes() / 2);
+        // Half the host's usable memory, read again here: MemAvailable moves while other jobs run (ctest
+        // -j2 failed an exact comparison by 0.001 %), so the share is checked to 2 %, which still tells a
+        // half from a third or a whole.
+        const double share = double(c.deviceCapacity) / (double(run::hostUsableBytes()) / 2.0);
+        QVERIFY2(share > 0.98 && share < 1.02,
+                 qPrintable(QString("capacity / (usable / 2) = %1").arg(share)));
         QCOMPARE(c.threadsPerDevice, std::max(1, device::hostThreads() / 2));
         run::RunOptions set;
         set.backend = run::Backend::Cpu;

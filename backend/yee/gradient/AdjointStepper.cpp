@@ -9,7 +9,9 @@
 #include "yee/device/SlabLaunch.hpp"
 #include "yee/kernels/Adjoint.hpp"
 #include "yee/kernels/Dispersion.hpp"
+#include "yee/kernels/Wavefront.hpp"
 #include "yee/kernels/Yee.hpp"
+#include "yee/solver/Wavefront.hpp"
 
 namespace yee::device {
 // The transposes reading a 1-byte index (kernels::ByteCoef) run on CPU devices only: no GPU tile has one
@@ -54,6 +56,9 @@ template <class T> AdjointStepper<T>::AdjointStepper(solver::Tile<T>& tile) : ti
             }
         slabAdj_.push_back(std::move(sa));
     }
+    wavefront_ = !dev.staged() && solver::Wavefront::adjointEnabledByEnvironment();
+    slabPlanes_ = solver::Wavefront::slabPlanes();
+    blockRows_ = solver::Wavefront::blockRows(std::int64_t(sh.nx) * std::int64_t(sizeof(T)));
     for (auto& l : tile.dispersion().lists()) // only where the tile holds dispersive cells
         poleAdj_.push_back({Buffer<T>(dev, l.count * l.stateSlots, Category::Adjoint),
                             Buffer<T>(dev, l.count, Category::Adjoint)});
@@ -343,6 +348,54 @@ template <class T> void AdjointStepper<T>::pAndUpdateE() {
     });
 }
 
+template <class T> bool AdjointStepper<T>::fusable() const {
+    const comm::ExchangeGroup& g = adj_.groupH;
+    return wavefront_ && tile_.dispersion().lists().empty() && g.sends.empty() && g.recvs.empty();
+}
+
+template <class T> template <bool M> void AdjointStepper<T>::fusedSweep() {
+    View<T> f[6];
+    for (int c = 0; c < 6; ++c)
+        f[c] = tile_.view(adj_, c);
+    auto& slabs = tile_.slabs();
+    const Box all{{0, 0, 0}, tile_.box().extents()};
+    const bool lossy = tile_.plan().lossy;
+    tile_.withCoefs([&](const auto& m) {
+        using C = std::decay_t<decltype(m.cb[0])>;
+        AxisLists<ESplit<T, 0, M, C>, ESplit<T, 1, M, C>, ESplit<T, 2, M, C>> q;
+        AxisLists<HSplit<T, 0, C>, HSplit<T, 1, C>, HSplit<T, 2, C>> p;
+        collect(q, slabs, [&](auto axis, int s) {
+            constexpr int A = decltype(axis)::value;
+            return eAdjoint<T, A, M, C>(f, tile_, *slabs[std::size_t(s)], psiPair(std::size_t(s), true), m);
+        });
+        collect(p, slabs, [&](auto axis, int s) {
+            constexpr int A = decltype(axis)::value;
+            return hAdjoint<T, A, C>(f, tile_, *slabs[std::size_t(s)], psiPair(std::size_t(s), false), m);
+        });
+        const kernels::UpdateH<T, M, C> updQ{f[3], f[4],    f[5],    f[0],    f[1],
+                                             f[2], m.db[0], m.db[1], m.db[2], tile_.dbScalar()};
+        const kernels::UpdateE<T, false, C> updP{f[0],    f[1],    f[2],    f[3], f[4], f[5],
+                                                 m.cb[0], m.cb[1], m.cb[2], {},   {},   {}};
+        const kernels::ScaleCa<T, C> scale{f[0], f[1], f[2], m.ca[0], m.ca[1], m.ca[2]};
+        // The step's two halves have the forward step's shape (the transpose of the interior step is the
+        // forward step itself, kernels/Adjoint.hpp): Q of row (j, k) reads P of rows (j, k), (j + 1, k),
+        // (j, k + 1) only (the curl's and the CPML-E^T's forward differences), P of row (j, k) reads Q of
+        // rows (j, k), (j - 1, k), (j, k - 1) only, and P *= Ca is pointwise; so the wavefront order gives
+        // every cell the operands of the two sweeps (kernels/Wavefront.hpp), and the same bits.
+        const auto qRow = [&](int j, int k, int i0, int i1) {
+            q.row(j, k, i0, i1);
+            kernels::detail::runRow(updQ, i0, i1, j, k);
+        };
+        const auto pRow = [&](int j, int k, int i0, int i1) {
+            if (lossy)
+                kernels::detail::runRow(scale, i0, i1, j, k);
+            p.row(j, k, i0, i1);
+            kernels::detail::runRow(updP, i0, i1, j, k);
+        };
+        kernels::wavefrontRows(all, all, tile_.threads(), slabPlanes_, blockRows_, qRow, pRow);
+    });
+}
+
 template <class T> void AdjointStepper<T>::exchange(comm::Communicator& comm, int field, bool merged) {
     if (merged)
         tile_.pack(tile_.forward(), field);
@@ -367,6 +420,20 @@ void AdjointStepper<T>::step(comm::Communicator& comm, bool withForward, const s
     sources(); // P = Cb dJ/dE^{n+1} complete now
     polesAfterE();
     exchange(comm, 0, withForward); // P halos (and the forward E^n's when merged), one group
+    if (fusable()) {
+        // Both halves in one pass; what ran between them reads and writes neither P nor Q (no poles; the
+        // forward H reconstruction touches the forward fields only), and the Q exchange has no faces (the
+        // call keeps the step's message count).
+        if (tile_.plan().magnetic)
+            fusedSweep<true>();
+        else
+            fusedSweep<false>();
+        if (betweenHalves)
+            betweenHalves();
+        exchange(comm, 1, withForward);
+        parity_ ^= 1;
+        return;
+    }
     // CPML-E^T (reads P), Q -= Db curl P (the transpose of the E update's curl H)
     if (tile_.plan().magnetic)
         qAndUpdateH<true>();

@@ -52,6 +52,12 @@ private:
     template <bool M> void qAndUpdateH();
     /// CPML-H^T over every slab, then P += Cb curl Q.
     void pAndUpdateE();
+    /// Both halves in one wavefront pass (CPU devices, fusable()): per row, CPML-E^T and Q -= Db curl P;
+    /// then, rows behind, P *= Ca (lossy), CPML-H^T and P += Cb curl Q (kernels/Wavefront.hpp).
+    template <bool M> void fusedSweep();
+    /// Whether this step may run fusedSweep(): a CPU device, no dispersive cells (the pole transposes
+    /// sit between the halves), no Q halo to exchange between the halves, the switch on.
+    bool fusable() const;
     /// Halo exchange of the E-type (field 0) or H-type (1) adjoint slots, with the forward's if merged.
     void exchange(comm::Communicator& comm, int field, bool merged);
 
@@ -63,8 +69,10 @@ private:
     struct SlabAdj {
         std::array<std::array<device::Buffer<T>, 2>, 2> psiE, psiH; ///< [buffer][slot]
     };
-    std::vector<SlabAdj> slabAdj_; ///< parallel to tile.slabs()
-    int parity_ = 0;               ///< the psibar buffer the next step reads
+    std::vector<SlabAdj> slabAdj_;       ///< parallel to tile.slabs()
+    int parity_ = 0;                     ///< the psibar buffer the next step reads
+    bool wavefront_ = false;             ///< the fused pass allowed (solver::Wavefront, read at construction)
+    int slabPlanes_ = 8, blockRows_ = 0; ///< its slab and column-block sizes
     /// The psibar buffers of slab s's E (eField) or H transpose this step: read parity_, write the other.
     struct Psi {
         const T* in1;

@@ -16,6 +16,11 @@ bool Wavefront::enabledByEnvironment() {
     return v == nullptr || std::strcmp(v, "0") != 0;
 }
 
+bool Wavefront::adjointEnabledByEnvironment() {
+    const char* v = std::getenv("YEE_ADJOINT_WAVEFRONT");
+    return enabledByEnvironment() && (v == nullptr || std::strcmp(v, "0") != 0);
+}
+
 int Wavefront::slabPlanes() {
     const char* v = std::getenv("YEE_WAVEFRONT_SLAB_PLANES");
     if (v == nullptr)

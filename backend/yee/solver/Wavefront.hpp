@@ -4,7 +4,8 @@
 /// kernels/Wavefront.hpp). The pass is on by default on every non-staged device; `YEE_WAVEFRONT=0` in
 /// the environment, read when a tile is built, turns it off (the two-sweep step: A/B benches and the
 /// bit-identity test). Staged devices (GPUs, CPU devices emulating their data paths) always take the
-/// two-sweep step. `YEE_WAVEFRONT_SLAB_PLANES=N` sets the fewest planes per thread slab,
+/// two-sweep step; the adjoint step's fused pass follows the same switch, and YEE_ADJOINT_WAVEFRONT=0
+/// turns off that one alone. `YEE_WAVEFRONT_SLAB_PLANES=N` sets the fewest planes per thread slab,
 /// `YEE_WAVEFRONT_BLOCK_ROWS=N` the rows per column block (benches).
 #include <cstdint>
 
@@ -23,6 +24,9 @@ class Wavefront {
 public:
     /// Whether the fused pass is allowed by the environment (YEE_WAVEFRONT unset, or not "0").
     static bool enabledByEnvironment();
+    /// Whether the adjoint's fused pass (gradient::AdjointStepper) is allowed: enabledByEnvironment()
+    /// and YEE_ADJOINT_WAVEFRONT unset or not "0" (A/B benches of the reverse sweep alone).
+    static bool adjointEnabledByEnvironment();
     /// The fewest planes per thread slab of the fused pass (kernels::wavefrontSlabs): 8, or
     /// YEE_WAVEFRONT_SLAB_PLANES when it is a positive integer (tests force thin slabs with it).
     static int slabPlanes();
