@@ -7,9 +7,15 @@
 /// join, block boundary, cut face and injection row is exercised. The
 /// detectors include a full-volume phasor of all six components: any differing bit of any cell at any
 /// step shows. The pass' counters say which path ran.
+///
+/// The adjoint step's fused pass (gradient::AdjointStepper) against its two sweeps
+/// (YEE_ADJOINT_WAVEFRONT=0), bit for bit: the gradients of a PML-bounded design scene (lossy and magnetic
+/// cells for the checkpointed method), reversible and checkpointed, float and double, thin slabs and
+/// blocks; on one tile (the fused pass) and 2x1x1 tiles (a Q halo between the halves: two sweeps).
 #include <QtTest>
 
 #include "decomp/ResultCompare.hpp"
+#include "gradient/GradScene.hpp"
 #include "physics/SceneBuilder.hpp"
 #include "yee/run/Run.hpp"
 #include "yee/solver/Wavefront.hpp"
@@ -118,6 +124,27 @@ run::RunResult runWith(const scene::Scene& s, bool fused, std::array<int, 3> til
     return r;
 }
 
+/// A value-and-grad run of `s` with the adjoint's fused pass on or off (thin slabs, small blocks).
+run::RunResult gradWith(const scene::Scene& s, bool fused, int px, run::Precision p,
+                        solver::WavefrontCounts& counts) {
+    qputenv("YEE_ADJOINT_WAVEFRONT", fused ? "1" : "0");
+    qputenv("YEE_WAVEFRONT_SLAB_PLANES", "2");
+    qputenv("YEE_WAVEFRONT_BLOCK_ROWS", "3");
+    run::RunOptions o = run::RunOptions::fromScene(s);
+    o.precision = p;
+    o.tiles = {px, 1, 1};
+    o.devices = px;
+    o.threadsPerDevice = 2;
+    o.gradient = true;
+    solver::Wavefront::resetCounts();
+    run::RunResult r = run::run(s, o);
+    counts = solver::Wavefront::counts();
+    qunsetenv("YEE_ADJOINT_WAVEFRONT");
+    qunsetenv("YEE_WAVEFRONT_SLAB_PLANES");
+    qunsetenv("YEE_WAVEFRONT_BLOCK_ROWS");
+    return r;
+}
+
 } // namespace
 
 class tst_Wavefront : public QObject {
@@ -125,6 +152,8 @@ class tst_Wavefront : public QObject {
 private slots:
     void fusedEqualsTwoSweep_data();
     void fusedEqualsTwoSweep();
+    void adjointFusedEqualsTwoSweep_data();
+    void adjointFusedEqualsTwoSweep();
 };
 
 void tst_Wavefront::fusedEqualsTwoSweep_data() {
@@ -179,6 +208,66 @@ void tst_Wavefront::fusedEqualsTwoSweep() {
     QVERIFY(sum > 0);
     const std::string diff = bitDiff(a, b);
     QVERIFY2(diff.empty(), diff.c_str());
+}
+
+void tst_Wavefront::adjointFusedEqualsTwoSweep_data() {
+    QTest::addColumn<QString>("method");
+    QTest::addColumn<int>("px");
+    QTest::addColumn<bool>("f64");
+    for (const char* m : {"reversible", "checkpointed"})
+        for (const int px : {1, 2})
+            for (const bool f64 : {false, true})
+                QTest::newRow(qPrintable(QString("%1 %2x1x1 %3").arg(m).arg(px).arg(f64 ? "f64" : "f32")))
+                    << QString(m) << px << f64;
+}
+
+void tst_Wavefront::adjointFusedEqualsTwoSweep() {
+    QFETCH(QString, method);
+    QFETCH(int, px);
+    QFETCH(bool, f64);
+    GradSceneOptions go;
+    go.nx = 32;
+    go.steps = 30;
+    go.lossy = method != "reversible";
+    scene::Scene s = gradScene(go);
+    // PML on every face (no periodic self-exchange between the halves), 10 cells more in z for it
+    s.boundaries[2] = s.boundaries[0];
+    s.domainSize[2] += 10 * s.cellUm;
+    if (go.lossy) {
+        s.materials.push_back(material("ferrite", 1.5, 1.8));
+        scene::Object rod;
+        rod.name = "ferrite rod";
+        rod.shape = scene::Shape::Box;
+        rod.center = {0.45, -0.2, 0.0};
+        rod.size = {0.15, 0.15, 0.3};
+        rod.material = "ferrite";
+        s.objects.push_back(rod);
+    }
+    setGradientMethod(s, method.toStdString());
+    const auto p = f64 ? run::Precision::Float64 : run::Precision::Float32;
+    solver::WavefrontCounts plain, fused;
+    const run::RunResult a = gradWith(s, false, px, p, plain);
+    const run::RunResult b = gradWith(s, true, px, p, fused);
+    // Which path ran: with a Q halo between the halves (2 tiles) both runs take the two sweeps.
+    const auto g = s.gridCells();
+    const std::int64_t updates = 2 * std::int64_t(g[0]) * g[1] * g[2] * a.steps;
+    QCOMPARE(plain.adjointFused, std::int64_t(0));
+    QCOMPARE(plain.adjointTwoSweep, updates);
+    QCOMPARE(fused.adjointFused, px == 1 ? updates : std::int64_t(0));
+    QCOMPARE(fused.adjointTwoSweep, px == 1 ? std::int64_t(0) : updates);
+    QVERIFY(!a.gradients.empty());
+    QCOMPARE(a.gradients.size(), b.gradients.size());
+    double sum = 0;
+    for (std::size_t q = 0; q < a.gradients.size(); ++q) {
+        const auto& u = a.gradients[q].data;
+        const auto& v = b.gradients[q].data;
+        QCOMPARE(u.size(), v.size());
+        for (double x : u)
+            sum += std::abs(x);
+        QVERIFY2(std::memcmp(u.data(), v.data(), u.size() * sizeof(double)) == 0,
+                 qPrintable(QString("gradient %1 differs").arg(QString::fromStdString(a.gradients[q].name))));
+    }
+    QVERIFY(sum > 0);
 }
 
 QTEST_GUILESS_MAIN(tst_Wavefront)

@@ -432,8 +432,11 @@ void AdjointStepper<T>::step(comm::Communicator& comm, bool withForward, const s
             betweenHalves();
         exchange(comm, 1, withForward);
         parity_ ^= 1;
+        solver::Wavefront::countAdjoint(2 * all.cells(), 0);
         return;
     }
+    if (!tile_.device().staged())
+        solver::Wavefront::countAdjoint(0, 2 * all.cells());
     // CPML-E^T (reads P), Q -= Db curl P (the transpose of the E update's curl H)
     if (tile_.plan().magnetic)
         qAndUpdateH<true>();

@@ -9,6 +9,7 @@ namespace yee::solver {
 
 namespace {
 std::atomic<std::int64_t> gFused{0}, gSwept{0}, gTwoSweep{0};
+std::atomic<std::int64_t> gAdjointFused{0}, gAdjointTwoSweep{0};
 } // namespace
 
 bool Wavefront::enabledByEnvironment() {
@@ -42,13 +43,16 @@ int Wavefront::blockRows(std::int64_t rowBytes) {
 
 WavefrontCounts Wavefront::counts() {
     return {gFused.load(std::memory_order_relaxed), gSwept.load(std::memory_order_relaxed),
-            gTwoSweep.load(std::memory_order_relaxed)};
+            gTwoSweep.load(std::memory_order_relaxed), gAdjointFused.load(std::memory_order_relaxed),
+            gAdjointTwoSweep.load(std::memory_order_relaxed)};
 }
 
 void Wavefront::resetCounts() {
     gFused.store(0, std::memory_order_relaxed);
     gSwept.store(0, std::memory_order_relaxed);
     gTwoSweep.store(0, std::memory_order_relaxed);
+    gAdjointFused.store(0, std::memory_order_relaxed);
+    gAdjointTwoSweep.store(0, std::memory_order_relaxed);
 }
 
 void Wavefront::count(std::int64_t fused, std::int64_t swept, std::int64_t twoSweep) {
@@ -58,6 +62,13 @@ void Wavefront::count(std::int64_t fused, std::int64_t swept, std::int64_t twoSw
         gSwept.fetch_add(swept, std::memory_order_relaxed);
     if (twoSweep)
         gTwoSweep.fetch_add(twoSweep, std::memory_order_relaxed);
+}
+
+void Wavefront::countAdjoint(std::int64_t fused, std::int64_t twoSweep) {
+    if (fused)
+        gAdjointFused.fetch_add(fused, std::memory_order_relaxed);
+    if (twoSweep)
+        gAdjointTwoSweep.fetch_add(twoSweep, std::memory_order_relaxed);
 }
 
 } // namespace yee::solver

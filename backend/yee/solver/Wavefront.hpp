@@ -18,6 +18,10 @@ struct WavefrontCounts {
     std::int64_t swept = 0;    ///< updates of fused-path steps left to separate sweeps: the cells next to
                                ///< a tile cut, which wait for a halo (restH/restE faces)
     std::int64_t twoSweep = 0; ///< updates of steps taken by the two-sweep path on CPU devices
+    /// The adjoint step's (gradient::AdjointStepper, CPU devices; a Q and a P update of one cell count
+    /// two): updates in its fused pass, and in its two sweeps.
+    std::int64_t adjointFused = 0;
+    std::int64_t adjointTwoSweep = 0;
 };
 
 class Wavefront {
@@ -40,6 +44,8 @@ public:
     static void resetCounts();
     /// Add to the counts (Tile::step, once per step and tile).
     static void count(std::int64_t fused, std::int64_t swept, std::int64_t twoSweep);
+    /// Add to the adjoint's counts (AdjointStepper::step, once per step and tile).
+    static void countAdjoint(std::int64_t fused, std::int64_t twoSweep);
 };
 
 } // namespace yee::solver
