@@ -329,32 +329,27 @@ void gradientBenchmark(double lengthUm, double durationFs, int reps) {
     }
     if (reps > 1)
         std::printf("  1 device: fwd_s and vjp_s are the best of %d alternating runs each\n", reps);
-    // The material index against per-cell coefficient arrays (YEE_MATERIAL_INDEX=0), alternating in this
-    // run: the same bits, the index's memory and time.
-    {
+    // Alternating in this run, each switch's default against `var`=0: the material index against
+    // per-cell coefficient arrays (YEE_MATERIAL_INDEX), the adjoint's fused pass against its two sweeps
+    // (YEE_ADJOINT_WAVEFRONT). The same bits either way; the time and memory each costs.
+    for (const char* var : {"YEE_MATERIAL_INDEX", "YEE_ADJOINT_WAVEFRONT"}) {
         const int r = std::max(reps, 1);
-        auto peakOf = [&](bool perCell) {
-            if (perCell)
-                setenv("YEE_MATERIAL_INDEX", "0", 1);
-            const run::RunResult g = runGradCase(s, 1, true);
-            unsetenv("YEE_MATERIAL_INDEX");
-            return double(g.devices.at(0).memory.peakTotal) / 1048576.0;
-        };
-        double fi = 1e300, vi = 1e300, fc = 1e300, vc = 1e300;
+        double fa = 1e300, va = 1e300, vb = 1e300, pa = 0, pb = 0;
         for (int q = 0; q < r; ++q) {
             const auto [a, b] = bestGradPair(s, 1);
-            fi = std::min(fi, a);
-            vi = std::min(vi, b);
-            setenv("YEE_MATERIAL_INDEX", "0", 1);
-            const auto [c, d] = bestGradPair(s, 1);
-            unsetenv("YEE_MATERIAL_INDEX");
-            fc = std::min(fc, c);
-            vc = std::min(vc, d);
+            fa = std::min(fa, a);
+            va = std::min(va, b);
+            setenv(var, "0", 1);
+            const run::RunResult g = runGradCase(s, 1, true);
+            unsetenv(var);
+            vb = std::min(vb, g.forwardSeconds + g.backwardSeconds);
+            pb = double(g.devices.at(0).memory.peakTotal) / 1048576.0;
         }
+        pa = double(runGradCase(s, 1, true).devices.at(0).memory.peakTotal) / 1048576.0;
         std::printf(
-            "material index vs per-cell arrays (reversible, 1 device, best of %d): vjp/fwd %.3f vs %.3f, "
-            "vjp_s %.3f vs %.3f (per-cell/index %.3f), peak %.2f vs %.2f MiB\n",
-            r, vi / fi, vc / fi, vi, vc, vc / vi, peakOf(false), peakOf(true));
+            "ab %s (reversible, 1 device, best of %d): vjp/fwd default %.3f, %s=0 %.3f; vjp_s %.3f vs "
+            "%.3f (ratio %.3f); peak %.2f vs %.2f MiB\n",
+            var, r, va / fa, var, vb / fa, va, vb, vb / va, pa, pb);
     }
     // Storage tiers: backward time relative to the device tier and the recorder memory left on the device.
     {

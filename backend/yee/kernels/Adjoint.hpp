@@ -21,6 +21,7 @@
 #include "yee/core/View.hpp"
 #include "yee/kernels/Coef.hpp"
 #include "yee/kernels/Cpml.hpp"
+#include "yee/kernels/Yee.hpp"
 
 namespace yee::kernels {
 
@@ -268,40 +269,10 @@ template <class T, class C> struct MaterialRuns<ScaleCa<T, C>, std::enable_if_t<
     }
 };
 template <class T, bool Lossy, class C>
-struct MaterialRuns<InverseUpdateE<T, Lossy, C>, std::enable_if_t<kRunCoef<C>>> {
-    using F = InverseUpdateE<T, Lossy, C>;
-    static constexpr bool enabled = true;
-    static auto rowOf(const F& f, int j, int k) {
-        if constexpr (Lossy)
-            return runsOfRow(j, k, f.cbx, f.cby, f.cbz, f.cax, f.cay, f.caz);
-        else
-            return runsOfRow(j, k, f.cbx, f.cby, f.cbz);
-    }
-    static InverseUpdateE<T, Lossy, ConstCoef<T>> at(const F& f, int m) {
-        return {f.ex,
-                f.ey,
-                f.ez,
-                f.hx,
-                f.hy,
-                f.hz,
-                constCoef(f.cbx, m),
-                constCoef(f.cby, m),
-                constCoef(f.cbz, m),
-                constCoef(f.cax, m),
-                constCoef(f.cay, m),
-                constCoef(f.caz, m)};
-    }
-};
+struct MaterialRuns<InverseUpdateE<T, Lossy, C>, std::enable_if_t<kRunCoef<C>>>
+    : EUpdateRuns<InverseUpdateE, T, Lossy, C> {};
 template <class T, bool Magnetic, class C>
-struct MaterialRuns<InverseUpdateH<T, Magnetic, C>, std::enable_if_t<kRunCoef<C>>> {
-    using F = InverseUpdateH<T, Magnetic, C>;
-    static constexpr bool enabled = Magnetic; // the non-magnetic update reads no table
-    static auto rowOf(const F& f, int j, int k) { return runsOfRow(j, k, f.dbx, f.dby, f.dbz); }
-    static InverseUpdateH<T, Magnetic, ConstCoef<T>> at(const F& f, int m) {
-        return {
-            f.hx, f.hy, f.hz, f.ex, f.ey, f.ez, constCoef(f.dbx, m), constCoef(f.dby, m), constCoef(f.dbz, m),
-            f.db};
-    }
-};
+struct MaterialRuns<InverseUpdateH<T, Magnetic, C>, std::enable_if_t<kRunCoef<C>>>
+    : HUpdateRuns<InverseUpdateH, T, Magnetic, C> {};
 
 } // namespace yee::kernels

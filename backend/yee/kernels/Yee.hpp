@@ -104,23 +104,24 @@ template <class T, bool Lossy, class C = View<const T>> struct UpdateE {
     }
 };
 
-/// Material runs of the magnetic H update (kernels/Coef.hpp): Db of one material as constants.
-template <class T, bool Magnetic, class C>
-struct MaterialRuns<UpdateH<T, Magnetic, C>, std::enable_if_t<kRunCoef<C>>> {
-    using F = UpdateH<T, Magnetic, C>;
+/// Material runs of an H-update-shaped functor K<T, Magnetic, C> (members hx, hy, hz, ex, ey, ez, dbx,
+/// dby, dbz, db in that order: UpdateH, and the inverse update of kernels/Adjoint.hpp): Db of one material
+/// as constants (kernels/Coef.hpp).
+template <template <class, bool, class> class K, class T, bool Magnetic, class C> struct HUpdateRuns {
+    using F = K<T, Magnetic, C>;
     static constexpr bool enabled = Magnetic; // the non-magnetic update reads no table
     static auto rowOf(const F& f, int j, int k) { return runsOfRow(j, k, f.dbx, f.dby, f.dbz); }
-    static UpdateH<T, Magnetic, ConstCoef<T>> at(const F& f, int m) {
+    static K<T, Magnetic, ConstCoef<T>> at(const F& f, int m) {
         return {
             f.hx, f.hy, f.hz, f.ex, f.ey, f.ez, constCoef(f.dbx, m), constCoef(f.dby, m), constCoef(f.dbz, m),
             f.db};
     }
 };
 
-/// Material runs of the E update (kernels/Coef.hpp): Cb (and Ca) of one material as constants.
-template <class T, bool Lossy, class C>
-struct MaterialRuns<UpdateE<T, Lossy, C>, std::enable_if_t<kRunCoef<C>>> {
-    using F = UpdateE<T, Lossy, C>;
+/// Material runs of an E-update-shaped functor K<T, Lossy, C> (members ex, ey, ez, hx, hy, hz, cbx, cby,
+/// cbz, cax, cay, caz in that order: UpdateE, and the inverse update): Cb (and Ca) as constants.
+template <template <class, bool, class> class K, class T, bool Lossy, class C> struct EUpdateRuns {
+    using F = K<T, Lossy, C>;
     static constexpr bool enabled = true;
     static auto rowOf(const F& f, int j, int k) {
         if constexpr (Lossy)
@@ -128,7 +129,7 @@ struct MaterialRuns<UpdateE<T, Lossy, C>, std::enable_if_t<kRunCoef<C>>> {
         else
             return runsOfRow(j, k, f.cbx, f.cby, f.cbz);
     }
-    static UpdateE<T, Lossy, ConstCoef<T>> at(const F& f, int m) {
+    static K<T, Lossy, ConstCoef<T>> at(const F& f, int m) {
         return {f.ex,
                 f.ey,
                 f.ez,
@@ -142,6 +143,13 @@ struct MaterialRuns<UpdateE<T, Lossy, C>, std::enable_if_t<kRunCoef<C>>> {
                 constCoef(f.cay, m),
                 constCoef(f.caz, m)};
     }
+};
+
+template <class T, bool Magnetic, class C>
+struct MaterialRuns<UpdateH<T, Magnetic, C>, std::enable_if_t<kRunCoef<C>>>
+    : HUpdateRuns<UpdateH, T, Magnetic, C> {};
+template <class T, bool Lossy, class C>
+struct MaterialRuns<UpdateE<T, Lossy, C>, std::enable_if_t<kRunCoef<C>>> : EUpdateRuns<UpdateE, T, Lossy, C> {
 };
 
 /// Sparse injection: field[offset[n]] += coef[n] * amplitude (sources, TFSF corrections).
