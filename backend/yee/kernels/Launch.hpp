@@ -51,15 +51,17 @@ inline void resetRowSwitches() {
     psiPrefetchState.store(-1, std::memory_order_relaxed);
 }
 
-/// One row of a box: the contiguous x loop. Kept out of line from the parallel body, with the functor
-/// taken by value, on purpose: GCC 12 does not vectorise the loop inside an outlined parallel body or
-/// over a local copy of a functor ("no vectype for stmt"), but does vectorise this form, with run-time alias
-/// checks unless the functor's cells are independent (kCellsIndependent, kernels/Coef.hpp: YEE_IVDEP; on
-/// the 10-cell rows of an x slab's CPML the checks took a sixth of the instructions). The call costs
-/// nothing next to a row of cells. YEE_SIMD_CLONES (core/Platform.hpp): the loop is
-/// compiled for AVX-512, AVX2 and SSE2, and the widest the CPU has runs; the bits are the same.
+/// One row of a box: the contiguous x loop. Kept out of line from the parallel body on purpose: GCC 12
+/// does not vectorise the loop inside an outlined parallel body or over a local copy of a functor ("no
+/// vectype for stmt"), but does vectorise this form, with run-time alias checks unless the functor's cells
+/// are independent (kCellsIndependent, kernels/Coef.hpp: YEE_IVDEP; on the 10-cell rows of an x slab's
+/// CPML the checks took a sixth of the instructions). The functor is taken by a restrict reference: no
+/// array it points at overlaps it, so its members stay in registers. (Taken by value, each call copied the
+/// functor, a few hundred bytes, with `rep movs`: 43 % of the x-slab CPML's row driver and 9 % of the
+/// 200^3 bench's step, perf.) YEE_SIMD_CLONES (core/Platform.hpp): the loop is compiled for AVX-512, AVX2
+/// and SSE2, and the widest the CPU has runs; the bits are the same.
 template <class F>
-__attribute__((noinline)) YEE_SIMD_CLONES void runCells(F g, int i0, int i1, int j, int k) {
+__attribute__((noinline)) YEE_SIMD_CLONES void runCells(const F& YEE_RESTRICT g, int i0, int i1, int j, int k) {
     if constexpr (kCellsIndependent<F>) {
         YEE_IVDEP
         for (int i = i0; i < i1; ++i)
