@@ -31,6 +31,13 @@ template <class T> struct TableCoef {
     const MaterialIndex* YEE_RESTRICT idx = nullptr;
     const T* YEE_RESTRICT tab = nullptr;
     std::int64_t sy = 0, sz = 0;
+    /// CPU devices: the entry of every cell of row (j, k) but cell 0 (the x wall's, where there is one)
+    /// where those cells have one entry only, else -1, at
+    /// rowEntry[j + k * ny] (the rows' runs found once, when the tile is filled, instead of scanned at
+    /// every row of every pass: kernels/Launch.hpp); null where the tile keeps none (GPUs). Read by the
+    /// row driver, never by operator().
+    const std::int32_t* rowEntry = nullptr;
+    std::int64_t ny = 0;
     YEE_HD YEE_FORCEINLINE T operator()(int i, int j, int k) const { return tab[idx[i + j * sy + k * sz]]; }
 };
 
@@ -49,6 +56,8 @@ template <class T> struct ByteCoef {
     const T* YEE_RESTRICT tab = nullptr;
     std::int64_t sy = 0, sz = 0, mask = -1;
     int w0 = kNoWall, w1 = kNoWall, w2 = kNoWall;
+    const std::int32_t* rowEntry = nullptr; ///< indexed tiles: as TableCoef's
+    std::int64_t ny = 0;
     YEE_HD YEE_FORCEINLINE T operator()(int i, int j, int k) const {
         const int wall = int(i == w0) | (int(j == w1) << 1) | (int(k == w2) << 2);
         return tab[idx[(i + j * sy + k * sz) & mask] | wall];
@@ -94,7 +103,13 @@ template <class I> struct RowRuns {
     int wall = kNoWall;
     int pattern = 0;
     bool ok = false;
+    int uniform = -1; ///< with `ix`: the one entry of the row's cells i >= 1, or -1 (several, or not known)
 };
+
+/// The one entry of row (j, k) of a table accessor, or -1 (TableCoef::rowEntry).
+template <class A> inline int uniformEntry(const A& a, int j, int k) {
+    return a.rowEntry ? int(a.rowEntry[j + std::int64_t(k) * a.ny]) : -1;
+}
 
 /// Material runs of functor F (kernels::detail::runRow): a specialisation, next to each functor whose
 /// coefficients are table accessors (kRunCoef), gives
@@ -106,20 +121,20 @@ template <class F, class = void> struct MaterialRuns { static constexpr bool ena
 /// The runs of row (j, k) of the table accessors `a` and `r...` (of one type).
 template <class T, class... R>
 inline RowRuns<MaterialIndex> runsOfRow(int j, int k, const TableCoef<T>& a, const R&... r) {
-    if (a.idx == nullptr || ((r.idx != a.idx || r.sy != a.sy || r.sz != a.sz) || ...))
+    if (a.idx == nullptr || ((r.idx != a.idx || r.sy != a.sy || r.sz != a.sz || r.rowEntry != a.rowEntry) || ...))
         return {};
-    return {a.idx + j * a.sy + k * a.sz, kNoWall, 0, true};
+    return {a.idx + j * a.sy + k * a.sz, kNoWall, 0, true, uniformEntry(a, j, k)};
 }
 template <class T, class... R>
 inline RowRuns<SmallMaterialIndex> runsOfRow(int j, int k, const ByteCoef<T>& a, const R&... r) {
     if (a.idx == nullptr || ((r.idx != a.idx || r.sy != a.sy || r.sz != a.sz || r.mask != a.mask ||
-                              r.w0 != a.w0 || r.w1 != a.w1 || r.w2 != a.w2) ||
+                              r.w0 != a.w0 || r.w1 != a.w1 || r.w2 != a.w2 || r.rowEntry != a.rowEntry) ||
                              ...))
         return {};
     if (a.mask == 0) // homogeneous: idx is one zero byte
         return {nullptr, a.w0, int(a.idx[0]) | (int(j == a.w1) << 1) | (int(k == a.w2) << 2), true};
     if (a.mask == -1 && a.w0 == kNoWall && a.w1 == kNoWall && a.w2 == kNoWall)
-        return {a.idx + j * a.sy + k * a.sz, kNoWall, 0, true};
+        return {a.idx + j * a.sy + k * a.sz, kNoWall, 0, true, uniformEntry(a, j, k)};
     return {};
 }
 

@@ -33,6 +33,7 @@ inline bool envSwitchOn(std::atomic<int>& state, const char* var) {
 }
 inline std::atomic<int> materialRunsState{-1};
 inline std::atomic<int> psiPrefetchState{-1};
+inline std::atomic<int> rowEntryState{-1};
 
 /// Whether runRow splits rows into material runs (YEE_MATERIAL_RUNS).
 inline bool materialRunsOn() {
@@ -45,10 +46,17 @@ inline bool psiPrefetchOn() {
     return envSwitchOn(psiPrefetchState, "YEE_PSI_PREFETCH");
 }
 
-/// Read YEE_MATERIAL_RUNS and YEE_PSI_PREFETCH again at the next row.
+/// Whether runRow takes a row of one material entry as one run without scanning its index (the tile's
+/// per-row entries, kernels::TableCoef::rowEntry; YEE_ROW_ENTRY).
+inline bool rowEntryOn() {
+    return envSwitchOn(rowEntryState, "YEE_ROW_ENTRY");
+}
+
+/// Read YEE_MATERIAL_RUNS, YEE_PSI_PREFETCH and YEE_ROW_ENTRY again at the next row.
 inline void resetRowSwitches() {
     materialRunsState.store(-1, std::memory_order_relaxed);
     psiPrefetchState.store(-1, std::memory_order_relaxed);
+    rowEntryState.store(-1, std::memory_order_relaxed);
 }
 
 /// One row of a box: the contiguous x loop. Kept out of line from the parallel body on purpose: GCC 12
@@ -134,7 +142,8 @@ template <class F, class I> inline void runIndexedRow(const F& g, const I* ix, i
 
 /// Cells [i0, i1) of row (j, k) of functor g. Where g reads its coefficients through a table
 /// (MaterialRuns<F>, kernels/Coef.hpp) the row runs in runs of one entry with that entry's coefficients
-/// as constants: the runs of the material index (runIndexedRow), or on a homogeneous tile the
+/// as constants: the runs of the material index (runIndexedRow; a row of one entry, which the tile
+/// marks when it is filled, as one run without a scan), or on a homogeneous tile the
 /// cells before and after the x wall's cell, which reads its table. Every cell gets the very coefficient
 /// values and operations of the per-cell form: the same bits (no contraction, element-wise SIMD).
 template <class F> inline void runRow(const F& g, int i0, int i1, int j, int k) {
@@ -142,7 +151,17 @@ template <class F> inline void runRow(const F& g, int i0, int i1, int j, int k) 
         if (i0 < i1 && materialRunsOn()) {
             const auto r = MaterialRuns<F>::rowOf(g, j, k);
             if (r.ok && r.ix) {
-                runIndexedRow(g, r.ix, i0, i1, j, k);
+                if (r.uniform >= 0 && rowEntryOn()) {
+                    // One entry along the row but at cell 0 (found at the tile's fill); cell 0 (the x
+                    // wall's, where there is one) reads its own entry, right here.
+                    int c = i0;
+                    if (c == 0)
+                        g(c++, j, k);
+                    if (c < i1)
+                        runCells(MaterialRuns<F>::at(g, r.uniform), c, i1, j, k);
+                } else {
+                    runIndexedRow(g, r.ix, i0, i1, j, k);
+                }
                 return;
             }
             if (r.ok) {

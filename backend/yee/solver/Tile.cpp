@@ -456,6 +456,10 @@ template <class T> void Tile<T>::planMaterials() {
             idx8_ = Buffer<kernels::SmallMaterialIndex>(dev, cells, Category::Materials);
         else
             idx_ = Buffer<kernels::MaterialIndex>(dev, cells, Category::Materials);
+        if (!dev_.isCuda()) { // the CPU row drivers' one-entry rows (fill())
+            rowsY_ = n[1];
+            rowEntry_ = Buffer<std::int32_t>(dev, std::int64_t(n[1]) * n[2], Category::Materials);
+        }
     }
     for (std::size_t c = 0; c < 3; ++c) {
         tabCb_[c] = Buffer<T>(dev, entries, Category::Materials);
@@ -643,6 +647,24 @@ template <class T> void Tile<T>::fill() {
         }
     else
         disp_->fill(hf, cb_, ca_); // dispersive cells: the pole currents' implicit part in Ca, Cb
+    if (rowEntry_.allocated()) {
+        // Rows of one entry but at cell 0 (the design cells' entries are their own and never move,
+        // refillDesigns()).
+        const kernels::MaterialIndex* ix16 = small_ ? nullptr : hf(idx_);
+        const kernels::SmallMaterialIndex* ix8 = small_ ? hf(idx8_) : nullptr;
+        std::int32_t* re = hf(rowEntry_);
+        const Index3 n = box_.extents();
+        kernels::forEachRow(Box{{0, 0, 0}, {1, n[1], n[2]}}, fillThreads(), [&](int j, int k, int, int) {
+            const std::int64_t at = indexAt(0, j, k);
+            const auto entry = [&](int i) { return ix8 ? std::int32_t(ix8[at + i]) : std::int32_t(ix16[at + i]); };
+            // Cell 0 is not compared: on the low x wall it has an entry of its own (tangential Cb 0).
+            std::int32_t e = entry(n[0] > 1 ? 1 : 0);
+            for (int i = 2; i < n[0] && e >= 0; ++i)
+                if (entry(i) != e)
+                    e = -1;
+            re[j + std::int64_t(k) * n[1]] = e;
+        });
+    }
     // ---- CPML grading ----
     for (auto& sl : slabs_) {
         const int a = sl->slab.axis;
