@@ -278,6 +278,47 @@ template <class T, int A, bool M, class C>
 using ESplit = SplitSlab<kernels::CpmlEAdjoint<T, A, M, false, C>, kernels::CpmlEAdjoint<T, A, M, true, C>>;
 template <class T, int A, class C>
 using HSplit = SplitSlab<kernels::CpmlHAdjoint<T, A, false, C>, kernels::CpmlHAdjoint<T, A, true, C>>;
+
+/// The first half of the adjoint step on the tile's adjoint views f: the CPML-E^T kernels of every slab
+/// (psiOf(slab, true): its psibar buffers this step) and Q -= Db curl P, for one accessor kind C.
+template <class T, bool M, class C> struct QHalf {
+    AxisLists<ESplit<T, 0, M, C>, ESplit<T, 1, M, C>, ESplit<T, 2, M, C>> slabs;
+    kernels::UpdateH<T, M, C> update;
+    template <class PsiOf>
+    QHalf(const View<T>* f, solver::Tile<T>& tile, const typename solver::Tile<T>::template Coefs<C>& m,
+          PsiOf&& psiOf)
+        : update{f[3], f[4], f[5], f[0], f[1], f[2], m.db[0], m.db[1], m.db[2], tile.dbScalar()} {
+        auto& sl = tile.slabs();
+        collect(slabs, sl, [&](auto axis, int s) {
+            constexpr int A = decltype(axis)::value;
+            return eAdjoint<T, A, M, C>(f, tile, *sl[std::size_t(s)], psiOf(std::size_t(s), true), m);
+        });
+    }
+    /// Row (j, k, [i0, i1)): the slab transposes in their order, then the curl (CPU devices).
+    void row(int j, int k, int i0, int i1) const {
+        slabs.row(j, k, i0, i1);
+        kernels::detail::runRow(update, i0, i1, j, k);
+    }
+};
+/// The second half: the CPML-H^T kernels of every slab (psiOf(slab, false)) and P += Cb curl Q.
+template <class T, class C> struct PHalf {
+    AxisLists<HSplit<T, 0, C>, HSplit<T, 1, C>, HSplit<T, 2, C>> slabs;
+    kernels::UpdateE<T, false, C> update;
+    template <class PsiOf>
+    PHalf(const View<T>* f, solver::Tile<T>& tile, const typename solver::Tile<T>::template Coefs<C>& m,
+          PsiOf&& psiOf)
+        : update{f[0], f[1], f[2], f[3], f[4], f[5], m.cb[0], m.cb[1], m.cb[2], {}, {}, {}} {
+        auto& sl = tile.slabs();
+        collect(slabs, sl, [&](auto axis, int s) {
+            constexpr int A = decltype(axis)::value;
+            return hAdjoint<T, A, C>(f, tile, *sl[std::size_t(s)], psiOf(std::size_t(s), false), m);
+        });
+    }
+    void row(int j, int k, int i0, int i1) const {
+        slabs.row(j, k, i0, i1);
+        kernels::detail::runRow(update, i0, i1, j, k);
+    }
+};
 } // namespace
 
 template <class T> typename AdjointStepper<T>::Psi AdjointStepper<T>::psiPair(std::size_t s, bool eField) {
@@ -291,30 +332,20 @@ template <class T> template <bool M> void AdjointStepper<T>::qAndUpdateH() {
     View<T> f[6];
     for (int c = 0; c < 6; ++c)
         f[c] = tile_.view(adj_, c);
-    auto& slabs = tile_.slabs();
     const Box all{{0, 0, 0}, tile_.box().extents()};
     device::Device& dev = tile_.device();
     tile_.withCoefs([&](const auto& m) {
         using C = std::decay_t<decltype(m.cb[0])>;
-        AxisLists<ESplit<T, 0, M, C>, ESplit<T, 1, M, C>, ESplit<T, 2, M, C>> q;
-        collect(q, slabs, [&](auto axis, int s) {
-            constexpr int A = decltype(axis)::value;
-            return eAdjoint<T, A, M, C>(f, tile_, *slabs[std::size_t(s)], psiPair(std::size_t(s), true), m);
-        });
+        const QHalf<T, M, C> q(f, tile_, m, [this](std::size_t s, bool e) { return psiPair(s, e); });
         if (dev.staged()) {
-            q.passes(dev);
+            q.slabs.passes(dev);
             tile_.updateH(adj_, all);
             return;
         }
         // Per H cell: the slab transposes in their order, then Q -= Db curl P. Nothing reads another cell's
         // Q, and the transposes read P and the psibar of the step before only, so one row sweep keeps every
         // cell's operations and their order.
-        const kernels::UpdateH<T, M, C> upd{f[3], f[4],    f[5],    f[0],    f[1],
-                                            f[2], m.db[0], m.db[1], m.db[2], tile_.dbScalar()};
-        kernels::forEachRow(all, tile_.threads(), [&](int j, int k, int i0, int i1) {
-            q.row(j, k, i0, i1);
-            kernels::detail::runRow(upd, i0, i1, j, k);
-        });
+        kernels::forEachRow(all, tile_.threads(), [&](int j, int k, int i0, int i1) { q.row(j, k, i0, i1); });
     });
 }
 
@@ -322,29 +353,19 @@ template <class T> void AdjointStepper<T>::pAndUpdateE() {
     View<T> f[6];
     for (int c = 0; c < 6; ++c)
         f[c] = tile_.view(adj_, c);
-    auto& slabs = tile_.slabs();
     const Box all{{0, 0, 0}, tile_.box().extents()};
     device::Device& dev = tile_.device();
     tile_.withCoefs([&](const auto& m) {
         using C = std::decay_t<decltype(m.cb[0])>;
-        AxisLists<HSplit<T, 0, C>, HSplit<T, 1, C>, HSplit<T, 2, C>> p;
-        collect(p, slabs, [&](auto axis, int s) {
-            constexpr int A = decltype(axis)::value;
-            return hAdjoint<T, A, C>(f, tile_, *slabs[std::size_t(s)], psiPair(std::size_t(s), false), m);
-        });
+        const PHalf<T, C> p(f, tile_, m, [this](std::size_t s, bool e) { return psiPair(s, e); });
         if (dev.staged()) {
-            p.passes(dev);
+            p.slabs.passes(dev);
             tile_.updateE(adj_, all, false);
             return;
         }
         // Per E cell: the slab transposes in their order (they read Q, final since qAndUpdateH), then
         // P += Cb curl Q (no other cell's P is read).
-        const kernels::UpdateE<T, false, C> upd{f[0],    f[1],    f[2],    f[3], f[4], f[5],
-                                                m.cb[0], m.cb[1], m.cb[2], {},   {},   {}};
-        kernels::forEachRow(all, tile_.threads(), [&](int j, int k, int i0, int i1) {
-            p.row(j, k, i0, i1);
-            kernels::detail::runRow(upd, i0, i1, j, k);
-        });
+        kernels::forEachRow(all, tile_.threads(), [&](int j, int k, int i0, int i1) { p.row(j, k, i0, i1); });
     });
 }
 
@@ -357,40 +378,24 @@ template <class T> template <bool M> void AdjointStepper<T>::fusedSweep() {
     View<T> f[6];
     for (int c = 0; c < 6; ++c)
         f[c] = tile_.view(adj_, c);
-    auto& slabs = tile_.slabs();
     const Box all{{0, 0, 0}, tile_.box().extents()};
     const bool lossy = tile_.plan().lossy;
     tile_.withCoefs([&](const auto& m) {
         using C = std::decay_t<decltype(m.cb[0])>;
-        AxisLists<ESplit<T, 0, M, C>, ESplit<T, 1, M, C>, ESplit<T, 2, M, C>> q;
-        AxisLists<HSplit<T, 0, C>, HSplit<T, 1, C>, HSplit<T, 2, C>> p;
-        collect(q, slabs, [&](auto axis, int s) {
-            constexpr int A = decltype(axis)::value;
-            return eAdjoint<T, A, M, C>(f, tile_, *slabs[std::size_t(s)], psiPair(std::size_t(s), true), m);
-        });
-        collect(p, slabs, [&](auto axis, int s) {
-            constexpr int A = decltype(axis)::value;
-            return hAdjoint<T, A, C>(f, tile_, *slabs[std::size_t(s)], psiPair(std::size_t(s), false), m);
-        });
-        const kernels::UpdateH<T, M, C> updQ{f[3], f[4],    f[5],    f[0],    f[1],
-                                             f[2], m.db[0], m.db[1], m.db[2], tile_.dbScalar()};
-        const kernels::UpdateE<T, false, C> updP{f[0],    f[1],    f[2],    f[3], f[4], f[5],
-                                                 m.cb[0], m.cb[1], m.cb[2], {},   {},   {}};
+        const auto psiOf = [this](std::size_t s, bool e) { return psiPair(s, e); };
+        const QHalf<T, M, C> q(f, tile_, m, psiOf);
+        const PHalf<T, C> p(f, tile_, m, psiOf);
         const kernels::ScaleCa<T, C> scale{f[0], f[1], f[2], m.ca[0], m.ca[1], m.ca[2]};
         // The step's two halves have the forward step's shape (the transpose of the interior step is the
         // forward step itself, kernels/Adjoint.hpp): Q of row (j, k) reads P of rows (j, k), (j + 1, k),
         // (j, k + 1) only (the curl's and the CPML-E^T's forward differences), P of row (j, k) reads Q of
         // rows (j, k), (j - 1, k), (j, k - 1) only, and P *= Ca is pointwise; so the wavefront order gives
         // every cell the operands of the two sweeps (kernels/Wavefront.hpp), and the same bits.
-        const auto qRow = [&](int j, int k, int i0, int i1) {
-            q.row(j, k, i0, i1);
-            kernels::detail::runRow(updQ, i0, i1, j, k);
-        };
+        const auto qRow = [&](int j, int k, int i0, int i1) { q.row(j, k, i0, i1); };
         const auto pRow = [&](int j, int k, int i0, int i1) {
             if (lossy)
                 kernels::detail::runRow(scale, i0, i1, j, k);
             p.row(j, k, i0, i1);
-            kernels::detail::runRow(updP, i0, i1, j, k);
         };
         kernels::wavefrontRows(all, all, tile_.threads(), slabPlanes_, blockRows_, qRow, pRow);
     });
