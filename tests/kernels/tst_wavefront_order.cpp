@@ -94,6 +94,10 @@ private slots:
         QCOMPARE(kernels::wavefrontSlabs(20, 2, 8), 2);
         QCOMPARE(kernels::wavefrontSlabs(5, 4, 8), 1);
         QCOMPARE(kernels::wavefrontSlabs(29, 3, 1), 12);
+        QCOMPARE(kernels::wavefrontSlabs(40, 2, 8), 4); // 5 allowed; a multiple of the threads
+        QCOMPARE(kernels::wavefrontSlabs(44, 3, 8), 3);
+        QCOMPARE(kernels::wavefrontSlabs(60, 4, 8), 4);
+        QCOMPARE(kernels::wavefrontSlabs(24, 4, 8), 3); // fewer than the threads: as many as allowed
     }
     /// The slab bounds cover the planes in order, every slab at least one plane thick, thinning about
     /// 2:1 from the first slab to the last where there are planes enough.

@@ -73,11 +73,14 @@ struct RowSink {
 /// How many slabs the planes [0, planes) are cut into on `threads` threads: one on one thread; else
 /// about four per thread (a thread taken off its core by another job holds at most a quarter of its
 /// share), each at least `minPlanes` (>= 1) planes thick, so that the extra plane per slab stays a few
-/// percent.
+/// percent; and, where that allows more slabs than threads, a multiple of the thread count: the threads
+/// then take as many slabs each, and the thinning slabs even out (40 planes on 2 threads: 5 slabs left
+/// one thread 3 of them, a pass of 26 plane-times against 22 for 4 slabs).
 inline int wavefrontSlabs(int planes, int threads, int minPlanes) {
     if (threads <= 1)
         return 1;
-    return std::max(1, std::min(4 * threads, planes / std::max(1, minPlanes)));
+    const int n = std::max(1, std::min(4 * threads, planes / std::max(1, minPlanes)));
+    return n > threads ? n - n % threads : n;
 }
 
 /// The first plane, relative to the box's first plane, of slab s (0 <= s <= slabs; s == slabs gives
