@@ -181,6 +181,75 @@ template <class F> inline void runRow(const F& g, int i0, int i1, int j, int k) 
     runCells(g, i0, i1, j, k);
 }
 
+/// Cells [i0, i1) of rows j0..j1-1 of plane k of g in one call: the short rows of an x slab's CPML,
+/// whose per-row call and set-up cost more than their few cells (runCells' form, with the row loop
+/// inside).
+template <class F>
+__attribute__((noinline)) YEE_SIMD_CLONES void runCellsRows(const F& YEE_RESTRICT g, int i0, int i1, int j0, int j1,
+                                                             int k) {
+    for (int j = j0; j < j1; ++j) {
+        if constexpr (kCellsIndependent<F>) {
+            YEE_IVDEP
+            for (int i = i0; i < i1; ++i)
+                g(i, j, k);
+        } else {
+            for (int i = i0; i < i1; ++i)
+                g(i, j, k);
+        }
+    }
+}
+
+/// Whether rows of one functor run alike: the same table entries in the same places.
+template <class I> inline bool sameRuns(const RowRuns<I>& a, const RowRuns<I>& b) {
+    return a.ok == b.ok && (a.ix == nullptr) == (b.ix == nullptr) && a.uniform == b.uniform &&
+           a.pattern == b.pattern && a.wall == b.wall;
+}
+
+/// Cells [i0, i1) of rows j0..j1-1 of plane k of g: runRow's operations for every row (the same bits),
+/// with consecutive rows whose material runs match (a homogeneous tile's rows off the y wall, an indexed
+/// tile's rows of one entry) taken as one block: runCellsRows over the entry's constant form, and the
+/// cell that reads its own entry (the x wall's, or an indexed row's cell 0) per row.
+template <class F> inline void runRowBlock(const F& g, int i0, int i1, int j0, int j1, int k) {
+    if (i0 >= i1)
+        return;
+    if constexpr (MaterialRuns<F>::enabled) {
+        if (!materialRunsOn()) {
+            runCellsRows(g, i0, i1, j0, j1, k);
+            return;
+        }
+        for (int j = j0; j < j1;) {
+            const auto r = MaterialRuns<F>::rowOf(g, j, k);
+            const bool blockable = r.ok && (r.ix == nullptr || (r.uniform >= 0 && rowEntryOn()));
+            int e = j + 1;
+            if (blockable)
+                while (e < j1 && sameRuns(MaterialRuns<F>::rowOf(g, e, k), r))
+                    ++e;
+            if (!blockable || e - j == 1) {
+                runRow(g, i0, i1, j, k);
+                j = e;
+                continue;
+            }
+            // The one cell of each row with an entry of its own: the x wall's (homogeneous) or cell 0.
+            const int own = r.ix ? 0 : r.wall;
+            const int m = r.ix ? r.uniform : r.pattern;
+            const auto c = MaterialRuns<F>::at(g, m);
+            if (own >= i0 && own < i1) {
+                for (int q = j; q < e; ++q)
+                    g(own, q, k);
+                if (own > i0)
+                    runCellsRows(c, i0, own, j, e, k);
+                if (own + 1 < i1)
+                    runCellsRows(c, own + 1, i1, j, e, k);
+            } else {
+                runCellsRows(c, i0, i1, j, e, k);
+            }
+            j = e;
+        }
+        return;
+    }
+    runCellsRows(g, i0, i1, j0, j1, k);
+}
+
 } // namespace detail
 
 /// Run rowFn(j, k, i0, i1) for every row (j, k) of `b` on `threads` threads of the calling thread's

@@ -36,6 +36,8 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
+#include <utility>
 
 #include "yee/core/Box.hpp"
 #include "yee/core/WorkerPool.hpp"
@@ -44,16 +46,47 @@ namespace yee::kernels {
 
 /// A type-erased row callback: fn(ctx, j, k, i0, i1) updates cells [i0, i1) of row (j, k). Does not own
 /// `ctx`, which must outlive every call.
+template <class R, class = void> struct HasRows : std::false_type {};
+/// Whether row callable R also runs rows j0..j1-1 of a plane in one call: r.rows(j0, j1, k, i0, i1).
+template <class R>
+struct HasRows<R, std::void_t<decltype(std::declval<const R&>().rows(0, 0, 0, 0, 0))>> : std::true_type {};
+
+/// Rows j0..j1-1 of plane k, cells [i0, i1), of row callable r: r.rows where it has that form, else row by
+/// row.
+template <class R> inline void runRows(const R& r, int j0, int j1, int k, int i0, int i1) {
+    if constexpr (HasRows<R>::value) {
+        r.rows(j0, j1, k, i0, i1);
+    } else {
+        for (int j = j0; j < j1; ++j)
+            r(j, k, i0, i1);
+    }
+}
+
 struct RowRef {
     void (*fn)(const void* ctx, int j, int k, int i0, int i1) = nullptr;
     const void* ctx = nullptr;
+    void (*rowsFn)(const void* ctx, int j0, int j1, int k, int i0, int i1) = nullptr; ///< or null
     /// Run the row.
     void operator()(int j, int k, int i0, int i1) const { fn(ctx, j, k, i0, i1); }
-    /// A reference to the callable `r` (row(j, k, i0, i1)), which must outlive the RowRef.
+    /// Run rows j0..j1-1 of plane k: in one call where the callable has a rows form (HasRows).
+    void rows(int j0, int j1, int k, int i0, int i1) const {
+        if (rowsFn) {
+            rowsFn(ctx, j0, j1, k, i0, i1);
+        } else {
+            for (int j = j0; j < j1; ++j)
+                fn(ctx, j, k, i0, i1);
+        }
+    }
+    /// A reference to the callable `r` (row(j, k, i0, i1), and r.rows(j0, j1, k, i0, i1) where it has
+    /// that), which must outlive the RowRef.
     template <class R> static RowRef of(const R& r) {
-        return {
-            [](const void* c, int j, int k, int i0, int i1) { (*static_cast<const R*>(c))(j, k, i0, i1); },
-            &r};
+        RowRef x{[](const void* c, int j, int k, int i0, int i1) { (*static_cast<const R*>(c))(j, k, i0, i1); },
+                 &r, nullptr};
+        if constexpr (HasRows<R>::value)
+            x.rowsFn = [](const void* c, int j0, int j1, int k, int i0, int i1) {
+                static_cast<const R*>(c)->rows(j0, j1, k, i0, i1);
+            };
+        return x;
     }
 };
 
@@ -69,6 +102,12 @@ struct RowSink {
         return {[](const void* c, const RowRef& r) { (*static_cast<const F*>(c))(r); }, &f};
     }
 };
+
+/// Rows of a plane that the fused pass hands its row callables at a time (runRows): H of the group, then E
+/// of the group. Exact for the file comment's reason: H of a row reads E^n of that row and the next ones,
+/// none of which has had its E update yet; E of a row reads H of that row and earlier ones, all of which
+/// have had theirs. A group's rows are few enough that E finds their H in the core's first caches.
+inline constexpr int kWavefrontRowGroup = 8;
 
 /// How many slabs the planes [0, planes) are cut into on `threads` threads: one on one thread; else
 /// about four per thread (a thread taken off its core by another job holds at most a quarter of its
@@ -120,16 +159,25 @@ void wavefrontRows(const Box& bh, const Box& be, int threads, int minPlanes, int
         bool eRowOf(int j, int k) const {
             return anyE && j >= be.lo[1] && j < be.hi[1] && k >= be.lo[2] && k < be.hi[2];
         }
+        /// E of rows [j0, j1) of plane k where `be` has them.
+        void eRows(int j0, int j1, int k) const {
+            if (!anyE || k < be.lo[2] || k >= be.hi[2])
+                return;
+            const int a = std::max(j0, be.lo[1]), b = std::min(j1, be.hi[1]);
+            if (a < b)
+                runRows(*e, a, b, k, be.lo[0], be.hi[0]);
+        }
         /// Planes [lo, hi) block by block; `deferFirst`: no E update on plane lo.
         void slab(int lo, int hi, bool deferFirst) const {
             for (int j0 = bh.lo[1]; j0 < bh.hi[1]; j0 += block) {
                 const int j1 = std::min(bh.hi[1], j0 + block);
                 for (int k = lo; k < hi; ++k) {
                     const bool withE = !(deferFirst && k == lo);
-                    for (int j = j0; j < j1; ++j) {
-                        (*h)(j, k, bh.lo[0], bh.hi[0]);
-                        if (withE && eRowOf(j, k))
-                            (*e)(j, k, be.lo[0], be.hi[0]);
+                    for (int g0 = j0; g0 < j1; g0 += kWavefrontRowGroup) {
+                        const int g1 = std::min(j1, g0 + kWavefrontRowGroup);
+                        runRows(*h, g0, g1, k, bh.lo[0], bh.hi[0]);
+                        if (withE)
+                            eRows(g0, g1, k);
                     }
                 }
             }
@@ -140,9 +188,8 @@ void wavefrontRows(const Box& bh, const Box& be, int threads, int minPlanes, int
             if (joins[s].fetch_add(1, std::memory_order_acq_rel) != 1)
                 return;
             const int k = slabLo(s);
-            for (int j = be.lo[1]; j < be.hi[1]; ++j)
-                if (eRowOf(j, k))
-                    (*e)(j, k, be.lo[0], be.hi[0]);
+            for (int g0 = be.lo[1]; g0 < be.hi[1]; g0 += kWavefrontRowGroup)
+                eRows(g0, std::min(be.hi[1], g0 + kWavefrontRowGroup), k);
         }
     };
     Ctx c{&hRow,       &eRow,  bh, be, bh.lo[2], bh.extent(2), 1, blockRows > 0 ? blockRows : bh.extent(1),

@@ -769,6 +769,19 @@ kernels::SlabIndex slabIndex(const Box& L) {
     return {L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)), std::int64_t(L.extent(0)) * L.extent(1)};
 }
 
+/// A row of `main` with the corrections of slabs s0, s1, s2 (device::slabRow), and a group of rows in one
+/// call (device::slabRows), for the row drivers (kernels::RowRef).
+template <class Main, class V0, class V1, class V2> struct SlabRowFn {
+    const Main& main;
+    const V0& s0;
+    const V1& s1;
+    const V2& s2;
+    void operator()(int j, int k, int i0, int i1) const { device::slabRow(main, s0, s1, s2, j, k, i0, i1); }
+    void rows(int j0, int j1, int k, int i0, int i1) const {
+        device::slabRows(main, s0, s1, s2, j0, j1, k, i0, i1);
+    }
+};
+
 /// `main` over b with the CPML corrections of every slab: build(axisTag, slab) makes the CPML functor of
 /// one slab along axis decltype(axisTag)::value; the slabs go to their axis' list in tile order, and
 /// device::launchWithSlabs runs the sweep as the device runs it (row-fused on CPUs, passes on GPUs).
@@ -798,9 +811,7 @@ void sweepWithSlabs(device::Device& dev, const Box& b, int threads, const kernel
     }
     if constexpr (std::is_same_v<Fold, std::nullptr_t>) {
         if (sink) {
-            const auto row = [&](int j, int k, int i0, int i1) {
-                device::slabRow(main, s0, s1, s2, j, k, i0, i1);
-            };
+            const SlabRowFn<Main, decltype(s0), decltype(s1), decltype(s2)> row{main, s0, s1, s2};
             (*sink)(kernels::RowRef::of(row));
             return;
         }

@@ -70,10 +70,21 @@ template <class T> void Tile<T>::stepFused(int n, comm::Communicator& comm, bool
     // ---- the fused pass: H of coreH_ with its injections, E of fusedE_, row by row ----
     const auto withH = [&](const kernels::RowRef& h) {
         const auto withE = [&](const kernels::RowRef& eRow) {
-            const auto hRow = [&](int j, int k, int i0, int i1) {
-                h(j, k, i0, i1);
-                hInj_.applyRow(j, k);
+            // H of a row (or a group of rows) with its injections right after it.
+            struct HRow {
+                const kernels::RowRef& h;
+                const RowInjections<T>& inj;
+                void operator()(int j, int k, int i0, int i1) const {
+                    h(j, k, i0, i1);
+                    inj.applyRow(j, k);
+                }
+                void rows(int j0, int j1, int k, int i0, int i1) const {
+                    h.rows(j0, j1, k, i0, i1);
+                    for (int j = j0; j < j1; ++j)
+                        inj.applyRow(j, k);
+                }
             };
+            const HRow hRow{h, hInj_};
             kernels::wavefrontRows(coreH_, fusedE_, threads_, slabPlanes_, blockRows_, hRow, eRow);
         };
         const kernels::RowSink sinkE = kernels::RowSink::of(withE);
