@@ -235,6 +235,34 @@ template <class G, class I> void rowOf(const std::vector<SplitSlab<G, I>>& v, in
         }
     }
 }
+/// Rows j0..j1-1 of plane k, cells [i0, i1), of every x-slab kernel of v, in order: per row the tested
+/// cells at the slab's ends (runShort), and the test-free middles of the rows in one block
+/// (kernels::detail::runRowBlock: one call instead of one per row, as the forward's x slabs,
+/// device/SlabLaunch.hpp). The same operations per cell as rowOf row by row.
+template <class G, class I>
+void xBlockOf(const std::vector<SplitSlab<G, I>>& v, int j0, int j1, int k, int i0, int i1) {
+    for (const auto& s : v) {
+        if (k < s.box.lo[2] || k >= s.box.hi[2])
+            continue;
+        const int ja = std::max(j0, s.box.lo[1]), jb = std::min(j1, s.box.hi[1]);
+        const int lo = std::max(i0, s.box.lo[0]), hi = std::min(i1, s.box.hi[0]);
+        if (ja >= jb || lo >= hi)
+            continue;
+        const int a = std::clamp(s.lo, lo, hi), b = std::clamp(s.hi, a, hi);
+        const bool block = b - a <= device::detail::kBlockSlabRowMax;
+        for (int j = ja; j < jb; ++j) {
+            device::detail::prefetchPsiAhead(s.k, lo, j, k);
+            if (lo < a)
+                runShort(s.k, lo, a, j, k);
+            if (!block && a < b)
+                kernels::detail::runRow(s.inner, a, b, j, k);
+            if (b < hi)
+                runShort(s.k, b, hi, j, k);
+        }
+        if (block && a < b)
+            kernels::detail::runRowBlock(s.inner, a, b, ja, jb, k);
+    }
+}
 /// One launch per kernel of v over its box, in order (staged devices: the tested form only).
 template <class E> void passesOf(device::Device& dev, const std::vector<E>& v) {
     for (const auto& s : v)
@@ -251,6 +279,15 @@ template <class E0, class E1, class E2> struct AxisLists {
         rowOf(z, j, k, i0, i1);
         rowOf(y, j, k, i0, i1);
         rowOf(x, j, k, i0, i1);
+    }
+    /// Rows j0..j1-1 of plane k: each row's z and y kernels, then the x kernels of all the rows
+    /// (xBlockOf); every cell in row()'s order.
+    void rows(int j0, int j1, int k, int i0, int i1) const {
+        for (int j = j0; j < j1; ++j) {
+            rowOf(z, j, k, i0, i1);
+            rowOf(y, j, k, i0, i1);
+        }
+        xBlockOf(x, j0, j1, k, i0, i1);
     }
     /// One launch per kernel over its box, in the same order (staged devices).
     void passes(device::Device& dev) const {
@@ -299,6 +336,12 @@ template <class T, bool M, class C> struct QHalf {
         slabs.row(j, k, i0, i1);
         kernels::detail::runRow(update, i0, i1, j, k);
     }
+    /// Rows j0..j1-1 of plane k, each cell as row() (the fused pass's row groups).
+    void rows(int j0, int j1, int k, int i0, int i1) const {
+        slabs.rows(j0, j1, k, i0, i1);
+        for (int j = j0; j < j1; ++j)
+            kernels::detail::runRow(update, i0, i1, j, k);
+    }
 };
 /// The second half: the CPML-H^T kernels of every slab (psiOf(slab, false)) and P += Cb curl Q.
 template <class T, class C> struct PHalf {
@@ -317,6 +360,35 @@ template <class T, class C> struct PHalf {
     void row(int j, int k, int i0, int i1) const {
         slabs.row(j, k, i0, i1);
         kernels::detail::runRow(update, i0, i1, j, k);
+    }
+    void rows(int j0, int j1, int k, int i0, int i1) const {
+        slabs.rows(j0, j1, k, i0, i1);
+        for (int j = j0; j < j1; ++j)
+            kernels::detail::runRow(update, i0, i1, j, k);
+    }
+};
+
+/// The fused pass's row callables of the adjoint step (kernels::wavefrontRows): Q of a row or group of
+/// rows, and P (after P *= Ca where the scene is lossy).
+template <class Q> struct QRows {
+    const Q& q;
+    void operator()(int j, int k, int i0, int i1) const { q.row(j, k, i0, i1); }
+    void rows(int j0, int j1, int k, int i0, int i1) const { q.rows(j0, j1, k, i0, i1); }
+};
+template <class P, class S> struct PRows {
+    const P& p;
+    const S& scale;
+    bool lossy;
+    void operator()(int j, int k, int i0, int i1) const {
+        if (lossy)
+            kernels::detail::runRow(scale, i0, i1, j, k);
+        p.row(j, k, i0, i1);
+    }
+    void rows(int j0, int j1, int k, int i0, int i1) const {
+        if (lossy)
+            for (int j = j0; j < j1; ++j)
+                kernels::detail::runRow(scale, i0, i1, j, k);
+        p.rows(j0, j1, k, i0, i1);
     }
 };
 } // namespace
@@ -391,12 +463,8 @@ template <class T> template <bool M> void AdjointStepper<T>::fusedSweep() {
         // (j, k + 1) only (the curl's and the CPML-E^T's forward differences), P of row (j, k) reads Q of
         // rows (j, k), (j - 1, k), (j, k - 1) only, and P *= Ca is pointwise; so the wavefront order gives
         // every cell the operands of the two sweeps (kernels/Wavefront.hpp), and the same bits.
-        const auto qRow = [&](int j, int k, int i0, int i1) { q.row(j, k, i0, i1); };
-        const auto pRow = [&](int j, int k, int i0, int i1) {
-            if (lossy)
-                kernels::detail::runRow(scale, i0, i1, j, k);
-            p.row(j, k, i0, i1);
-        };
+        const QRows<QHalf<T, M, C>> qRow{q};
+        const PRows<PHalf<T, C>, kernels::ScaleCa<T, C>> pRow{p, scale, lossy};
         kernels::wavefrontRows(all, all, tile_.threads(), slabPlanes_, blockRows_, qRow, pRow);
     });
 }
