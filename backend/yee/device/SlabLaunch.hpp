@@ -87,17 +87,26 @@ template <class K> void rowSlabs(const std::vector<SlabKernel<K>>& v, int j, int
 /// Rows at most this long of an x slab run in blocks of rows (blockSlabs); longer ones row by row.
 inline constexpr int kBlockSlabRowMax = 32;
 
+/// The part of rows j0..j1-1 of plane k, cells [i0, i1), inside box b: rows [ja, jb), cells [lo, hi).
+struct RowsPart {
+    int ja = 0, jb = 0, lo = 0, hi = 0;
+    bool empty() const { return ja >= jb || lo >= hi; }
+};
+inline RowsPart rowsPart(const Box& b, int j0, int j1, int k, int i0, int i1) {
+    if (k < b.lo[2] || k >= b.hi[2])
+        return {};
+    return {std::max(j0, b.lo[1]), std::min(j1, b.hi[1]), std::max(i0, b.lo[0]), std::min(i1, b.hi[0])};
+}
+
 /// The slab kernels of one axis (the x slabs) over their part of rows j0..j1-1 of plane k, cells
 /// [i0, i1): per slab the rows' short parts in one block (kernels::detail::runRowBlock), their CPML state
 /// prefetched row by row first. The same operations per cell as rowSlabs for each row.
 template <class K> void blockSlabs(const std::vector<SlabKernel<K>>& v, int j0, int j1, int k, int i0, int i1) {
     for (const auto& s : v) {
-        if (k < s.box.lo[2] || k >= s.box.hi[2])
+        const RowsPart p = rowsPart(s.box, j0, j1, k, i0, i1);
+        if (p.empty())
             continue;
-        const int ja = std::max(j0, s.box.lo[1]), jb = std::min(j1, s.box.hi[1]);
-        const int lo = std::max(i0, s.box.lo[0]), hi = std::min(i1, s.box.hi[0]);
-        if (ja >= jb || lo >= hi)
-            continue;
+        const int ja = p.ja, jb = p.jb, lo = p.lo, hi = p.hi;
         if (hi - lo > kBlockSlabRowMax) {
             for (int j = ja; j < jb; ++j) {
                 prefetchPsiAhead(s.k, lo, j, k);

@@ -242,12 +242,10 @@ template <class G, class I> void rowOf(const std::vector<SplitSlab<G, I>>& v, in
 template <class G, class I>
 void xBlockOf(const std::vector<SplitSlab<G, I>>& v, int j0, int j1, int k, int i0, int i1) {
     for (const auto& s : v) {
-        if (k < s.box.lo[2] || k >= s.box.hi[2])
+        const device::detail::RowsPart p = device::detail::rowsPart(s.box, j0, j1, k, i0, i1);
+        if (p.empty())
             continue;
-        const int ja = std::max(j0, s.box.lo[1]), jb = std::min(j1, s.box.hi[1]);
-        const int lo = std::max(i0, s.box.lo[0]), hi = std::min(i1, s.box.hi[0]);
-        if (ja >= jb || lo >= hi)
-            continue;
+        const int ja = p.ja, jb = p.jb, lo = p.lo, hi = p.hi;
         const int a = std::clamp(s.lo, lo, hi), b = std::clamp(s.hi, a, hi);
         const bool block = b - a <= device::detail::kBlockSlabRowMax;
         for (int j = ja; j < jb; ++j) {
@@ -316,21 +314,11 @@ using ESplit = SplitSlab<kernels::CpmlEAdjoint<T, A, M, false, C>, kernels::Cpml
 template <class T, int A, class C>
 using HSplit = SplitSlab<kernels::CpmlHAdjoint<T, A, false, C>, kernels::CpmlHAdjoint<T, A, true, C>>;
 
-/// The first half of the adjoint step on the tile's adjoint views f: the CPML-E^T kernels of every slab
-/// (psiOf(slab, true): its psibar buffers this step) and Q -= Db curl P, for one accessor kind C.
-template <class T, bool M, class C> struct QHalf {
-    AxisLists<ESplit<T, 0, M, C>, ESplit<T, 1, M, C>, ESplit<T, 2, M, C>> slabs;
-    kernels::UpdateH<T, M, C> update;
-    template <class PsiOf>
-    QHalf(const View<T>* f, solver::Tile<T>& tile, const typename solver::Tile<T>::template Coefs<C>& m,
-          PsiOf&& psiOf)
-        : update{f[3], f[4], f[5], f[0], f[1], f[2], m.db[0], m.db[1], m.db[2], tile.dbScalar()} {
-        auto& sl = tile.slabs();
-        collect(slabs, sl, [&](auto axis, int s) {
-            constexpr int A = decltype(axis)::value;
-            return eAdjoint<T, A, M, C>(f, tile, *sl[std::size_t(s)], psiOf(std::size_t(s), true), m);
-        });
-    }
+/// One half of the adjoint step: the CPML transposes of every slab (`slabs`, AxisLists) and the curl
+/// update after them, per cell.
+template <class L, class U> struct AdjointHalf {
+    L slabs;
+    U update;
     /// Row (j, k, [i0, i1)): the slab transposes in their order, then the curl (CPU devices).
     void row(int j, int k, int i0, int i1) const {
         slabs.row(j, k, i0, i1);
@@ -343,28 +331,35 @@ template <class T, bool M, class C> struct QHalf {
             kernels::detail::runRow(update, i0, i1, j, k);
     }
 };
+/// The first half on the tile's adjoint views f: the CPML-E^T kernels of every slab (psiOf(slab, true):
+/// its psibar buffers this step) and Q -= Db curl P, for one accessor kind C.
+template <class T, bool M, class C>
+struct QHalf : AdjointHalf<AxisLists<ESplit<T, 0, M, C>, ESplit<T, 1, M, C>, ESplit<T, 2, M, C>>,
+                           kernels::UpdateH<T, M, C>> {
+    template <class PsiOf>
+    QHalf(const View<T>* f, solver::Tile<T>& tile, const typename solver::Tile<T>::template Coefs<C>& m,
+          PsiOf&& psiOf) {
+        this->update = {f[3], f[4], f[5], f[0], f[1], f[2], m.db[0], m.db[1], m.db[2], tile.dbScalar()};
+        auto& sl = tile.slabs();
+        collect(this->slabs, sl, [&](auto axis, int s) {
+            constexpr int A = decltype(axis)::value;
+            return eAdjoint<T, A, M, C>(f, tile, *sl[std::size_t(s)], psiOf(std::size_t(s), true), m);
+        });
+    }
+};
 /// The second half: the CPML-H^T kernels of every slab (psiOf(slab, false)) and P += Cb curl Q.
-template <class T, class C> struct PHalf {
-    AxisLists<HSplit<T, 0, C>, HSplit<T, 1, C>, HSplit<T, 2, C>> slabs;
-    kernels::UpdateE<T, false, C> update;
+template <class T, class C>
+struct PHalf : AdjointHalf<AxisLists<HSplit<T, 0, C>, HSplit<T, 1, C>, HSplit<T, 2, C>>,
+                           kernels::UpdateE<T, false, C>> {
     template <class PsiOf>
     PHalf(const View<T>* f, solver::Tile<T>& tile, const typename solver::Tile<T>::template Coefs<C>& m,
-          PsiOf&& psiOf)
-        : update{f[0], f[1], f[2], f[3], f[4], f[5], m.cb[0], m.cb[1], m.cb[2], {}, {}, {}} {
+          PsiOf&& psiOf) {
+        this->update = {f[0], f[1], f[2], f[3], f[4], f[5], m.cb[0], m.cb[1], m.cb[2], {}, {}, {}};
         auto& sl = tile.slabs();
-        collect(slabs, sl, [&](auto axis, int s) {
+        collect(this->slabs, sl, [&](auto axis, int s) {
             constexpr int A = decltype(axis)::value;
             return hAdjoint<T, A, C>(f, tile, *sl[std::size_t(s)], psiOf(std::size_t(s), false), m);
         });
-    }
-    void row(int j, int k, int i0, int i1) const {
-        slabs.row(j, k, i0, i1);
-        kernels::detail::runRow(update, i0, i1, j, k);
-    }
-    void rows(int j0, int j1, int k, int i0, int i1) const {
-        slabs.rows(j0, j1, k, i0, i1);
-        for (int j = j0; j < j1; ++j)
-            kernels::detail::runRow(update, i0, i1, j, k);
     }
 };
 

@@ -68,8 +68,7 @@ inline void resetRowSwitches() {
 /// functor, a few hundred bytes, with `rep movs`: 43 % of the x-slab CPML's row driver and 9 % of the
 /// 200^3 bench's step, perf.) YEE_SIMD_CLONES (core/Platform.hpp): the loop is compiled for AVX-512, AVX2
 /// and SSE2, and the widest the CPU has runs; the bits are the same.
-template <class F>
-__attribute__((noinline)) YEE_SIMD_CLONES void runCells(const F& YEE_RESTRICT g, int i0, int i1, int j, int k) {
+template <class F> YEE_FORCEINLINE void cellLoop(const F& YEE_RESTRICT g, int i0, int i1, int j, int k) {
     if constexpr (kCellsIndependent<F>) {
         YEE_IVDEP
         for (int i = i0; i < i1; ++i)
@@ -78,6 +77,10 @@ __attribute__((noinline)) YEE_SIMD_CLONES void runCells(const F& YEE_RESTRICT g,
         for (int i = i0; i < i1; ++i)
             g(i, j, k);
     }
+}
+template <class F>
+__attribute__((noinline)) YEE_SIMD_CLONES void runCells(const F& YEE_RESTRICT g, int i0, int i1, int j, int k) {
+    cellLoop(g, i0, i1, j, k);
 }
 
 /// Where the run of entry m starting at ix[i] ends: the first n in [i, i1) with ix[n] != m, or i1. Four
@@ -187,16 +190,8 @@ template <class F> inline void runRow(const F& g, int i0, int i1, int j, int k) 
 template <class F>
 __attribute__((noinline)) YEE_SIMD_CLONES void runCellsRows(const F& YEE_RESTRICT g, int i0, int i1, int j0, int j1,
                                                              int k) {
-    for (int j = j0; j < j1; ++j) {
-        if constexpr (kCellsIndependent<F>) {
-            YEE_IVDEP
-            for (int i = i0; i < i1; ++i)
-                g(i, j, k);
-        } else {
-            for (int i = i0; i < i1; ++i)
-                g(i, j, k);
-        }
-    }
+    for (int j = j0; j < j1; ++j)
+        cellLoop(g, i0, i1, j, k);
 }
 
 /// Whether rows of one functor run alike: the same table entries in the same places.
