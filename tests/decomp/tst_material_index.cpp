@@ -113,9 +113,10 @@ template <class T> Outcome<T> stepTile(const scene::Scene& s, const Config& cfg,
     if (tile.indexed()) { // one index per interior cell, and the tables
         const int kinds = 1 + int(plan->lossy) + int(plan->magnetic);
         // ...and on CPU devices, with an index, one 4-byte entry per row: the row's one entry or -1
-        const std::int64_t rows = tile.indexBytes() > 0 ? std::int64_t(tile.box().extent(1)) * tile.box().extent(2) : 0;
-        out.expected = tile.cells() * tile.indexBytes() + 3 * tile.tableEntries() * kinds * std::int64_t(sizeof(T)) +
-                       rows * 4;
+        const std::int64_t rows =
+            tile.indexBytes() > 0 ? std::int64_t(tile.box().extent(1)) * tile.box().extent(2) : 0;
+        out.expected = tile.cells() * tile.indexBytes() +
+                       3 * tile.tableEntries() * kinds * std::int64_t(sizeof(T)) + rows * 4;
     }
     tile.requirePerCellCoefficients();
     for (int c = 0; c < 3; ++c) {

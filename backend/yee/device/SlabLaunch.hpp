@@ -101,7 +101,8 @@ inline RowsPart rowsPart(const Box& b, int j0, int j1, int k, int i0, int i1) {
 /// The slab kernels of one axis (the x slabs) over their part of rows j0..j1-1 of plane k, cells
 /// [i0, i1): per slab the rows' short parts in one block (kernels::detail::runRowBlock), their CPML state
 /// prefetched row by row first. The same operations per cell as rowSlabs for each row.
-template <class K> void blockSlabs(const std::vector<SlabKernel<K>>& v, int j0, int j1, int k, int i0, int i1) {
+template <class K>
+void blockSlabs(const std::vector<SlabKernel<K>>& v, int j0, int j1, int k, int i0, int i1) {
     for (const auto& s : v) {
         const RowsPart p = rowsPart(s.box, j0, j1, k, i0, i1);
         if (p.empty())

@@ -121,7 +121,8 @@ template <class F, class = void> struct MaterialRuns { static constexpr bool ena
 /// The runs of row (j, k) of the table accessors `a` and `r...` (of one type).
 template <class T, class... R>
 inline RowRuns<MaterialIndex> runsOfRow(int j, int k, const TableCoef<T>& a, const R&... r) {
-    if (a.idx == nullptr || ((r.idx != a.idx || r.sy != a.sy || r.sz != a.sz || r.rowEntry != a.rowEntry) || ...))
+    if (a.idx == nullptr ||
+        ((r.idx != a.idx || r.sy != a.sy || r.sz != a.sz || r.rowEntry != a.rowEntry) || ...))
         return {};
     return {a.idx + j * a.sy + k * a.sz, kNoWall, 0, true, uniformEntry(a, j, k)};
 }

@@ -79,7 +79,8 @@ template <class F> YEE_FORCEINLINE void cellLoop(const F& YEE_RESTRICT g, int i0
     }
 }
 template <class F>
-__attribute__((noinline)) YEE_SIMD_CLONES void runCells(const F& YEE_RESTRICT g, int i0, int i1, int j, int k) {
+__attribute__((noinline)) YEE_SIMD_CLONES void runCells(const F& YEE_RESTRICT g, int i0, int i1, int j,
+                                                        int k) {
     cellLoop(g, i0, i1, j, k);
 }
 
@@ -188,8 +189,8 @@ template <class F> inline void runRow(const F& g, int i0, int i1, int j, int k) 
 /// whose per-row call and set-up cost more than their few cells (runCells' form, with the row loop
 /// inside).
 template <class F>
-__attribute__((noinline)) YEE_SIMD_CLONES void runCellsRows(const F& YEE_RESTRICT g, int i0, int i1, int j0, int j1,
-                                                             int k) {
+__attribute__((noinline)) YEE_SIMD_CLONES void runCellsRows(const F& YEE_RESTRICT g, int i0, int i1, int j0,
+                                                            int j1, int k) {
     for (int j = j0; j < j1; ++j)
         cellLoop(g, i0, i1, j, k);
 }

@@ -80,8 +80,9 @@ struct RowRef {
     /// A reference to the callable `r` (row(j, k, i0, i1), and r.rows(j0, j1, k, i0, i1) where it has
     /// that), which must outlive the RowRef.
     template <class R> static RowRef of(const R& r) {
-        RowRef x{[](const void* c, int j, int k, int i0, int i1) { (*static_cast<const R*>(c))(j, k, i0, i1); },
-                 &r, nullptr};
+        RowRef x{
+            [](const void* c, int j, int k, int i0, int i1) { (*static_cast<const R*>(c))(j, k, i0, i1); },
+            &r, nullptr};
         if constexpr (HasRows<R>::value)
             x.rowsFn = [](const void* c, int j0, int j1, int k, int i0, int i1) {
                 static_cast<const R*>(c)->rows(j0, j1, k, i0, i1);

@@ -656,7 +656,9 @@ template <class T> void Tile<T>::fill() {
         const Index3 n = box_.extents();
         kernels::forEachRow(Box{{0, 0, 0}, {1, n[1], n[2]}}, fillThreads(), [&](int j, int k, int, int) {
             const std::int64_t at = indexAt(0, j, k);
-            const auto entry = [&](int i) { return ix8 ? std::int32_t(ix8[at + i]) : std::int32_t(ix16[at + i]); };
+            const auto entry = [&](int i) {
+                return ix8 ? std::int32_t(ix8[at + i]) : std::int32_t(ix16[at + i]);
+            };
             // Cell 0 is not compared: on the low x wall it has an entry of its own (tangential Cb 0).
             std::int32_t e = entry(n[0] > 1 ? 1 : 0);
             for (int i = 2; i < n[0] && e >= 0; ++i)

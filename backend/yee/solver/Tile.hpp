@@ -126,9 +126,8 @@ public:
             const kernels::SmallMaterialIndex* ix = wall_ ? &none : idx8_.data();
             const std::int64_t mask = wall_ ? 0 : -1;
             const auto at = [&](const device::Buffer<T>& tab) {
-                return kernels::ByteCoef<T>{ix,         tab.data(), idxSy_,     idxSz_,
-                                            mask,       wallAt_[0], wallAt_[1], wallAt_[2],
-                                            rowEntry(), rowsY_};
+                return kernels::ByteCoef<T>{ix,         tab.data(), idxSy_,     idxSz_,     mask,
+                                            wallAt_[0], wallAt_[1], wallAt_[2], rowEntry(), rowsY_};
             };
             for (std::size_t c = 0; c < 3; ++c) {
                 k.cb[c] = at(tabCb_[c]);
@@ -314,7 +313,7 @@ private:
     device::Buffer<std::int32_t> rowEntry_;
     std::int64_t rowsY_ = 0; ///< rows along y of rowEntry_
     const std::int32_t* rowEntry() const { return rowEntry_.allocated() ? rowEntry_.data() : nullptr; }
-    std::int64_t idxSy_ = 0, idxSz_ = 0;               ///< the index's strides (x fastest, no halo)
+    std::int64_t idxSy_ = 0, idxSz_ = 0; ///< the index's strides (x fastest, no halo)
     /// Homogeneous tiles: tile-local index of the low PEC wall per axis, or kernels::kNoWall.
     std::array<int, 3> wallAt_{kernels::kNoWall, kernels::kNoWall, kernels::kNoWall};
     std::array<device::Buffer<T>, 3> tabCb_, tabCa_, tabDb_; ///< indexed(): per component
