@@ -1,7 +1,8 @@
 #pragma once
 /// \file Wavefront.hpp
 /// The fused H-then-E sweep of CPU devices (wavefront): one pass over the planes of a box along its
-/// slowest axis (z) that updates, row by row, H of row (j, k) and then E of the same row, so the E
+/// slowest axis (z) that updates, row by row (in groups of rows, kWavefrontRowGroup), H of row (j, k) and
+/// then E of the same row, so the E
 /// update reads H^{n+1/2} of rows (j, k), (j - 1, k) and (j, k - 1) while they are still in cache, and
 /// each field crosses the memory bus about once per step instead of twice.
 ///
@@ -44,10 +45,8 @@
 
 namespace yee::kernels {
 
-/// A type-erased row callback: fn(ctx, j, k, i0, i1) updates cells [i0, i1) of row (j, k). Does not own
-/// `ctx`, which must outlive every call.
-template <class R, class = void> struct HasRows : std::false_type {};
 /// Whether row callable R also runs rows j0..j1-1 of a plane in one call: r.rows(j0, j1, k, i0, i1).
+template <class R, class = void> struct HasRows : std::false_type {};
 template <class R>
 struct HasRows<R, std::void_t<decltype(std::declval<const R&>().rows(0, 0, 0, 0, 0))>> : std::true_type {};
 
@@ -62,6 +61,9 @@ template <class R> inline void runRows(const R& r, int j0, int j1, int k, int i0
     }
 }
 
+/// A type-erased row callback: fn(ctx, j, k, i0, i1) updates cells [i0, i1) of row (j, k), and rowsFn,
+/// where the callable has a rows form, rows j0..j1-1 of plane k in one call. Does not own `ctx`, which must
+/// outlive every call.
 struct RowRef {
     void (*fn)(const void* ctx, int j, int k, int i0, int i1) = nullptr;
     const void* ctx = nullptr;
@@ -158,9 +160,6 @@ void wavefrontRows(const Box& bh, const Box& be, int threads, int minPlanes, int
         bool anyE;
         std::atomic<int>* joins; // joins[s]: slabs finished beside the first plane of slab s (s >= 1)
         int slabLo(int s) const { return k0 + wavefrontSlabBounds(planes, slabs, s); }
-        bool eRowOf(int j, int k) const {
-            return anyE && j >= be.lo[1] && j < be.hi[1] && k >= be.lo[2] && k < be.hi[2];
-        }
         /// E of rows [j0, j1) of plane k where `be` has them.
         void eRows(int j0, int j1, int k) const {
             if (!anyE || k < be.lo[2] || k >= be.hi[2])

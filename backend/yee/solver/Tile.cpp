@@ -456,10 +456,8 @@ template <class T> void Tile<T>::planMaterials() {
             idx8_ = Buffer<kernels::SmallMaterialIndex>(dev, cells, Category::Materials);
         else
             idx_ = Buffer<kernels::MaterialIndex>(dev, cells, Category::Materials);
-        if (!dev_.isCuda()) { // the CPU row drivers' one-entry rows (fill())
-            rowsY_ = n[1];
+        if (!dev_.isCuda()) // the CPU row drivers' one-entry rows (fill())
             rowEntry_ = Buffer<std::int32_t>(dev, std::int64_t(n[1]) * n[2], Category::Materials);
-        }
     }
     for (std::size_t c = 0; c < 3; ++c) {
         tabCb_[c] = Buffer<T>(dev, entries, Category::Materials);
@@ -655,16 +653,14 @@ template <class T> void Tile<T>::fill() {
         std::int32_t* re = hf(rowEntry_);
         const Index3 n = box_.extents();
         kernels::forEachRow(Box{{0, 0, 0}, {1, n[1], n[2]}}, fillThreads(), [&](int j, int k, int, int) {
-            const std::int64_t at = indexAt(0, j, k);
-            const auto entry = [&](int i) {
-                return ix8 ? std::int32_t(ix8[at + i]) : std::int32_t(ix16[at + i]);
-            };
             // Cell 0 is not compared: on the low x wall it has an entry of its own (tangential Cb 0).
-            std::int32_t e = entry(n[0] > 1 ? 1 : 0);
-            for (int i = 2; i < n[0] && e >= 0; ++i)
-                if (entry(i) != e)
-                    e = -1;
-            re[j + std::int64_t(k) * n[1]] = e;
+            const auto oneEntry = [&](const auto* row) {
+                if (n[0] <= 1)
+                    return std::int32_t(row[0]);
+                return kernels::detail::runEnd(row, 2, n[0], row[1]) == n[0] ? std::int32_t(row[1]) : -1;
+            };
+            const std::int64_t at = indexAt(0, j, k);
+            re[j + std::int64_t(k) * n[1]] = ix8 ? oneEntry(ix8 + at) : oneEntry(ix16 + at);
         });
     }
     // ---- CPML grading ----

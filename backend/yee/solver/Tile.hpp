@@ -127,7 +127,7 @@ public:
             const std::int64_t mask = wall_ ? 0 : -1;
             const auto at = [&](const device::Buffer<T>& tab) {
                 return kernels::ByteCoef<T>{ix,         tab.data(), idxSy_,     idxSz_,     mask,
-                                            wallAt_[0], wallAt_[1], wallAt_[2], rowEntry(), rowsY_};
+                                            wallAt_[0], wallAt_[1], wallAt_[2], rowEntry(), box_.extent(1)};
             };
             for (std::size_t c = 0; c < 3; ++c) {
                 k.cb[c] = at(tabCb_[c]);
@@ -139,9 +139,9 @@ public:
         if (indexed_) {
             Coefs<kernels::TableCoef<T>> k;
             for (std::size_t c = 0; c < 3; ++c) {
-                k.cb[c] = {idx_.data(), tabCb_[c].data(), idxSy_, idxSz_, rowEntry(), rowsY_};
-                k.ca[c] = {idx_.data(), tabCa_[c].data(), idxSy_, idxSz_, rowEntry(), rowsY_};
-                k.db[c] = {idx_.data(), tabDb_[c].data(), idxSy_, idxSz_, rowEntry(), rowsY_};
+                k.cb[c] = {idx_.data(), tabCb_[c].data(), idxSy_, idxSz_, rowEntry(), box_.extent(1)};
+                k.ca[c] = {idx_.data(), tabCa_[c].data(), idxSy_, idxSz_, rowEntry(), box_.extent(1)};
+                k.db[c] = {idx_.data(), tabDb_[c].data(), idxSy_, idxSz_, rowEntry(), box_.extent(1)};
             }
             return f(k);
         }
@@ -308,10 +308,8 @@ private:
     device::Buffer<kernels::MaterialIndex> idx_;       ///< indexed(), 2 bytes: one per interior cell
     device::Buffer<kernels::SmallMaterialIndex> idx8_; ///< indexed(), 1 byte: one per interior cell
     /// indexed() with an index, CPU devices: per interior row (j + k ny) the one entry of its cells i >= 1,
-    /// or -1 (fill();
-    /// kernels::TableCoef::rowEntry)
+    /// or -1 (fill(), kernels::TableCoef::rowEntry).
     device::Buffer<std::int32_t> rowEntry_;
-    std::int64_t rowsY_ = 0; ///< rows along y of rowEntry_
     const std::int32_t* rowEntry() const { return rowEntry_.allocated() ? rowEntry_.data() : nullptr; }
     std::int64_t idxSy_ = 0, idxSz_ = 0; ///< the index's strides (x fastest, no halo)
     /// Homogeneous tiles: tile-local index of the low PEC wall per axis, or kernels::kNoWall.
