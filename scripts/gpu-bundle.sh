@@ -19,7 +19,8 @@
 # into lib/compat, which the runner uses only where the machine's own is too old. libcurl, which HDF5 links
 # only for its S3 driver (never used here), is replaced by a stub, which drops curl's dozen TLS/LDAP/SSH
 # libraries. The libraries travel gzip-compressed (lib.tar.gz; ICU's data alone is 30 MiB) and the runner
-# unpacks them on first use. Prints the bundle's size and exits non-zero when a program's library is
+# unpacks them on first use; the programs too (bin.tar.gz: the statically linked kernels of three programs
+# are most of the bundle). Prints the bundle's size and exits non-zero when a program's library is
 # missing or the folder is over the limit.
 set -euo pipefail
 
@@ -74,17 +75,17 @@ for exe in "${REQUIRED[@]}"; do
 done
 
 rm -rf "$OUTDIR"
-mkdir -p "$OUTDIR/bin" "$OUTDIR/scenes"
+mkdir -p "$OUTDIR/scenes"
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
-mkdir -p "$STAGE/lib/compat"
+mkdir -p "$STAGE/lib/compat" "$STAGE/bin"
 
 # ---- programs -----------------------------------------------------------------------------------------------------
 EXES=()
 for exe in "${REQUIRED[@]}" "${OPTIONAL[@]}"; do
     [[ -x $BUILD/$exe ]] || { echo "gpu-bundle: $exe not built: left out"; continue; }
-    cp "$BUILD/$exe" "$OUTDIR/bin/"
-    strip --strip-unneeded "$OUTDIR/bin/$(basename "$exe")"
+    cp "$BUILD/$exe" "$STAGE/bin/"
+    strip --strip-unneeded "$STAGE/bin/$(basename "$exe")"
     EXES+=("$BUILD/$exe")
 done
 cp "$ROOT"/resources/scenes/quick_box.json "$OUTDIR/scenes/"
@@ -155,7 +156,7 @@ if [[ -n ${SEEN[libcurl.so.4]:-} ]]; then
 fi
 
 # Closure check: with only the bundle's libraries on the path, nothing is missing.
-for f in "$OUTDIR"/bin/*; do
+for f in "$STAGE"/bin/*; do
     if LD_LIBRARY_PATH=$STAGE/lib:$STAGE/lib/compat ldd "$f" | grep -q 'not found'; then
         echo "gpu-bundle: $(basename "$f") misses a library in the bundle:" >&2
         LD_LIBRARY_PATH=$STAGE/lib:$STAGE/lib/compat ldd "$f" | grep 'not found' >&2
@@ -163,7 +164,9 @@ for f in "$OUTDIR"/bin/*; do
     fi
 done
 unpacked=$(du -sb "$STAGE/lib" | cut -f1)
+programs=$(du -sb "$STAGE/bin" | cut -f1)
 tar -C "$STAGE" -czf "$OUTDIR/lib.tar.gz" lib
+tar -C "$STAGE" -czf "$OUTDIR/bin.tar.gz" bin
 
 # ---- runner and manifest ------------------------------------------------------------------------------------------
 cp "$ROOT/tests/gpu/bundle-run.sh" "$OUTDIR/run.sh"
@@ -177,7 +180,8 @@ glibcxx=$(for f in "${EXES[@]}"; do objdump -T "$f" 2>/dev/null; done | grep -o 
     echo "cuda: $(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$BUILD/CMakeCache.txt" | head -n 1) arch $(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$BUILD/CMakeCache.txt")"
     echo "enable_cuda: $(sed -n 's/^YEE_ENABLE_CUDA:[A-Z]*=//p' "$BUILD/CMakeCache.txt")"
     echo "glibcxx_needed: ${glibcxx:-none}"
-    echo "programs: $(cd "$OUTDIR/bin" && echo *)"
+    echo "programs: $(cd "$STAGE/bin" && echo *)"
+    echo "programs_unpacked_bytes: $programs"
     echo "libraries: $(cd "$STAGE/lib" && ls *.so* | tr '\n' ' ')"
     echo "compat: $(cd "$STAGE/lib/compat" && ls | tr '\n' ' ')"
     echo "libraries_unpacked_bytes: $unpacked"
@@ -185,7 +189,7 @@ glibcxx=$(for f in "${EXES[@]}"; do objdump -T "$f" 2>/dev/null; done | grep -o 
 
 bytes=$(du -sb "$OUTDIR" | cut -f1)
 mib=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
-echo "gpu-bundle: $OUTDIR: $mib MiB ($bytes bytes; libraries $((unpacked / 1048576)) MiB unpacked), limit $MAX_MIB MiB"
+echo "gpu-bundle: $OUTDIR: $mib MiB ($bytes bytes; libraries $((unpacked / 1048576)) MiB, programs $((programs / 1048576)) MiB unpacked), limit $MAX_MIB MiB"
 if ((bytes >= MAX_MIB * 1048576)); then
     echo "gpu-bundle: the bundle is over $MAX_MIB MiB" >&2
     exit 1

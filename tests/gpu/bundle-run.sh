@@ -3,10 +3,10 @@
 # Runs on the GPU test machine (CUDA 13 driver, Python 3.12 with the pip package nvidia-nccl-cu13, no Qt /
 # HDF5 / network) from the bundle folder alone:
 #
-#   1. unpacks the bundle's libraries (lib.tar.gz, once) and sets LD_LIBRARY_PATH for the bundle's programs
-#      (only for them; the machine's own tools keep their libraries): the bundle's lib/, its
-#      C++ runtime (lib/compat) only where the machine's libstdc++ is too old for the programs, the pip
-#      NCCL's lib folder (found with python3; YEE_NCCL_LIB overrides), then what was already set;
+#   1. unpacks the bundle's programs and libraries (bin.tar.gz, lib.tar.gz, once) and sets LD_LIBRARY_PATH
+#      for the bundle's programs (only for them; the machine's own tools keep their libraries): the
+#      bundle's lib/, its C++ runtime (lib/compat) only where the machine's libstdc++ is too old for the
+#      programs, the pip NCCL's lib folder (found with python3; YEE_NCCL_LIB overrides), then what was already set;
 #   2. GPU-required mode: when `nvidia-smi -L` lists a GPU, YEE_GPU_REQUIRED=1 (unless set otherwise):
 #      then a GPU test that skips for any reason but "needs N GPUs, M visible" fails, yee-bench's "nothing
 #      measured" fails, and unusable CUDA fails with the runtime and driver versions printed;
@@ -39,14 +39,20 @@ say() { echo "$*" | tee -a "$LOGS/runner.log"; }
 [[ -d /usr/local/nvidia/bin ]] && PATH=$PATH:/usr/local/nvidia/bin
 
 # ---- libraries ----------------------------------------------------------------------------------------------------
-LIB=$B/lib
-if [[ ! -d $LIB || $B/lib.tar.gz -nt $LIB ]]; then
-    if [[ -w $B ]]; then
-        rm -rf "$LIB" && tar -C "$B" -xzf "$B/lib.tar.gz" && touch "$LIB"
+# unpack NAME: NAME.tar.gz into the bundle folder (once, and again when the archive is newer), or into the
+# run's work folder when the bundle is read-only; prints the folder it went to.
+unpack() {
+    local name=$1
+    if [[ -d $B/$name && ! $B/$name.tar.gz -nt $B/$name ]]; then
+        echo "$B/$name"
+    elif [[ -w $B ]]; then
+        rm -rf "${B:?}/$name" && tar -C "$B" -xzf "$B/$name.tar.gz" && touch "$B/$name" && echo "$B/$name"
     else
-        LIB=$WORK/lib && tar -C "$WORK" -xzf "$B/lib.tar.gz"
+        tar -C "$WORK" -xzf "$B/$name.tar.gz" && echo "$WORK/$name"
     fi
-fi
+}
+LIB=$(unpack lib)
+BIN=$(unpack bin)
 NCCL_LIB=${YEE_NCCL_LIB:-}
 if [[ -z $NCCL_LIB ]] && command -v python3 >/dev/null 2>&1; then
     NCCL_LIB=$(python3 -c 'import os, nvidia.nccl as m; print(os.path.join(list(m.__path__)[0], "lib"))' \
@@ -60,7 +66,7 @@ elif [[ -n $NCCL_LIB ]]; then
 fi
 LDP=$LIB${NCCL_LIB:+:$NCCL_LIB}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 COMPAT_NOTE="C++ runtime: the machine's"
-if LD_LIBRARY_PATH=$LDP ldd "$B/bin/tst_gpu" 2>&1 | grep -Eq 'not found|version .* not found'; then
+if LD_LIBRARY_PATH=$LDP ldd "$BIN/tst_gpu" 2>&1 | grep -Eq 'not found|version .* not found'; then
     LDP=$LIB:$LIB/compat${NCCL_LIB:+:$NCCL_LIB}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     COMPAT_NOTE="C++ runtime: the bundle's (lib/compat; the machine's is missing or too old)"
 fi
@@ -130,7 +136,6 @@ stage() {
     return 0
 }
 
-BIN=$B/bin
 have() { [[ -x $BIN/$1 ]]; }
 
 if ((GPU_LISTED == 0 && REQUIRED == 0)); then

@@ -27,8 +27,12 @@ bash "$SRC/scripts/gpu-bundle.sh" --build "$BUILD" --reuse --out "$WORK/bundle" 
 grep -q 'MiB' "$WORK/pack.log" || fail "no size printed"
 bytes=$(du -sb "$WORK/bundle" | cut -f1)
 ((bytes < 60 * 1048576)) || fail "bundle is $bytes bytes (limit 60 MiB)"
-for f in run.sh MANIFEST lib.tar.gz bin/tst_gpu bin/yee-bench bin/yee-run scenes/quick_box.json; do
+for f in run.sh MANIFEST lib.tar.gz bin.tar.gz scenes/quick_box.json; do
     [[ -e $WORK/bundle/$f ]] || fail "bundle lacks $f"
+done
+tar -tzf "$WORK/bundle/bin.tar.gz" >"$WORK/bins.txt"
+for p in tst_gpu yee-bench yee-run; do
+    grep -q "^bin/$p\$" "$WORK/bins.txt" || fail "bundle lacks bin/$p"
 done
 # Qt Core and HDF5 travel with it; libcurl is the stub; the C library stays the machine's.
 tar -tzf "$WORK/bundle/lib.tar.gz" >"$WORK/libs.txt"

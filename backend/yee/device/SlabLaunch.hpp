@@ -144,18 +144,16 @@ void slabRow(const Main& main, const std::vector<SlabKernel<K0>>& s0, const std:
     detail::rowSlabs(s2, j, k, i0, i1);
 }
 
-/// Rows j0..j1-1 of plane k, cells [i0, i1), as slabRow runs each: `main` over every row, then the x
-/// slabs' short row parts in blocks of rows (detail::blockSlabs: one call per slab instead of one per row
-/// and slab, which cost a fifth of the 200^3 bench's step), then each row's y and z slab parts. Every
-/// cell gets the plain update, then the x, y and z corrections, in slabRow's order: the same bits.
+/// Rows j0..j1-1 of plane k, cells [i0, i1), as slabRow runs each: `main` over every row (in blocks of
+/// rows of matching material runs, kernels::detail::runRowBlock: one call and set-up per block; about
+/// +5 % at 200^3), then the x slabs' short row parts in blocks of rows (detail::blockSlabs: one call per slab
+/// instead of one per row and slab, which cost a fifth of the 200^3 bench's step), then each row's y and z
+/// slab parts. Every cell gets the plain update, then the x, y and z corrections, in slabRow's order: the
+/// same bits.
 template <class Main, class K0, class K1, class K2>
 void slabRows(const Main& main, const std::vector<SlabKernel<K0>>& s0, const std::vector<SlabKernel<K1>>& s1,
               const std::vector<SlabKernel<K2>>& s2, int j0, int j1, int k, int i0, int i1) {
-    // The plain update row by row: in blocks of rows (runRowBlock) it was about 5 % faster at 200^3, but
-    // its instantiations for every update type took 1 MiB of the GPU bundle's three programs and pushed
-    // the bundle over its 60 MiB limit (scripts/gpu-bundle.sh).
-    for (int j = j0; j < j1; ++j)
-        kernels::detail::runRow(main, i0, i1, j, k);
+    kernels::detail::runRowBlock(main, i0, i1, j0, j1, k);
     detail::blockSlabs(s0, j0, j1, k, i0, i1);
     if (s1.empty() && s2.empty())
         return;
