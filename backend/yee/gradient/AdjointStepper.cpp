@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 #include "yee/core/WorkerPool.hpp"
 #include "yee/device/Exec.hpp"
@@ -16,9 +17,9 @@
 namespace yee::device {
 // The transposes reading a 1-byte index (kernels::ByteCoef) run on CPU devices only: no GPU tile has one
 // (solver/Tile.cpp), and no CUDA launcher is instantiated for them.
-template <class T, int A, bool M, bool I>
+template <class T, int A, bool M, int I>
 struct CpuOnly<kernels::CpmlEAdjoint<T, A, M, I, kernels::ByteCoef<T>>> : std::true_type {};
-template <class T, int A, bool I>
+template <class T, int A, int I>
 struct CpuOnly<kernels::CpmlHAdjoint<T, A, I, kernels::ByteCoef<T>>> : std::true_type {};
 template <class T> struct CpuOnly<kernels::ScaleCa<T, kernels::ByteCoef<T>>> : std::true_type {};
 } // namespace yee::device
@@ -128,19 +129,74 @@ template <class T> kernels::SlabIndex slabIndex(const typename solver::Tile<T>::
     const Box& L = sl.local;
     return {L.lo[0], L.lo[1], L.lo[2], std::int64_t(L.extent(0)), std::int64_t(L.extent(0)) * L.extent(1)};
 }
-/// A slab kernel: the tested form `k` over `box`, and the test-free form `inner` for the cells whose
-/// coordinate along the slab axis lies in [lo, hi) (both slab locations they read lie in the slab). Both
-/// compute the same values there.
-template <class G, class I> struct SplitSlab {
+/// A slab kernel: the tested form `k` over `box`, the test-free form `inner` for the cells whose
+/// coordinate along the slab axis lies in [lo, hi) (both slab locations they read lie in the slab), and for
+/// the end rows of a y or z slab the forms that read only the second or only the first location
+/// (kernels::kSlabSecondOnly, kSlabFirstOnly). All compute the same values where they apply.
+template <class G> struct SplitSlab {
+    using Inner = decltype(std::declval<G>().template part<kernels::kSlabInner>());
+    using SecondOnly = decltype(std::declval<G>().template part<kernels::kSlabSecondOnly>());
+    using FirstOnly = decltype(std::declval<G>().template part<kernels::kSlabFirstOnly>());
     Box box;
     G k;
-    I inner;
     int axis, lo, hi;
+    Inner inner = k.template part<kernels::kSlabInner>();
+    SecondOnly second = k.template part<kernels::kSlabSecondOnly>();
+    FirstOnly first = k.template part<kernels::kSlabFirstOnly>();
+    /// The form for a cell or row whose first slab location lies at c0 along the axis: kSlabSecondOnly,
+    /// kSlabFirstOnly, or kSlabTested where neither applies (no location in the slab).
+    int partAt(int c0) const {
+        const bool in0 = c0 >= k.slo && c0 < k.shi, in1 = c0 + 1 >= k.slo && c0 + 1 < k.shi;
+        return !in0 && in1 ? kernels::kSlabSecondOnly
+                           : (in0 && !in1 ? kernels::kSlabFirstOnly : kernels::kSlabTested);
+    }
+    /// Row (j, kk, [i0, i1)) of a y or z slab (axis 1 or 2) whose coordinate along the axis is c, in the
+    /// form whose locations are known for the whole row.
+    void yzRow(int c, int i0, int i1, int j, int kk) const {
+        using kernels::detail::runRow;
+        if (c >= lo && c < hi)
+            return runRow(inner, i0, i1, j, kk);
+        switch (partAt(c + G::firstOffset)) {
+        case kernels::kSlabSecondOnly:
+            return runRow(second, i0, i1, j, kk);
+        case kernels::kSlabFirstOnly:
+            return runRow(first, i0, i1, j, kk);
+        default:
+            return runRow(k, i0, i1, j, kk);
+        }
+    }
+    /// Cells [i0, i1) of rows j0..j1-1 of plane kk of an x slab (axis 0), outside [lo, hi): the ends of
+    /// the rows, one or two cells each, run inline (a loop call per end cell cost an eighth of the reverse
+    /// sweep, perf of the gradient benchmark's waveguide) as columns over the rows, each cell in the form
+    /// whose locations are known for it. The cells are independent (the kernels' cellsIndependent), and
+    /// each computes the same expression in every form (no contraction): the same bits.
+    void xEnds(int i0, int i1, int j0, int j1, int kk) const {
+        if (i1 - i0 > 2) {
+            for (int j = j0; j < j1; ++j)
+                kernels::detail::runRow(k, i0, i1, j, kk);
+            return;
+        }
+        for (int i = i0; i < i1; ++i) {
+            switch (partAt(i + G::firstOffset)) {
+            case kernels::kSlabSecondOnly:
+                for (int j = j0; j < j1; ++j)
+                    second(i, j, kk);
+                break;
+            case kernels::kSlabFirstOnly:
+                for (int j = j0; j < j1; ++j)
+                    first(i, j, kk);
+                break;
+            default:
+                for (int j = j0; j < j1; ++j)
+                    k(i, j, kk);
+            }
+        }
+    }
 };
 /// CPML-E^T of one slab, over the H locations it covers; `psi`: the slab's psibar buffers this step
 /// (AdjointStepper::Psi), `m` the tile's coefficients (Tile::withCoefs).
 template <class T, int A, bool M, class C, class Psi>
-SplitSlab<kernels::CpmlEAdjoint<T, A, M, false, C>, kernels::CpmlEAdjoint<T, A, M, true, C>>
+SplitSlab<kernels::CpmlEAdjoint<T, A, M, kernels::kSlabTested, C>>
 eAdjoint(const View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl, const Psi& psi,
          const typename solver::Tile<T>::template Coefs<C>& m) {
     const Box& L = sl.local;
@@ -148,33 +204,27 @@ eAdjoint(const View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab
     if (hb.lo[A] > 0)
         hb.lo[A] -= 1; // the H location just below the slab also receives -w(lo)
     const kernels::PmlProfile<T> prof{sl.profE[0].data(), sl.profE[1].data(), sl.profE[2].data()};
-    const kernels::CpmlEAdjoint<T, A, M, false, C> k{f[3 + (A + 2) % 3],
-                                                     f[3 + (A + 1) % 3],
-                                                     m.db[(A + 2) % 3],
-                                                     m.db[(A + 1) % 3],
-                                                     tile.dbScalar(),
-                                                     f[(A + 1) % 3],
-                                                     f[(A + 2) % 3],
-                                                     psi.in1,
-                                                     psi.in2,
-                                                     psi.out1,
-                                                     psi.out2,
-                                                     slabIndex<T>(sl),
-                                                     prof,
-                                                     sl.profLo,
-                                                     L.lo[A],
-                                                     L.hi[A]};
-    return {hb,
-            k,
-            {k.q2, k.q1, k.db2, k.db1, k.db, k.x1, k.x2, k.psi1, k.psi2, k.next1, k.next2, k.idx, k.prof,
-             k.profLo, k.slo, k.shi},
-            A,
-            L.lo[A],
-            L.hi[A] - 1};
+    const kernels::CpmlEAdjoint<T, A, M, kernels::kSlabTested, C> k{f[3 + (A + 2) % 3],
+                                                                    f[3 + (A + 1) % 3],
+                                                                    m.db[(A + 2) % 3],
+                                                                    m.db[(A + 1) % 3],
+                                                                    tile.dbScalar(),
+                                                                    f[(A + 1) % 3],
+                                                                    f[(A + 2) % 3],
+                                                                    psi.in1,
+                                                                    psi.in2,
+                                                                    psi.out1,
+                                                                    psi.out2,
+                                                                    slabIndex<T>(sl),
+                                                                    prof,
+                                                                    sl.profLo,
+                                                                    L.lo[A],
+                                                                    L.hi[A]};
+    return {hb, k, A, L.lo[A], L.hi[A] - 1};
 }
 /// CPML-H^T of one slab, over the E locations it covers (as eAdjoint).
 template <class T, int A, class C, class Psi>
-SplitSlab<kernels::CpmlHAdjoint<T, A, false, C>, kernels::CpmlHAdjoint<T, A, true, C>>
+SplitSlab<kernels::CpmlHAdjoint<T, A, kernels::kSlabTested, C>>
 hAdjoint(const View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab& sl, const Psi& psi,
          const typename solver::Tile<T>::template Coefs<C>& m) {
     const Box& L = sl.local;
@@ -182,34 +232,15 @@ hAdjoint(const View<T>* f, solver::Tile<T>& tile, typename solver::Tile<T>::Slab
     if (eb.hi[A] < tile.box().extent(A))
         eb.hi[A] += 1; // the E location just above the slab gets w(hi-1)
     const kernels::PmlProfile<T> prof{sl.profH[0].data(), sl.profH[1].data(), sl.profH[2].data()};
-    const kernels::CpmlHAdjoint<T, A, false, C> k{
+    const kernels::CpmlHAdjoint<T, A, kernels::kSlabTested, C> k{
         f[(A + 2) % 3],     f[(A + 1) % 3], m.cb[(A + 2) % 3], m.cb[(A + 1) % 3], f[3 + (A + 1) % 3],
         f[3 + (A + 2) % 3], psi.in1,        psi.in2,           psi.out1,          psi.out2,
         slabIndex<T>(sl),   prof,           sl.profLo,         L.lo[A],           L.hi[A]};
-    return {eb,
-            k,
-            {k.p2, k.p1, k.cb2, k.cb1, k.x1, k.x2, k.psi1, k.psi2, k.next1, k.next2, k.idx, k.prof, k.profLo,
-             k.slo, k.shi},
-            A,
-            L.lo[A] + 1,
-            L.hi[A]};
-}
-
-/// Cells [i0, i1) of row (j, k) of g: a loop call (kernels::detail::runRow), or for a cell or two (the
-/// tested ends of an x slab's row, two to three per slab and row) g itself, inline: a call per end cell
-/// cost an eighth of the reverse sweep (perf, the gradient benchmark's waveguide). The same expression
-/// either way (no contraction): the same bits.
-template <class G> inline void runShort(const G& g, int i0, int i1, int j, int k) {
-    if (i1 - i0 <= 2) {
-        for (int i = i0; i < i1; ++i)
-            g(i, j, k);
-    } else {
-        kernels::detail::runRow(g, i0, i1, j, k);
-    }
+    return {eb, k, A, L.lo[A] + 1, L.hi[A]};
 }
 
 /// Row (j, k, [i0, i1)) of every kernel of v, in order.
-template <class G, class I> void rowOf(const std::vector<SplitSlab<G, I>>& v, int j, int k, int i0, int i1) {
+template <class G> void rowOf(const std::vector<SplitSlab<G>>& v, int j, int k, int i0, int i1) {
     using kernels::detail::runRow;
     for (const auto& s : v) {
         if (j < s.box.lo[1] || j >= s.box.hi[1] || k < s.box.lo[2] || k >= s.box.hi[2])
@@ -221,44 +252,43 @@ template <class G, class I> void rowOf(const std::vector<SplitSlab<G, I>>& v, in
         if (s.axis == 0) { // tested cells at the slab's ends, test-free between
             const int a = std::clamp(s.lo, lo, hi), b = std::clamp(s.hi, a, hi);
             if (lo < a)
-                runShort(s.k, lo, a, j, k);
+                s.xEnds(lo, a, j, j + 1, k);
             if (a < b)
                 runRow(s.inner, a, b, j, k);
             if (b < hi)
-                runShort(s.k, b, hi, j, k);
+                s.xEnds(b, hi, j, j + 1, k);
         } else {
-            const int c = s.axis == 1 ? j : k;
-            if (c >= s.lo && c < s.hi)
-                runRow(s.inner, lo, hi, j, k);
-            else
-                runRow(s.k, lo, hi, j, k);
+            s.yzRow(s.axis == 1 ? j : k, lo, hi, j, k);
         }
     }
 }
-/// Rows j0..j1-1 of plane k, cells [i0, i1), of every x-slab kernel of v, in order: per row the tested
-/// cells at the slab's ends (runShort), and the test-free middles of the rows in one block
-/// (kernels::detail::runRowBlock: one call instead of one per row, as the forward's x slabs,
+/// Rows j0..j1-1 of plane k, cells [i0, i1), of every x-slab kernel of v, in order: the cells at the
+/// slab's ends as columns over the rows (SplitSlab::xEnds), and the test-free middles of the rows in one
+/// block (kernels::detail::runRowBlock: one call instead of one per row, as the forward's x slabs,
 /// device/SlabLaunch.hpp). The same operations per cell as rowOf row by row.
-template <class G, class I>
-void xBlockOf(const std::vector<SplitSlab<G, I>>& v, int j0, int j1, int k, int i0, int i1) {
+template <class G> void xBlockOf(const std::vector<SplitSlab<G>>& v, int j0, int j1, int k, int i0, int i1) {
     for (const auto& s : v) {
         const device::detail::RowsPart p = device::detail::rowsPart(s.box, j0, j1, k, i0, i1);
         if (p.empty())
             continue;
         const int ja = p.ja, jb = p.jb, lo = p.lo, hi = p.hi;
         const int a = std::clamp(s.lo, lo, hi), b = std::clamp(s.hi, a, hi);
-        const bool block = b - a <= device::detail::kBlockSlabRowMax;
-        for (int j = ja; j < jb; ++j) {
-            device::detail::prefetchPsiAhead(s.k, lo, j, k);
-            if (lo < a)
-                runShort(s.k, lo, a, j, k);
-            if (!block && a < b)
-                kernels::detail::runRow(s.inner, a, b, j, k);
-            if (b < hi)
-                runShort(s.k, b, hi, j, k);
-        }
-        if (block && a < b)
+        if (lo < a)
+            s.xEnds(lo, a, ja, jb, k);
+        if (b < hi)
+            s.xEnds(b, hi, ja, jb, k);
+        if (a >= b)
+            continue;
+        if (b - a <= device::detail::kBlockSlabRowMax) {
+            for (int j = ja; j < jb; ++j)
+                device::detail::prefetchPsiAhead(s.k, lo, j, k);
             kernels::detail::runRowBlock(s.inner, a, b, ja, jb, k);
+        } else {
+            for (int j = ja; j < jb; ++j) {
+                device::detail::prefetchPsiAhead(s.k, lo, j, k);
+                kernels::detail::runRow(s.inner, a, b, j, k);
+            }
+        }
     }
 }
 /// One launch per kernel of v over its box, in order (staged devices: the tested form only).
@@ -310,9 +340,9 @@ template <class L, class Slabs, class Make> void collect(L& lists, const Slabs& 
         });
 }
 template <class T, int A, bool M, class C>
-using ESplit = SplitSlab<kernels::CpmlEAdjoint<T, A, M, false, C>, kernels::CpmlEAdjoint<T, A, M, true, C>>;
+using ESplit = SplitSlab<kernels::CpmlEAdjoint<T, A, M, kernels::kSlabTested, C>>;
 template <class T, int A, class C>
-using HSplit = SplitSlab<kernels::CpmlHAdjoint<T, A, false, C>, kernels::CpmlHAdjoint<T, A, true, C>>;
+using HSplit = SplitSlab<kernels::CpmlHAdjoint<T, A, kernels::kSlabTested, C>>;
 
 /// One half of the adjoint step: the CPML transposes of every slab (`slabs`, AxisLists) and the curl
 /// update after them, per cell.

@@ -42,6 +42,25 @@ YEE_HD YEE_FORCEINLINE AdjointWeights<T> adjointWeights(T psi1, T psi2, T x1, T 
 }
 } // namespace detail
 
+/// Which of the two slab locations a CPML transpose's cells read w at (the first, i or i-1, and the second,
+/// i+1 or i) lie in the slab: kSlabTested tests both per cell (GPU launches, and the ends of an x slab's
+/// row); kSlabInner: both, no test (the CPU row loop vectorises); kSlabSecondOnly / kSlabFirstOnly: the
+/// rows at the ends of a y or z slab, where the test has one answer for the whole row, so the row loop
+/// vectorises there too (in the tested form those rows ran as fast as about four test-free rows: half of
+/// the y and z transposes' time, perf of the gradient benchmark). w outside the slab is the same T(0) in
+/// every form: the same values.
+inline constexpr int kSlabTested = 0, kSlabInner = 1, kSlabSecondOnly = 2, kSlabFirstOnly = 3;
+namespace detail {
+/// Whether the first and the second location of a transpose of slab part P lie in [slo, shi); c0 is the
+/// first location's coordinate along the slab axis (the second's is c0 + 1).
+template <int P> YEE_HD YEE_FORCEINLINE bool slabFirstIn(int c0, int slo, int shi) {
+    return P == kSlabInner || P == kSlabFirstOnly || (P == kSlabTested && c0 >= slo && c0 < shi);
+}
+template <int P> YEE_HD YEE_FORCEINLINE bool slabSecondIn(int c0, int slo, int shi) {
+    return P == kSlabInner || P == kSlabSecondOnly || (P == kSlabTested && c0 + 1 >= slo && c0 + 1 < shi);
+}
+} // namespace detail
+
 /// Transpose of CpmlE on the slab of axis A, in one pass over the H locations it reaches:
 ///   Hbar_q(i) += w(i) - w(i+1) along A, i.e. Q_q -= Db (w(i) - w(i+1)), w = 0 outside the slab,
 /// q = A+2 taking w1 and q = A+1 taking w2, with w (detail::adjointWeights) computed where it is read from
@@ -51,9 +70,9 @@ YEE_HD YEE_FORCEINLINE AdjointWeights<T> adjointWeights(T psi1, T psi2, T x1, T 
 /// y and z slabs' rows could not join the row sweep of Q (a row reads w of the next row or plane); the two
 /// psibar buffers that replace the two w buffers keep the same memory. Each cell writes only its own Q
 /// and psibar' entries and reads P and psibar, which no cell writes: the cells are independent.
-/// Inner: only for cells whose i and i+1 both lie in the slab (the same values, without the tests, so the
-/// CPU row loop vectorises).
-template <class T, int A, bool Magnetic, bool Inner = false, class C = View<const T>> struct CpmlEAdjoint {
+/// Part (kSlabTested, ...): which of i and i+1 lie in the slab, tested per cell or known for the row.
+template <class T, int A, bool Magnetic, int Part = kSlabTested, class C = View<const T>>
+struct CpmlEAdjoint {
     View<T> q2, q1; ///< Q_{A+2}, Q_{A+1}
     C db2, db1;     ///< Magnetic only (read through C, kernels/Coef.hpp)
     T db;
@@ -68,10 +87,16 @@ template <class T, int A, bool Magnetic, bool Inner = false, class C = View<cons
     int slo, shi;                  ///< slab extent along A (tile-local)
     static constexpr int axis = A; ///< device/SlabLaunch.hpp prefetches the x slabs' arrays
     static constexpr bool cellsIndependent = true;
+    static constexpr int firstOffset = 0; ///< the first location read, along A: the cell's own
+    /// The same kernel as part P.
+    template <int P> CpmlEAdjoint<T, A, Magnetic, P, C> part() const {
+        return {q2, q1, db2, db1, db, x1, x2, psi1, psi2, next1, next2, idx, prof, profLo, slo, shi};
+    }
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         constexpr int di = A == 0, dj = A == 1, dk = A == 2;
         const int ia = A == 0 ? i : (A == 1 ? j : k);
-        const bool in0 = Inner || (ia >= slo && ia < shi), in1 = Inner || (ia + 1 >= slo && ia + 1 < shi);
+        const bool in0 = detail::slabFirstIn<Part>(ia, slo, shi),
+                   in1 = detail::slabSecondIn<Part>(ia, slo, shi);
         T u1 = T(0), u2 = T(0), v1 = T(0), v2 = T(0); // w at i and at i + 1
         if (in0) {
             const std::int64_t s = idx(i, j, k);
@@ -105,9 +130,9 @@ template <class T, int A, bool Magnetic, bool Inner = false, class C = View<cons
 
 /// Transpose of CpmlH on the slab of axis A, in one pass over the E locations it reaches:
 ///   Ebar_p(i) += w(i-1) - w(i), i.e. P_p += Cb (...), w from Q and psibar as in CpmlEAdjoint.
-/// H_{A+1} (w1) was driven by E_{A+2}; H_{A+2} (w2) by E_{A+1}. Inner: only for cells whose i-1 and i
-/// both lie in the slab (as CpmlEAdjoint).
-template <class T, int A, bool Inner = false, class C = View<const T>> struct CpmlHAdjoint {
+/// H_{A+1} (w1) was driven by E_{A+2}; H_{A+2} (w2) by E_{A+1}. Part: which of i-1 and i lie in the slab
+/// (as CpmlEAdjoint).
+template <class T, int A, int Part = kSlabTested, class C = View<const T>> struct CpmlHAdjoint {
     View<T> p2, p1;       ///< P_{A+2}, P_{A+1}
     C cb2, cb1;           ///< read through C (kernels/Coef.hpp)
     View<const T> x1, x2; ///< Q_{A+1}, Q_{A+2}
@@ -121,10 +146,16 @@ template <class T, int A, bool Inner = false, class C = View<const T>> struct Cp
     int slo, shi;
     static constexpr int axis = A; ///< device/SlabLaunch.hpp prefetches the x slabs' arrays
     static constexpr bool cellsIndependent = true;
+    static constexpr int firstOffset = -1; ///< the first location read, along A: the cell below
+    /// The same kernel as part P.
+    template <int P> CpmlHAdjoint<T, A, P, C> part() const {
+        return {p2, p1, cb2, cb1, x1, x2, psi1, psi2, next1, next2, idx, prof, profLo, slo, shi};
+    }
     YEE_HD YEE_FORCEINLINE void operator()(int i, int j, int k) const {
         constexpr int di = A == 0, dj = A == 1, dk = A == 2;
         const int ia = A == 0 ? i : (A == 1 ? j : k);
-        const bool in0 = Inner || (ia >= slo && ia < shi), inm = Inner || (ia - 1 >= slo && ia - 1 < shi);
+        const bool inm = detail::slabFirstIn<Part>(ia - 1, slo, shi),
+                   in0 = detail::slabSecondIn<Part>(ia - 1, slo, shi);
         T u1 = T(0), u2 = T(0), v1 = T(0), v2 = T(0); // w at i - 1 and at i
         if (inm) {
             const std::int64_t s = idx(i - di, j - dj, k - dk);
@@ -213,12 +244,12 @@ template <class T, bool Magnetic, class C = View<const T>> struct InverseUpdateH
 
 /// Material runs of the adjoint kernels (kernels/Coef.hpp): their coefficients of one table entry as
 /// constants, the same values and operations as per cell.
-template <class T, int A, bool Magnetic, bool Inner, class C>
-struct MaterialRuns<CpmlEAdjoint<T, A, Magnetic, Inner, C>, std::enable_if_t<kRunCoef<C>>> {
-    using F = CpmlEAdjoint<T, A, Magnetic, Inner, C>;
+template <class T, int A, bool Magnetic, int Part, class C>
+struct MaterialRuns<CpmlEAdjoint<T, A, Magnetic, Part, C>, std::enable_if_t<kRunCoef<C>>> {
+    using F = CpmlEAdjoint<T, A, Magnetic, Part, C>;
     static constexpr bool enabled = Magnetic; // the non-magnetic transpose reads no table
     static auto rowOf(const F& f, int j, int k) { return runsOfRow(j, k, f.db2, f.db1); }
-    static CpmlEAdjoint<T, A, Magnetic, Inner, ConstCoef<T>> at(const F& f, int m) {
+    static CpmlEAdjoint<T, A, Magnetic, Part, ConstCoef<T>> at(const F& f, int m) {
         return {f.q2,
                 f.q1,
                 constCoef(f.db2, m),
@@ -237,12 +268,12 @@ struct MaterialRuns<CpmlEAdjoint<T, A, Magnetic, Inner, C>, std::enable_if_t<kRu
                 f.shi};
     }
 };
-template <class T, int A, bool Inner, class C>
-struct MaterialRuns<CpmlHAdjoint<T, A, Inner, C>, std::enable_if_t<kRunCoef<C>>> {
-    using F = CpmlHAdjoint<T, A, Inner, C>;
+template <class T, int A, int Part, class C>
+struct MaterialRuns<CpmlHAdjoint<T, A, Part, C>, std::enable_if_t<kRunCoef<C>>> {
+    using F = CpmlHAdjoint<T, A, Part, C>;
     static constexpr bool enabled = true;
     static auto rowOf(const F& f, int j, int k) { return runsOfRow(j, k, f.cb2, f.cb1); }
-    static CpmlHAdjoint<T, A, Inner, ConstCoef<T>> at(const F& f, int m) {
+    static CpmlHAdjoint<T, A, Part, ConstCoef<T>> at(const F& f, int m) {
         return {f.p2,
                 f.p1,
                 constCoef(f.cb2, m),
