@@ -38,7 +38,7 @@ say() { echo "$*" | tee -a "$LOGS/runner.log"; }
 
 [[ -d /usr/local/nvidia/bin ]] && PATH=$PATH:/usr/local/nvidia/bin
 
-# ---- libraries ----------------------------------------------------------------------------------------------------
+# ---- programs and libraries ---------------------------------------------------------------------------------------
 # unpack NAME: NAME.tar.gz into the bundle folder (once, and again when the archive is newer), or into the
 # run's work folder when the bundle is read-only; prints the folder it went to.
 unpack() {

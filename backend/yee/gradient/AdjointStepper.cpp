@@ -146,7 +146,9 @@ template <class G> struct SplitSlab {
     /// The form for a cell or row whose first slab location lies at c0 along the axis: kSlabSecondOnly,
     /// kSlabFirstOnly, or kSlabTested where neither applies (no location in the slab).
     int partAt(int c0) const {
-        const bool in0 = c0 >= k.slo && c0 < k.shi, in1 = c0 + 1 >= k.slo && c0 + 1 < k.shi;
+        using kernels::kSlabTested;
+        const bool in0 = kernels::detail::slabFirstIn<kSlabTested>(c0, k.slo, k.shi),
+                   in1 = kernels::detail::slabSecondIn<kSlabTested>(c0, k.slo, k.shi);
         return !in0 && in1 ? kernels::kSlabSecondOnly
                            : (in0 && !in1 ? kernels::kSlabFirstOnly : kernels::kSlabTested);
     }

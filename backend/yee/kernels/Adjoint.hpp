@@ -43,12 +43,12 @@ YEE_HD YEE_FORCEINLINE AdjointWeights<T> adjointWeights(T psi1, T psi2, T x1, T 
 } // namespace detail
 
 /// Which of the two slab locations a CPML transpose's cells read w at (the first, i or i-1, and the second,
-/// i+1 or i) lie in the slab: kSlabTested tests both per cell (GPU launches, and the ends of an x slab's
-/// row); kSlabInner: both, no test (the CPU row loop vectorises); kSlabSecondOnly / kSlabFirstOnly: the
-/// rows at the ends of a y or z slab, where the test has one answer for the whole row, so the row loop
-/// vectorises there too (in the tested form those rows ran as fast as about four test-free rows: half of
-/// the y and z transposes' time, perf of the gradient benchmark). w outside the slab is the same T(0) in
-/// every form: the same values.
+/// i+1 or i) lie in the slab: kSlabTested tests both per cell (GPU launches); kSlabInner: both, no test
+/// (the CPU row loop vectorises); kSlabSecondOnly / kSlabFirstOnly: the rows at the ends of a y or z slab
+/// and the end cells of an x slab's rows, where the test has one answer for the whole row or cell, so the
+/// row loop vectorises there too (in the tested form such a row took as long as about five test-free
+/// rows: half of the y and z transposes' time, perf of the gradient benchmark). w outside the slab is the
+/// same T(0) in every form: the same values.
 inline constexpr int kSlabTested = 0, kSlabInner = 1, kSlabSecondOnly = 2, kSlabFirstOnly = 3;
 namespace detail {
 /// Whether the first and the second location of a transpose of slab part P lie in [slo, shi); c0 is the

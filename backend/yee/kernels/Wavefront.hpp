@@ -2,9 +2,8 @@
 /// \file Wavefront.hpp
 /// The fused H-then-E sweep of CPU devices (wavefront): one pass over the planes of a box along its
 /// slowest axis (z) that updates, row by row (in groups of rows, kWavefrontRowGroup), H of row (j, k) and
-/// then E of the same row, so the E
-/// update reads H^{n+1/2} of rows (j, k), (j - 1, k) and (j, k - 1) while they are still in cache, and
-/// each field crosses the memory bus about once per step instead of twice.
+/// then E of the same row, so the E update reads H^{n+1/2} of rows (j, k), (j - 1, k) and (j, k - 1) while
+/// they are still in cache, and each field crosses the memory bus about once per step instead of twice.
 ///
 /// Why the order is exact: the H update of row (j, k) reads E^n of rows (j, k), (j + 1, k) and
 /// (j, k + 1) (forward differences), none of which has had its E update yet when H of (j, k) runs; the
