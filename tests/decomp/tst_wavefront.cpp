@@ -11,7 +11,8 @@
 /// The adjoint step's fused pass (gradient::AdjointStepper) against its two sweeps
 /// (YEE_ADJOINT_WAVEFRONT=0), bit for bit: the gradients of a PML-bounded design scene (lossy and magnetic
 /// cells for the checkpointed method), reversible and checkpointed, float and double, thin slabs and
-/// blocks; on one tile (the fused pass) and 2x1x1 tiles (a Q halo between the halves: two sweeps).
+/// blocks; on one tile (the fused pass, with the reversible strategy's inverse updates in it, also in a
+/// lossy and magnetic scene with checkpoints) and 2x1x1 tiles (a Q halo between the halves: two sweeps).
 #include <QtTest>
 
 #include "decomp/ResultCompare.hpp"
@@ -214,21 +215,28 @@ void tst_Wavefront::adjointFusedEqualsTwoSweep_data() {
     QTest::addColumn<QString>("method");
     QTest::addColumn<int>("px");
     QTest::addColumn<bool>("f64");
+    QTest::addColumn<bool>("lossy");
     for (const char* m : {"reversible", "checkpointed"})
         for (const int px : {1, 2})
             for (const bool f64 : {false, true})
                 QTest::newRow(qPrintable(QString("%1 %2x1x1 %3").arg(m).arg(px).arg(f64 ? "f64" : "f32")))
-                    << QString(m) << px << f64;
+                    << QString(m) << px << f64 << (QString(m) != "reversible");
+    // The reversible strategy in a lossy, magnetic scene with checkpoints: the inverse updates in the
+    // adjoint's pass divide by Ca and read Db per cell, and each checkpoint breaks the chain of passes.
+    for (const bool f64 : {false, true})
+        QTest::newRow(qPrintable(QString("reversible lossy checkpoints 1x1x1 %1").arg(f64 ? "f64" : "f32")))
+            << QString("reversible") << 1 << f64 << true;
 }
 
 void tst_Wavefront::adjointFusedEqualsTwoSweep() {
     QFETCH(QString, method);
     QFETCH(int, px);
     QFETCH(bool, f64);
+    QFETCH(bool, lossy);
     GradSceneOptions go;
     go.nx = 32;
     go.steps = 30;
-    go.lossy = method != "reversible";
+    go.lossy = lossy;
     scene::Scene s = gradScene(go);
     // PML on every face (no periodic self-exchange between the halves), 10 cells more in z for it
     s.boundaries[2] = s.boundaries[0];
@@ -244,6 +252,9 @@ void tst_Wavefront::adjointFusedEqualsTwoSweep() {
         s.objects.push_back(rod);
     }
     setGradientMethod(s, method.toStdString());
+    const bool reversible = method == "reversible";
+    if (reversible && lossy)
+        s.gradient.numCheckpointsReversible = 2;
     const auto p = f64 ? run::Precision::Float64 : run::Precision::Float32;
     solver::WavefrontCounts plain, fused;
     const run::RunResult a = gradWith(s, false, px, p, plain);
@@ -255,6 +266,9 @@ void tst_Wavefront::adjointFusedEqualsTwoSweep() {
     QCOMPARE(plain.adjointTwoSweep, updates);
     QCOMPARE(fused.adjointFused, px == 1 ? updates : std::int64_t(0));
     QCOMPARE(fused.adjointTwoSweep, px == 1 ? std::int64_t(0) : updates);
+    // The reversible strategy's inverse updates ride in every fused pass (AdjointPassRows).
+    QCOMPARE(plain.adjointWithRows, std::int64_t(0));
+    QCOMPARE(fused.adjointWithRows, reversible && px == 1 ? std::int64_t(a.steps) : std::int64_t(0));
     QVERIFY(!a.gradients.empty());
     QCOMPARE(a.gradients.size(), b.gradients.size());
     double sum = 0;

@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "yee/kernels/Wavefront.hpp"
 
@@ -44,23 +46,31 @@ private slots:
         QTest::addColumn<int>("minPlanes");
         QTest::addColumn<int>("blockRows");
         QTest::addColumn<bool>("inset");
+        QTest::addColumn<bool>("costs");
         for (const int t : {1, 2, 3, 5})
             for (const int mp : {1, 3, 8})
                 for (const int br : {0, 1, 4, 7})
                     for (const bool inset : {false, true})
-                        QTest::newRow(qPrintable(QString("threads %1 slab %2 block %3 %4")
-                                                     .arg(t)
-                                                     .arg(mp)
-                                                     .arg(br)
-                                                     .arg(inset ? "inset" : "same")))
-                            << t << mp << br << inset;
+                        for (const bool costs : {false, true})
+                            QTest::newRow(qPrintable(QString("threads %1 slab %2 block %3 %4%5")
+                                                         .arg(t)
+                                                         .arg(mp)
+                                                         .arg(br)
+                                                         .arg(inset ? "inset" : "same")
+                                                         .arg(costs ? " costs" : "")))
+                                << t << mp << br << inset << costs;
     }
     void dependenciesHold() {
         QFETCH(int, threads);
         QFETCH(int, minPlanes);
         QFETCH(int, blockRows);
         QFETCH(bool, inset);
+        QFETCH(bool, costs);
         const int ny = 13, nz = 29;
+        // Heavy planes at both ends (a CPML slab normal to z), cutting the slabs unevenly by plane count.
+        std::vector<std::int64_t> cost(std::size_t(nz), 100);
+        for (int k = 0; k < 6; ++k)
+            cost[std::size_t(k)] = cost[std::size_t(nz - 1 - k)] = 300;
         const Box bh{{0, 0, 0}, {9, ny, nz}};
         const Box be = inset ? Box{{1, 1, 1}, {8, ny - 1, nz - 1}} : bh;
         for (int rep = 0; rep < 20; ++rep) {
@@ -79,7 +89,8 @@ private slots:
                     r.violations.fetch_add(1);
                 r.e[std::size_t(j + ny * k)].fetch_add(1);
             };
-            kernels::wavefrontRows(bh, be, threads, minPlanes, blockRows, hRow, eRow);
+            kernels::wavefrontRows(bh, be, threads, minPlanes, blockRows, hRow, eRow,
+                                   costs ? cost.data() : nullptr);
             QCOMPARE(r.violations.load(), 0);
             for (int k = 0; k < nz; ++k)
                 for (int j = 0; j < ny; ++j) {
@@ -123,6 +134,46 @@ private slots:
         // Too few planes to thin: uniform.
         QCOMPARE(width(8, 8, 0), 1);
         QCOMPARE(width(8, 8, 7), 1);
+    }
+    /// Slabs cut by plane cost: in order, at least one plane each, the plain bounds without costs or with
+    /// equal costs, and each slab's cost near its share where the planes are fine enough.
+    void costBounds() {
+        std::vector<int> b(71), plain(71);
+        for (int planes = 1; planes <= 120; ++planes)
+            for (int slabs = 1; slabs <= std::min(planes, 70); ++slabs) {
+                std::vector<std::int64_t> cost(static_cast<std::size_t>(planes));
+                for (int p = 0; p < planes; ++p)
+                    cost[std::size_t(p)] = 1 + (p * 7919) % 13; // uneven, deterministic
+                kernels::wavefrontCostBounds(cost.data(), planes, slabs, b.data());
+                QCOMPARE(b[0], 0);
+                QCOMPARE(b[std::size_t(slabs)], planes);
+                for (int s = 0; s < slabs; ++s)
+                    QVERIFY2(b[std::size_t(s + 1)] > b[std::size_t(s)],
+                             qPrintable(QString("planes %1 slabs %2 slab %3").arg(planes).arg(slabs).arg(s)));
+                kernels::wavefrontCostBounds(nullptr, planes, slabs, plain.data());
+                for (int s = 0; s <= slabs; ++s)
+                    QCOMPARE(plain[std::size_t(s)], kernels::wavefrontSlabBounds(planes, slabs, s));
+            }
+        // Equal costs: the plain cuts (200 planes, 8 slabs: the first 32 planes thick, the last 18).
+        std::vector<std::int64_t> flat(200, 5);
+        kernels::wavefrontCostBounds(flat.data(), 200, 8, b.data());
+        for (int s = 0; s <= 8; ++s)
+            QVERIFY(std::abs(b[std::size_t(s)] - kernels::wavefrontSlabBounds(200, 8, s)) <= 1);
+        // 40 planes, the first and last 10 three times as costly, 4 slabs: each slab's cost within one
+        // plane's cost of its share (weights 7, 6, 5, 4 of 22).
+        std::vector<std::int64_t> pml(40, 100);
+        for (int k = 0; k < 10; ++k)
+            pml[std::size_t(k)] = pml[std::size_t(39 - k)] = 300;
+        kernels::wavefrontCostBounds(pml.data(), 40, 4, b.data());
+        const std::int64_t total = 2 * 10 * 300 + 20 * 100;
+        for (int s = 0; s < 4; ++s) {
+            std::int64_t c = 0;
+            for (int k = b[std::size_t(s)]; k < b[std::size_t(s + 1)]; ++k)
+                c += pml[std::size_t(k)];
+            const double share = double(total) * (7 - s) / 22.0;
+            QVERIFY2(std::abs(double(c) - share) <= 300,
+                     qPrintable(QString("slab %1 cost %2 share %3").arg(s).arg(c).arg(share)));
+        }
     }
 };
 

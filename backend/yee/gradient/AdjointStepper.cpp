@@ -60,6 +60,7 @@ template <class T> AdjointStepper<T>::AdjointStepper(solver::Tile<T>& tile) : ti
     wavefront_ = !dev.staged() && solver::Wavefront::adjointEnabledByEnvironment();
     slabPlanes_ = solver::Wavefront::slabPlanes();
     blockRows_ = solver::Wavefront::blockRows(std::int64_t(sh.nx) * std::int64_t(sizeof(T)));
+    planeCost_ = tile.planeCosts(Box{{0, 0, 0}, tile.box().extents()});
     for (auto& l : tile.dispersion().lists()) // only where the tile holds dispersive cells
         poleAdj_.push_back({Buffer<T>(dev, l.count * l.stateSlots, Category::Adjoint),
                             Buffer<T>(dev, l.count, Category::Adjoint)});
@@ -397,25 +398,40 @@ struct PHalf : AdjointHalf<AxisLists<HSplit<T, 0, C>, HSplit<T, 1, C>, HSplit<T,
 
 /// The fused pass's row callables of the adjoint step (kernels::wavefrontRows): Q of a row or group of
 /// rows, and P (after P *= Ca where the scene is lossy).
+/// `extra` (or null): the caller's forward rows after each (AdjointPassRows).
 template <class Q> struct QRows {
     const Q& q;
-    void operator()(int j, int k, int i0, int i1) const { q.row(j, k, i0, i1); }
-    void rows(int j0, int j1, int k, int i0, int i1) const { q.rows(j0, j1, k, i0, i1); }
+    const kernels::RowRef* extra;
+    void operator()(int j, int k, int i0, int i1) const {
+        q.row(j, k, i0, i1);
+        if (extra)
+            (*extra)(j, k, i0, i1);
+    }
+    void rows(int j0, int j1, int k, int i0, int i1) const {
+        q.rows(j0, j1, k, i0, i1);
+        if (extra)
+            extra->rows(j0, j1, k, i0, i1);
+    }
 };
 template <class P, class S> struct PRows {
     const P& p;
     const S& scale;
     bool lossy;
+    const kernels::RowRef* extra;
     void operator()(int j, int k, int i0, int i1) const {
         if (lossy)
             kernels::detail::runRow(scale, i0, i1, j, k);
         p.row(j, k, i0, i1);
+        if (extra)
+            (*extra)(j, k, i0, i1);
     }
     void rows(int j0, int j1, int k, int i0, int i1) const {
         if (lossy)
             for (int j = j0; j < j1; ++j)
                 kernels::detail::runRow(scale, i0, i1, j, k);
         p.rows(j0, j1, k, i0, i1);
+        if (extra)
+            extra->rows(j0, j1, k, i0, i1);
     }
 };
 } // namespace
@@ -473,7 +489,11 @@ template <class T> bool AdjointStepper<T>::fusable() const {
     return wavefront_ && tile_.dispersion().lists().empty() && g.sends.empty() && g.recvs.empty();
 }
 
-template <class T> template <bool M> void AdjointStepper<T>::fusedSweep() {
+template <class T> bool AdjointStepper<T>::passTakesRows() const {
+    return fusable() && mergedH_.sends.empty() && mergedH_.recvs.empty();
+}
+
+template <class T> template <bool M> void AdjointStepper<T>::fusedSweep(const AdjointPassRows* rows) {
     View<T> f[6];
     for (int c = 0; c < 6; ++c)
         f[c] = tile_.view(adj_, c);
@@ -490,9 +510,13 @@ template <class T> template <bool M> void AdjointStepper<T>::fusedSweep() {
         // (j, k + 1) only (the curl's and the CPML-E^T's forward differences), P of row (j, k) reads Q of
         // rows (j, k), (j - 1, k), (j, k - 1) only, and P *= Ca is pointwise; so the wavefront order gives
         // every cell the operands of the two sweeps (kernels/Wavefront.hpp), and the same bits.
-        const QRows<QHalf<T, M, C>> qRow{q};
-        const PRows<PHalf<T, C>, kernels::ScaleCa<T, C>> pRow{p, scale, lossy};
-        kernels::wavefrontRows(all, all, tile_.threads(), slabPlanes_, blockRows_, qRow, pRow);
+        // The forward rows (rows) read and write only forward fields, in the same dependency shape.
+        const kernels::RowRef* hx = rows && rows->h.fn ? &rows->h : nullptr;
+        const kernels::RowRef* ex = rows && rows->e.fn ? &rows->e : nullptr;
+        const QRows<QHalf<T, M, C>> qRow{q, hx};
+        const PRows<PHalf<T, C>, kernels::ScaleCa<T, C>> pRow{p, scale, lossy, ex};
+        kernels::wavefrontRows(all, all, tile_.threads(), slabPlanes_, blockRows_, qRow, pRow,
+                               planeCost_.data());
     });
 }
 
@@ -513,8 +537,10 @@ template <class T> void AdjointStepper<T>::exchange(comm::Communicator& comm, in
 
 template <class T>
 void AdjointStepper<T>::step(comm::Communicator& comm, bool withForward, const std::function<void()>& sources,
-                             const std::function<void()>& betweenHalves) {
+                             const std::function<void()>& betweenHalves, const AdjointPassRows* rows) {
     const Box all{{0, 0, 0}, tile_.box().extents()};
+    if (rows && (!passTakesRows() || betweenHalves))
+        throw std::logic_error("adjoint step: forward rows given to a step that cannot take them");
     // Each CPML transpose is one pass per slab, run with the transposed curl of the same field in one
     // sweep; the order of every cell's operations is the order of the transposed forward step.
     sources(); // P = Cb dJ/dE^{n+1} complete now
@@ -523,16 +549,16 @@ void AdjointStepper<T>::step(comm::Communicator& comm, bool withForward, const s
     if (fusable()) {
         // Both halves in one pass; what ran between them reads and writes neither P nor Q (no poles; the
         // forward H reconstruction touches the forward fields only), and the Q exchange has no faces (the
-        // call keeps the step's message count).
+        // call keeps the step's message count). Forward rows (rows) ride in the same pass.
         if (tile_.plan().magnetic)
-            fusedSweep<true>();
+            fusedSweep<true>(rows);
         else
-            fusedSweep<false>();
+            fusedSweep<false>(rows);
         if (betweenHalves)
             betweenHalves();
         exchange(comm, 1, withForward);
         parity_ ^= 1;
-        solver::Wavefront::countAdjoint(2 * all.cells(), 0);
+        solver::Wavefront::countAdjoint(2 * all.cells(), 0, rows ? 1 : 0);
         return;
     }
     if (!tile_.device().staged())

@@ -12,9 +12,20 @@
 #include <vector>
 
 #include "yee/comm/Communicator.hpp"
+#include "yee/kernels/Wavefront.hpp"
 #include "yee/solver/Tile.hpp"
 
 namespace yee::gradient {
+
+/// Rows of the forward fields that the adjoint step's fused pass runs with its own rows
+/// (AdjointStepper::step): `h` after the Q update of each row (or group of rows), `e` after its P update,
+/// each called for every row of the tile and restricting itself to its cells. The pass orders them as the
+/// forward step's fused pass orders H and E (kernels/Wavefront.hpp), so `h` may read forward E of rows
+/// (j, k), (j + 1, k), (j, k + 1) only and `e` forward H of rows (j, k), (j - 1, k), (j, k - 1) only, and
+/// neither may touch the adjoint fields. An empty RowRef (fn null) runs nothing.
+struct AdjointPassRows {
+    kernels::RowRef h, e;
+};
 
 template <class T> class AdjointStepper {
 public:
@@ -44,8 +55,14 @@ public:
     /// With `withForward`, each exchange also carries the forward field set's halos of the same type (one
     /// merged group: the caller has made the forward E current before the call and the forward H current
     /// in betweenHalves()). Throws what the communicator throws.
+    /// With `rows` (only where passTakesRows()), the step's fused pass runs them too, in place of
+    /// betweenHalves, which must be empty: the reversible strategy's inverse H and E updates ride in the
+    /// pass instead of two passes of their own.
     void step(comm::Communicator& comm, bool withForward, const std::function<void()>& sources,
-              const std::function<void()>& betweenHalves);
+              const std::function<void()>& betweenHalves, const AdjointPassRows* rows = nullptr);
+    /// Whether step() takes forward rows into its pass: it runs the fused pass (fusable()) and neither the
+    /// forward nor the adjoint H fields have a halo to exchange between the halves.
+    bool passTakesRows() const;
 
 private:
     /// CPML-E^T over every slab, then Q -= Db curl P (M: per-cell Db).
@@ -54,7 +71,7 @@ private:
     void pAndUpdateE();
     /// Both halves in one wavefront pass (CPU devices, fusable()): per row, CPML-E^T and Q -= Db curl P;
     /// then, rows behind, P *= Ca (lossy), CPML-H^T and P += Cb curl Q (kernels/Wavefront.hpp).
-    template <bool M> void fusedSweep();
+    template <bool M> void fusedSweep(const AdjointPassRows* rows);
     /// Whether this step may run fusedSweep(): a CPU device, no dispersive cells (the pole transposes
     /// sit between the halves), no Q halo to exchange between the halves, the switch on.
     bool fusable() const;
@@ -73,6 +90,8 @@ private:
     int parity_ = 0;                     ///< the psibar buffer the next step reads
     bool wavefront_ = false;             ///< the fused pass allowed (solver::Wavefront, read at construction)
     int slabPlanes_ = 8, blockRows_ = 0; ///< its slab and column-block sizes
+    std::vector<std::int64_t>
+        planeCost_; ///< the tile's plane costs (Tile::planeCosts), which cut its thread slabs
     /// The psibar buffers of slab s's E (eField) or H transpose this step: read parity_, write the other.
     struct Psi {
         const T* in1;

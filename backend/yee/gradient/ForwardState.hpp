@@ -31,6 +31,8 @@
 
 namespace yee::gradient {
 
+struct AdjointPassRows; // AdjointStepper.hpp
+
 /// What a forward-state strategy drives: the tile, its capture points and the adjoint of one step.
 /// Implemented by GradientDriver.
 template <class T> class AdjointSweep {
@@ -46,8 +48,13 @@ public:
     /// (E^n; zeros for n = 0). With `reconstructH` set, the forward halos ride in the adjoint's two
     /// exchanges: the forward E^n must be current at the call, and `reconstructH` makes the forward
     /// H^{n-1/2} current between the halves (AdjointStepper::step).
+    /// With `rows` (only where adjointPassTakesRows(); reconstructH then empty), the step's fused pass
+    /// also runs those forward-field rows (AdjointPassRows).
     virtual void adjointStep(int n, const std::vector<T>& after, const std::vector<T>& before,
-                             comm::Communicator& comm, const std::function<void()>& reconstructH) = 0;
+                             comm::Communicator& comm, const std::function<void()>& reconstructH,
+                             const AdjointPassRows* rows) = 0;
+    /// Whether adjointStep can take forward rows into its pass (AdjointStepper::passTakesRows).
+    virtual bool adjointPassTakesRows() const { return false; }
     /// Called by strategies after every forward step they recompute during the reverse sweep (phase
     /// Reconstruct), on every rank alike; may throw yee::Cancelled between steps.
     virtual void reconstructedStep(comm::Communicator& comm) { (void)comm; }

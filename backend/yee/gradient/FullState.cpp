@@ -26,7 +26,7 @@ template <class T> void FullState<T>::backward(comm::Communicator& comm) {
             dev.copy(before_.data(), history_.data() + std::int64_t(n - 1) * K, bytes);
         else
             std::fill(before_.begin(), before_.end(), T(0));
-        sweep_.adjointStep(n, after_, before_, comm, {});
+        sweep_.adjointStep(n, after_, before_, comm, {}, nullptr);
     }
 }
 

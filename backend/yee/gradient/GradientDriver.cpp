@@ -223,14 +223,15 @@ void GradientDriver<T>::adjointSources(int n, const std::vector<T>& after, const
 
 template <class T>
 void GradientDriver<T>::adjointStep(int n, const std::vector<T>& after, const std::vector<T>& before,
-                                    comm::Communicator& comm, const std::function<void()>& reconstructH) {
+                                    comm::Communicator& comm, const std::function<void()>& reconstructH,
+                                    const AdjointPassRows* rows) {
     const auto sources = [&] {
         adjointSources(n, after, before);                // P = Cb dJ/dE^{n+1} complete now
         gather(cap_, adj_, design_.pointCount(), pVal_); // P at the design points (the first capture points)
         design_.accumulate(pVal_, after, before);
     };
     // Reconstructing strategies send the forward halos in the adjoint's groups.
-    stepper_.step(comm, bool(reconstructH), sources, reconstructH);
+    stepper_.step(comm, bool(reconstructH) || rows, sources, reconstructH, rows);
     stepDone(comm::Phase::Adjoint, adjoint_);
 }
 

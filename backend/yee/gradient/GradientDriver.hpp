@@ -111,7 +111,9 @@ private:
     const std::vector<FieldPoint>& capturePoints() const override { return points_; }
     void captureForward(std::vector<T>& out) override { capture(out); }
     void adjointStep(int n, const std::vector<T>& after, const std::vector<T>& before,
-                     comm::Communicator& comm, const std::function<void()>& reconstructH) override;
+                     comm::Communicator& comm, const std::function<void()>& reconstructH,
+                     const AdjointPassRows* rows) override;
+    bool adjointPassTakesRows() const override { return stepper_.passTakesRows(); }
     void reconstructedStep(comm::Communicator& comm) override;
     /// One step of `phase` done: its wall time since the last mark, and the monitor's check when due.
     void stepDone(comm::Phase phase, SweepPhase& ph);

@@ -8,7 +8,9 @@
 #include <type_traits>
 
 #include "yee/device/Exec.hpp"
+#include "yee/gradient/AdjointStepper.hpp"
 #include "yee/kernels/Adjoint.hpp"
+#include "yee/kernels/Launch.hpp"
 
 namespace yee::device {
 // The inverse updates reading a 1-byte index (kernels::ByteCoef) run on CPU devices only (as Tile.cpp's).
@@ -295,23 +297,143 @@ template <class T> void ReversibleState<T>::restoreCheckpoint(int j) {
     checkpoints_->load(j);
 }
 
+template <class T> void ReversibleState<T>::beforeAdjointStep(int n) {
+    // A full-state checkpoint of state n+1 replaces the reconstruction (bounds drift in lossy media).
+    const auto it = std::find(checkpointSteps_.begin(), checkpointSteps_.end(), n + 1);
+    if (it != checkpointSteps_.end())
+        restoreCheckpoint(int(it - checkpointSteps_.begin()));
+    sweep_.captureForward(after_);  // E^{n+1}, H^{n+1/2}
+    replay(n, 0);                   // H^{n+1/2} on the low interface layers
+    reconstructE(n);                // E^n in the interior
+    sweep_.captureForward(before_); // E^n
+}
+
 template <class T> void ReversibleState<T>::backward(comm::Communicator& comm) {
     tile_.finishPending(comm);
     if (store_)
         store_->finishWrites();
+    if (inPassAllowed())
+        return backwardInPass(comm);
     for (int n = tile_.plan().steps - 1; n >= 0; --n) {
-        // A full-state checkpoint of state n+1 replaces the reconstruction (bounds drift in lossy media).
-        const auto it = std::find(checkpointSteps_.begin(), checkpointSteps_.end(), n + 1);
-        if (it != checkpointSteps_.end())
-            restoreCheckpoint(int(it - checkpointSteps_.begin()));
-        sweep_.captureForward(after_);  // E^{n+1}, H^{n+1/2}
-        replay(n, 0);                   // H^{n+1/2} on the low interface layers
-        reconstructE(n);                // E^n in the interior
-        sweep_.captureForward(before_); // E^n
-        sweep_.adjointStep(n, after_, before_, comm, [&] {
-            replay(n - 1, 1); // E^n on the high interface layers
-            reconstructH(n);  // H^{n-1/2} in the interior
+        beforeAdjointStep(n);
+        sweep_.adjointStep(
+            n, after_, before_, comm,
+            [&] {
+                replay(n - 1, 1); // E^n on the high interface layers
+                reconstructH(n);  // H^{n-1/2} in the interior
+            },
+            nullptr);
+    }
+}
+
+template <class T> bool ReversibleState<T>::inPassAllowed() const {
+    if (tile_.device().staged() || !sweep_.adjointPassTakesRows())
+        return false;
+    const ArrayShape& sh = tile_.shape();
+    for (const FieldPoint& p : sweep_.capturePoints()) {
+        const std::int64_t o = p.off;
+        const int k = int(o / sh.sz) - 1, j = int((o % sh.sz) / sh.sy) - 1, i = int(o % sh.sy) - 1;
+        if (!interior_.contains({i, j, k}))
+            return false; // its value outside the interior would depend on when layers are replayed
+    }
+    return true;
+}
+
+namespace {
+/// The part inside `box` (tile-local) of each row of kernel k, for a fused pass's rows.
+template <class K> struct BoxRows {
+    K k;
+    Box box;
+    bool has(int j, int kk) const {
+        return j >= box.lo[1] && j < box.hi[1] && kk >= box.lo[2] && kk < box.hi[2];
+    }
+    void operator()(int j, int kk, int i0, int i1) const {
+        if (!has(j, kk))
+            return;
+        const int a = std::max(i0, box.lo[0]), b = std::min(i1, box.hi[0]);
+        if (a < b)
+            kernels::detail::runRow(k, a, b, j, kk);
+    }
+};
+/// BoxRows of the inverse E update with the row's E sources subtracted first (RowInjections of `box`), as
+/// reconstructE subtracts them all before its pass: every cell's operations in the same order.
+template <class K, class T> struct InjectedRows {
+    BoxRows<K> r;
+    const solver::RowInjections<T>& inj;
+    void operator()(int j, int kk, int i0, int i1) const {
+        if (!r.has(j, kk))
+            return;
+        inj.applyRow(j, kk);
+        r(j, kk, i0, i1);
+    }
+};
+} // namespace
+
+template <class T> void ReversibleState<T>::backwardInPass(comm::Communicator& comm) {
+    // Reverse step n with the fields at E^n (interior) and H^{n+1/2}, and both captures taken: the adjoint
+    // step's fused pass also runs the inverse H update of step n (H^{n+1/2} -> H^{n-1/2}) and, where step
+    // n - 1 follows without a checkpoint, the inverse E update of step n - 1 (E^n -> E^{n-1}). The pair has
+    // the forward step's shape (H reads E^n of its row and the next ones, E reads H^{n-1/2} of its row and
+    // the earlier ones), which the pass's order keeps (AdjointPassRows), and the adjoint rows touch no
+    // forward field: every value is the one the separate passes compute. What moves: the replays of both
+    // layers of step n - 1 before the pass (the inverse H reads the E layers; the H layers are read only by
+    // the inverse E, and the inverse H writes none of them), the E sources of step n - 1 subtracted row by
+    // row in the pass (RowInjections; those outside the interior after it), and the captures: E^n at the
+    // E points is the capture before step n, H^{n-1/2} and E^{n-1} are taken once after the pass.
+    const solver::Plan& plan = tile_.plan();
+    const double dt = plan.dt;
+    tile_.rowInjections(0, interior_, eInj_, eInjIndex_);
+    const std::vector<FieldPoint>& pts = sweep_.capturePoints();
+    std::vector<T> now(pts.size());
+    View<T> f[6];
+    for (int c = 0; c < 6; ++c)
+        f[c] = tile_.field(c);
+    bool haveE = false; // the fields hold E^n and both captures of step n are taken
+    for (int n = plan.steps - 1; n >= 0; --n) {
+        if (!haveE)
+            beforeAdjointStep(n);
+        // Step n - 1 follows in the pass unless state n is a checkpoint (restored before step n - 1).
+        const bool nextE =
+            n > 0 && std::find(checkpointSteps_.begin(), checkpointSteps_.end(), n) == checkpointSteps_.end();
+        replay(n - 1, 1);              // E^n on the high interface layers
+        tile_.inject(1, n * dt, -1.0); // the H sources of step n, as reconstructH
+        if (nextE) {
+            replay(n - 1, 0); // H^{n-1/2} on the low interface layers
+            tile_.setRowAmplitudes((n - 1 + 0.5) * dt, -1.0, eInj_, eInjIndex_);
+        }
+        tile_.withCoefs([&](const auto& m) {
+            using C = std::decay_t<decltype(m.cb[0])>;
+            const auto run = [&](const auto& invH) {
+                const BoxRows<std::decay_t<decltype(invH)>> hRows{invH, interior_};
+                const auto withE = [&](const auto& invE) {
+                    using E = std::decay_t<decltype(invE)>;
+                    const InjectedRows<E, T> eRows{{invE, interior_}, eInj_};
+                    const AdjointPassRows rows{kernels::RowRef::of(hRows),
+                                               nextE ? kernels::RowRef::of(eRows) : kernels::RowRef{}};
+                    sweep_.adjointStep(n, after_, before_, comm, {}, &rows);
+                };
+                if (plan.lossy)
+                    withE(kernels::InverseUpdateE<T, true, C>{f[0], f[1], f[2], f[3], f[4], f[5], m.cb[0],
+                                                              m.cb[1], m.cb[2], m.ca[0], m.ca[1], m.ca[2]});
+                else
+                    withE(kernels::InverseUpdateE<T, false, C>{
+                        f[0], f[1], f[2], f[3], f[4], f[5], m.cb[0], m.cb[1], m.cb[2], {}, {}, {}});
+            };
+            if (plan.magnetic)
+                run(kernels::InverseUpdateH<T, true, C>{f[3], f[4], f[5], f[0], f[1], f[2], m.db[0], m.db[1],
+                                                        m.db[2], tile_.dbScalar()});
+            else
+                run(kernels::InverseUpdateH<T, false, C>{
+                    f[3], f[4], f[5], f[0], f[1], f[2], {}, {}, {}, tile_.dbScalar()});
         });
+        haveE = nextE;
+        if (!nextE)
+            continue;
+        eInj_.applyRest();          // E sources outside the interior, which no inverse update reads
+        sweep_.captureForward(now); // E^{n-1}, H^{n-1/2}
+        for (std::size_t q = 0; q < pts.size(); ++q)
+            after_[q] = pts[q].comp < 3 ? before_[q] : now[q]; // E^n, H^{n-1/2}
+        before_.swap(now);
     }
 }
 

@@ -46,6 +46,17 @@ private:
     /// Compare the reconstructed capture values with checkpoint j (kept as the largest relative
     /// difference) and continue from the checkpoint.
     void restoreCheckpoint(int j);
+    /// Whether the reverse sweep may run the inverse updates inside the adjoint step's fused pass
+    /// (backwardInPass): the sweep takes forward rows (AdjointSweep::adjointPassTakesRows) and every
+    /// capture point lies in the interior.
+    bool inPassAllowed() const;
+    /// The reverse sweep with the inverse H update of step n and the inverse E update of step n - 1 in
+    /// the adjoint step n's fused pass (see backward()).
+    void backwardInPass(comm::Communicator& comm);
+    /// The first part of reverse step n in the separate passes: the checkpoint of state n+1 where there
+    /// is one, the capture after the step, the H layers of step n, E^n in the interior, the capture
+    /// before the step.
+    void beforeAdjointStep(int n);
 
     /// One recorded layer: two tangential components on a one-cell slab.
     struct Layer {
@@ -72,6 +83,8 @@ private:
     std::vector<int> checkpointSteps_; ///< states stored during the forward run, ascending
     std::unique_ptr<StateSnapshots> checkpoints_;
     std::vector<T> after_, before_;
+    solver::RowInjections<T> eInj_; ///< the E injections by row of interior_ (backwardInPass)
+    std::vector<int> eInjIndex_;    ///< their table entries (Tile::rowInjections)
     /// The last two records decoded (the reverse sweep reads each kept record for up to 2k steps).
     struct Decoded {
         int record = -1;

@@ -116,7 +116,7 @@ template <class T> void RevolveState<T>::leaf(int n) {
     tile_.step(n, *comm_, false, comm::Phase::Reconstruct);
     sweep_.reconstructedStep(*comm_);
     sweep_.captureForward(after_);
-    sweep_.adjointStep(n, after_, before_, *comm_, {});
+    sweep_.adjointStep(n, after_, before_, *comm_, {}, nullptr);
 }
 
 template <class T> void RevolveState<T>::revolve(int a, int b, int c) {

@@ -125,30 +125,77 @@ inline int wavefrontSlabs(int planes, int threads, int minPlanes) {
     return n > threads ? n - n % threads : n;
 }
 
+namespace detail {
+/// The slab weights 2n - 1 - t of slab t < n (the first about twice the last): their sum, and the sum of
+/// those of the slabs before slab t.
+inline std::int64_t slabWeightTotal(std::int64_t n) {
+    return n * (3 * n - 1) / 2;
+}
+inline std::int64_t slabWeightBefore(std::int64_t n, std::int64_t t) {
+    return t * (2 * n - 1) - t * (t - 1) / 2;
+}
+} // namespace detail
+
 /// The first plane, relative to the box's first plane, of slab s (0 <= s <= slabs; s == slabs gives
 /// `planes`) when [0, planes) is cut into `slabs` slabs whose thickness falls linearly from the first to
 /// the last, about 2:1 (weights 2 slabs - 1 - s); uniform where the thinnest would be under one plane.
 /// Every slab has at least one plane when slabs <= planes.
 inline int wavefrontSlabBounds(int planes, int slabs, int s) {
     const std::int64_t n = slabs, p = planes, t = s;
-    const std::int64_t total = n * (3 * n - 1) / 2; // sum of the weights 2n - 1 - t, t < n
-    if (n <= 1 || 2 * p < 3 * n - 1)                // thinnest exact width p n / total < 1
+    if (n <= 1 || 2 * p < 3 * n - 1) // thinnest exact width p n / total < 1
         return int(p * t / std::max<std::int64_t>(1, n));
-    const std::int64_t before = t * (2 * n - 1) - t * (t - 1) / 2;
-    return int(p * before / total);
+    return int(p * detail::slabWeightBefore(n, t) / detail::slabWeightTotal(n));
+}
+
+/// The slab bounds bounds[0..slabs] (bounds[0] = 0, bounds[slabs] = planes) of planes whose costs are
+/// cost[0..planes): the cuts of wavefrontSlabBounds (each slab's share of the total falling about 2:1)
+/// placed by cumulative cost instead of by plane count, each slab at least one plane thick (requires 1 <=
+/// slabs <= planes). Why: the planes of a CPML slab normal to z cost about twice an interior plane (the
+/// gradient benchmark's waveguide, 10 PML planes on each side of 40: by plane count one thread got 18 PML
+/// planes of 20 and the other spent 15 % of the pass waiting). Without costs (null) it is
+/// wavefrontSlabBounds.
+inline void wavefrontCostBounds(const std::int64_t* cost, int planes, int slabs, int* bounds) {
+    bounds[0] = 0;
+    bounds[slabs] = planes;
+    if (!cost) {
+        for (int s = 1; s < slabs; ++s)
+            bounds[s] = wavefrontSlabBounds(planes, slabs, s);
+        return;
+    }
+    std::int64_t total = 0;
+    for (int p = 0; p < planes; ++p)
+        total += cost[p];
+    // The cut of slab s at the plane boundary whose cumulative cost lies nearest the cost share that
+    // wavefrontSlabBounds gives the first s slabs of `planes` uniform planes.
+    std::int64_t before = 0;
+    int p = 0;
+    for (int s = 1; s < slabs; ++s) {
+        const double target = double(total) * double(detail::slabWeightBefore(slabs, s)) /
+                              double(detail::slabWeightTotal(slabs));
+        while (p < planes && double(before + cost[p]) <= target) {
+            before += cost[p];
+            ++p;
+        }
+        // p: the first plane whose end passes the target; cut before or after it, whichever is nearer.
+        int cut = p;
+        if (p < planes && double(before + cost[p]) - target < target - double(before))
+            cut = p + 1;
+        bounds[s] = std::clamp(cut, bounds[s - 1] + 1, planes - (slabs - s));
+    }
 }
 
 /// The fused pass: hRow(j, k, bh.lo[0], bh.hi[0]) for every row of `bh` and eRow(j, k, be.lo[0],
 /// be.hi[0]) for every row of `be`, on `threads` threads of the calling thread's worker pool in slabs
 /// of at least `minPlanes` planes (wavefrontSlabs) and column blocks of `blockRows` rows (<= 0: whole
-/// planes), ordered as the file comment says. Requires the rows (j,
+/// planes), ordered as the file comment says; `planeCost` (or null): the cost of each plane of `bh`
+/// (bh.extent(2) entries), by which the slabs are cut (wavefrontCostBounds). Requires the rows (j,
 /// k) of `be` to be rows of `bh` and the x range of `be` to lie in that of `bh`; the E update of a cell of
 /// `be` may read H only of cells of `bh` or of cells no H update of this pass writes, and the H update of a
 /// cell of `bh` may read E only of cells of `be` or of cells no E update of this pass writes (the two sweeps'
 /// box pairs of Tile::step satisfy this).
 template <class H, class E>
 void wavefrontRows(const Box& bh, const Box& be, int threads, int minPlanes, int blockRows, const H& hRow,
-                   const E& eRow) {
+                   const E& eRow, const std::int64_t* planeCost = nullptr) {
     if (bh.empty())
         return;
     struct Ctx {
@@ -158,7 +205,8 @@ void wavefrontRows(const Box& bh, const Box& be, int threads, int minPlanes, int
         int k0, planes, slabs, block;
         bool anyE;
         std::atomic<int>* joins; // joins[s]: slabs finished beside the first plane of slab s (s >= 1)
-        int slabLo(int s) const { return k0 + wavefrontSlabBounds(planes, slabs, s); }
+        const int* bounds;       // wavefrontCostBounds
+        int slabLo(int s) const { return k0 + bounds[s]; }
         /// E of rows [j0, j1) of plane k where `be` has them.
         void eRows(int j0, int j1, int k) const {
             if (!anyE || k < be.lo[2] || k >= be.hi[2])
@@ -192,22 +240,30 @@ void wavefrontRows(const Box& bh, const Box& be, int threads, int minPlanes, int
                 eRows(g0, std::min(be.hi[1], g0 + kWavefrontRowGroup), k);
         }
     };
-    Ctx c{&hRow,       &eRow,  bh, be, bh.lo[2], bh.extent(2), 1, blockRows > 0 ? blockRows : bh.extent(1),
-          !be.empty(), nullptr};
+    Ctx c{&hRow,       &eRow,        bh,     be,
+          bh.lo[2],    bh.extent(2), 1,      blockRows > 0 ? blockRows : bh.extent(1),
+          !be.empty(), nullptr,      nullptr};
     c.slabs = wavefrontSlabs(c.planes, threads, minPlanes);
     if (c.slabs == 1) {
         c.slab(bh.lo[2], bh.hi[2], false);
         return;
     }
-    // One counter per join plane; on the stack for the slab counts of up to 32 threads.
+    // One counter per join plane and the slab bounds; on the stack for the slab counts of up to 32 threads.
     constexpr int kStackJoins = 128;
     std::atomic<int> stackJoins[kStackJoins];
+    int stackBounds[kStackJoins + 1];
     std::unique_ptr<std::atomic<int>[]> heapJoins;
+    std::unique_ptr<int[]> heapBounds;
     c.joins = stackJoins;
+    int* bounds = stackBounds;
     if (c.slabs > kStackJoins) {
         heapJoins.reset(new std::atomic<int>[std::size_t(c.slabs)]);
+        heapBounds.reset(new int[std::size_t(c.slabs) + 1]);
         c.joins = heapJoins.get();
+        bounds = heapBounds.get();
     }
+    wavefrontCostBounds(planeCost, c.planes, c.slabs, bounds);
+    c.bounds = bounds;
     for (int s = 0; s < c.slabs; ++s)
         c.joins[s].store(0, std::memory_order_relaxed);
     WorkerPool::run(

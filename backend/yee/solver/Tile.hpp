@@ -179,6 +179,13 @@ public:
     const std::vector<Box>& restE() const { return restE_; }
     /// Source injections of one field group (0 = E at t, 1 = H at t), scaled by `sign`.
     void inject(int fieldGroup, double t, double sign = 1.0);
+    /// The injections of one field group (0 = E, 1 = H) as a table by row of `fused` (tile-local) for a
+    /// fused pass (RowInjections.hpp); index[q]: injection q's entry in the table, -1 for the other group.
+    /// The table points into this tile's buffers.
+    void rowInjections(int fieldGroup, const Box& fused, RowInjections<T>& table, std::vector<int>& index);
+    /// The table's amplitudes for inject(fieldGroup, t, sign): the same value per injection.
+    void setRowAmplitudes(double t, double sign, RowInjections<T>& table,
+                          const std::vector<int>& index) const;
     /// Pack / unpack the E-type (0) or H-type (1) faces of a field set.
     void pack(FieldSet& s, int fieldGroup);
     void unpack(FieldSet& s, int fieldGroup);
@@ -217,6 +224,10 @@ public:
         std::array<device::Buffer<T>, 3> profE, profH; ///< b, c, 1/kappa - 1
     };
     std::vector<std::unique_ptr<Slab>>& slabs() { return slabs_; }
+    /// The cost of one step's updates on each plane k of `b` (b.extent(2) entries, tile-local box): its
+    /// cells plus the cells of every CPML slab there (a slab cell's update costs about a plain cell's), for
+    /// the fused passes' thread slabs (kernels::wavefrontCostBounds).
+    std::vector<std::int64_t> planeCosts(const Box& b) const;
     /// The tile's dispersive pole lists (empty without dispersive materials; for the adjoint).
     Dispersion<T>& dispersion() { return *disp_; }
 
@@ -325,14 +336,15 @@ private:
     Box coreH_, coreE_;
     std::vector<Box> restH_, restE_;
     TileState state_;
-    bool wavefront_ = false;          ///< step() takes the fused pass (setupWavefront)
-    int slabPlanes_ = 8;              ///< fewest planes per thread slab of the fused pass
-    int blockRows_ = 0;               ///< rows per column block of the fused pass (0: whole planes)
-    Box fusedE_;                      ///< E box of the fused pass: coreE_ inside coreH_
-    std::vector<Box> restHE_;         ///< the rest of coreE_ (its cells on the high cut faces)
-    RowInjections<T> hInj_;           ///< H injections by row of coreH_, for the fused pass
-    std::vector<int> hInjIndex_;      ///< injections_[q] -> hInj_ index (-1: an E injection)
-    device::FiniteCheck finiteCheck_; ///< the divergence guard (a device flag word on staged devices)
+    bool wavefront_ = false;              ///< step() takes the fused pass (setupWavefront)
+    int slabPlanes_ = 8;                  ///< fewest planes per thread slab of the fused pass
+    int blockRows_ = 0;                   ///< rows per column block of the fused pass (0: whole planes)
+    Box fusedE_;                          ///< E box of the fused pass: coreE_ inside coreH_
+    std::vector<std::int64_t> planeCost_; ///< planeCosts(coreH_)
+    std::vector<Box> restHE_;             ///< the rest of coreE_ (its cells on the high cut faces)
+    RowInjections<T> hInj_;               ///< H injections by row of coreH_, for the fused pass
+    std::vector<int> hInjIndex_;          ///< injections_[q] -> hInj_ index (-1: an E injection)
+    device::FiniteCheck finiteCheck_;     ///< the divergence guard (a device flag word on staged devices)
 };
 
 extern template class Tile<float>;

@@ -15,6 +15,7 @@
 /// What moves relative to the two-sweep step, none of which changes a value: the H injections of a row of
 /// coreH_ are added right after that row's H update (RowInjections.hpp), and Dispersion::beforeE (which
 /// reads E^n) runs before the H update (which writes no E).
+#include <algorithm>
 #include <array>
 
 #include "yee/kernels/Wavefront.hpp"
@@ -23,34 +24,67 @@
 
 namespace yee::solver {
 
+template <class T> std::vector<std::int64_t> Tile<T>::planeCosts(const Box& b) const {
+    std::vector<std::int64_t> cost(std::size_t(std::max(0, b.extent(2))), 0);
+    for (int k = b.lo[2]; k < b.hi[2]; ++k) {
+        Box plane = b;
+        plane.lo[2] = k;
+        plane.hi[2] = k + 1;
+        std::int64_t c = plane.cells();
+        for (const auto& sl : slabs_)
+            c += sl->local.intersect(plane).cells();
+        cost[std::size_t(k - b.lo[2])] = c;
+    }
+    return cost;
+}
+
 template <class T> void Tile<T>::setupWavefront() {
     wavefront_ = !dev_.staged() && Wavefront::enabledByEnvironment();
     slabPlanes_ = Wavefront::slabPlanes();
     blockRows_ = Wavefront::blockRows(std::int64_t(box_.extent(0)) * std::int64_t(sizeof(T)));
     fusedE_ = Box{};
     restHE_.clear();
-    hInjIndex_.assign(injections_.size(), -1);
+    hInjIndex_.clear();
     if (!wavefront_)
         return;
     fusedE_ = coreE_.intersect(coreH_);
+    planeCost_ = planeCosts(coreH_);
     for (const Box& b : restH_) {
         const Box e = b.intersect(coreE_);
         if (!e.empty())
             restHE_.push_back(e);
     }
-    hInj_.reset(coreH_);
+    rowInjections(1, coreH_, hInj_, hInjIndex_);
+}
+
+template <class T>
+void Tile<T>::rowInjections(int fieldGroup, const Box& fused, RowInjections<T>& table,
+                            std::vector<int>& index) {
+    table.reset(fused);
+    index.assign(injections_.size(), -1);
     for (std::size_t q = 0; q < injections_.size(); ++q) {
         const TileInjection& ti = *injections_[q];
         const int comp = ti.inj->comp;
-        if (comp < 3)
+        if ((comp < 3) != (fieldGroup == 0))
             continue;
         std::vector<Index3> local;
         local.reserve(ti.hostCells.size());
         for (const Index3& g : ti.hostCells)
             local.push_back({g[0] - box_.lo[0], g[1] - box_.lo[1], g[2] - box_.lo[2]});
-        hInjIndex_[q] = hInj_.add(fwd_.f[comp].data(), ti.offset.data(), ti.coef.data(), local);
+        index[q] = table.add(fwd_.f[comp].data(), ti.offset.data(), ti.coef.data(), local);
     }
-    hInj_.finish();
+    table.finish();
+}
+
+template <class T>
+void Tile<T>::setRowAmplitudes(double t, double sign, RowInjections<T>& table,
+                               const std::vector<int>& index) const {
+    const Plan& p = *plan_;
+    for (std::size_t q = 0; q < std::min(index.size(), injections_.size()); ++q)
+        if (index[q] >= 0) {
+            const Injection& inj = *injections_[q]->inj;
+            table.setAmplitude(index[q], T(sign * p.sourceTimes[inj.source](t + inj.shift)));
+        }
 }
 
 template <class T> void Tile<T>::stepFused(int n, comm::Communicator& comm, bool overlap, comm::Phase phase) {
@@ -59,12 +93,7 @@ template <class T> void Tile<T>::stepFused(int n, comm::Communicator& comm, bool
     const std::array<T*, 3> e{fwd_.f[0].data(), fwd_.f[1].data(), fwd_.f[2].data()};
     if (!overlap)
         finishPending(comm);
-    // The H injections' amplitudes at E^n time, as inject(1, n * dt) computes them.
-    for (std::size_t q = 0; q < injections_.size(); ++q)
-        if (hInjIndex_[q] >= 0) {
-            const Injection& inj = *injections_[q]->inj;
-            hInj_.setAmplitude(hInjIndex_[q], T(1.0 * p.sourceTimes[inj.source](n * dt + inj.shift)));
-        }
+    setRowAmplitudes(n * dt, 1.0, hInj_, hInjIndex_); // the H injections at E^n time, as inject(1, n * dt)
     if (!disp_->none())
         disp_->beforeE(e, threads_); // keeps E^n where the fold does not; the H update writes no E
     // ---- the fused pass: H of coreH_ with its injections, E of fusedE_, row by row ----
@@ -85,7 +114,8 @@ template <class T> void Tile<T>::stepFused(int n, comm::Communicator& comm, bool
                 }
             };
             const HRow hRow{h, hInj_};
-            kernels::wavefrontRows(coreH_, fusedE_, threads_, slabPlanes_, blockRows_, hRow, eRow);
+            kernels::wavefrontRows(coreH_, fusedE_, threads_, slabPlanes_, blockRows_, hRow, eRow,
+                                   planeCost_.data());
         };
         const kernels::RowSink sinkE = kernels::RowSink::of(withE);
         updateEWithPml(fusedE_, &sinkE);
@@ -137,6 +167,14 @@ template <class T> void Tile<T>::stepFused(int n, comm::Communicator& comm, bool
     Wavefront::count(coreH_.cells() + fusedE_.cells(), swept, 0);
 }
 
+template std::vector<std::int64_t> Tile<float>::planeCosts(const Box&) const;
+template std::vector<std::int64_t> Tile<double>::planeCosts(const Box&) const;
+template void Tile<float>::rowInjections(int, const Box&, RowInjections<float>&, std::vector<int>&);
+template void Tile<double>::rowInjections(int, const Box&, RowInjections<double>&, std::vector<int>&);
+template void Tile<float>::setRowAmplitudes(double, double, RowInjections<float>&,
+                                            const std::vector<int>&) const;
+template void Tile<double>::setRowAmplitudes(double, double, RowInjections<double>&,
+                                             const std::vector<int>&) const;
 template void Tile<float>::setupWavefront();
 template void Tile<double>::setupWavefront();
 template void Tile<float>::stepFused(int, comm::Communicator&, bool, comm::Phase);

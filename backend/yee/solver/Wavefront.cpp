@@ -9,7 +9,7 @@ namespace yee::solver {
 
 namespace {
 std::atomic<std::int64_t> gFused{0}, gSwept{0}, gTwoSweep{0};
-std::atomic<std::int64_t> gAdjointFused{0}, gAdjointTwoSweep{0};
+std::atomic<std::int64_t> gAdjointFused{0}, gAdjointTwoSweep{0}, gAdjointWithRows{0};
 } // namespace
 
 bool Wavefront::enabledByEnvironment() {
@@ -42,9 +42,10 @@ int Wavefront::blockRows(std::int64_t rowBytes) {
 }
 
 WavefrontCounts Wavefront::counts() {
-    return {gFused.load(std::memory_order_relaxed), gSwept.load(std::memory_order_relaxed),
-            gTwoSweep.load(std::memory_order_relaxed), gAdjointFused.load(std::memory_order_relaxed),
-            gAdjointTwoSweep.load(std::memory_order_relaxed)};
+    return {
+        gFused.load(std::memory_order_relaxed),           gSwept.load(std::memory_order_relaxed),
+        gTwoSweep.load(std::memory_order_relaxed),        gAdjointFused.load(std::memory_order_relaxed),
+        gAdjointTwoSweep.load(std::memory_order_relaxed), gAdjointWithRows.load(std::memory_order_relaxed)};
 }
 
 void Wavefront::resetCounts() {
@@ -53,6 +54,7 @@ void Wavefront::resetCounts() {
     gTwoSweep.store(0, std::memory_order_relaxed);
     gAdjointFused.store(0, std::memory_order_relaxed);
     gAdjointTwoSweep.store(0, std::memory_order_relaxed);
+    gAdjointWithRows.store(0, std::memory_order_relaxed);
 }
 
 void Wavefront::count(std::int64_t fused, std::int64_t swept, std::int64_t twoSweep) {
@@ -64,7 +66,9 @@ void Wavefront::count(std::int64_t fused, std::int64_t swept, std::int64_t twoSw
         gTwoSweep.fetch_add(twoSweep, std::memory_order_relaxed);
 }
 
-void Wavefront::countAdjoint(std::int64_t fused, std::int64_t twoSweep) {
+void Wavefront::countAdjoint(std::int64_t fused, std::int64_t twoSweep, std::int64_t withRows) {
+    if (withRows)
+        gAdjointWithRows.fetch_add(withRows, std::memory_order_relaxed);
     if (fused)
         gAdjointFused.fetch_add(fused, std::memory_order_relaxed);
     if (twoSweep)

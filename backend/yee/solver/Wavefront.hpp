@@ -22,6 +22,9 @@ struct WavefrontCounts {
     /// two): updates in its fused pass, and in its two sweeps.
     std::int64_t adjointFused = 0;
     std::int64_t adjointTwoSweep = 0;
+    /// Adjoint steps whose fused pass also ran forward rows (the reversible strategy's inverse updates,
+    /// gradient::AdjointPassRows).
+    std::int64_t adjointWithRows = 0;
 };
 
 class Wavefront {
@@ -45,7 +48,7 @@ public:
     /// Add to the counts (Tile::step, once per step and tile).
     static void count(std::int64_t fused, std::int64_t swept, std::int64_t twoSweep);
     /// Add to the adjoint's counts (AdjointStepper::step, once per step and tile).
-    static void countAdjoint(std::int64_t fused, std::int64_t twoSweep);
+    static void countAdjoint(std::int64_t fused, std::int64_t twoSweep, std::int64_t withRows = 0);
 };
 
 } // namespace yee::solver
