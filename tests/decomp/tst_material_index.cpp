@@ -52,11 +52,12 @@ scene::Scene testScene() {
 }
 
 struct Config {
-    bool perCell = false;        ///< PlanOptions::perCellCoefficients
-    std::int64_t limit = 65536;  ///< Plan::materialTableLimit
-    std::int64_t small = 256;    ///< Plan::smallTableLimit
-    bool staged = false;         ///< the GPU's data paths on a CPU device
-    std::vector<double> latent1; ///< design 0's latent values after the first fill (empty: none)
+    bool perCell = false;         ///< PlanOptions::perCellCoefficients
+    std::int64_t limit = 65536;   ///< Plan::materialTableLimit
+    std::int64_t small = 256;     ///< Plan::smallTableLimit
+    bool staged = false;          ///< the GPU's data paths on a CPU device
+    std::vector<double> latent1;  ///< design 0's latent values after the first fill (empty: none)
+    std::int64_t cacheBytes = -1; ///< Plan::perCellCacheBytes (-1: the plan's default)
 };
 
 template <class T> struct Outcome {
@@ -76,6 +77,8 @@ template <class T> Outcome<T> stepTile(const scene::Scene& s, const Config& cfg,
     auto plan = solver::makePlan(s, po);
     plan->materialTableLimit = cfg.limit;
     plan->smallTableLimit = cfg.small;
+    if (cfg.cacheBytes >= 0)
+        plan->perCellCacheBytes = cfg.cacheBytes;
     device::Device dev(device::DeviceKind::Cpu, 0, 2, std::int64_t(1) << 31);
     dev.setStagedPaths(cfg.staged);
     comm::LocalHub hub(1);
@@ -207,6 +210,36 @@ template <class T> void compareAll(bool staged, Width width) {
 class tst_MaterialIndex : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase() {
+        // The index itself is under test: its small scenes would otherwise fit the cache and keep per-cell
+        // arrays (solver::Plan::perCellCacheBytes).
+        qputenv("YEE_CACHE_PER_CELL", "0");
+    }
+    /// A CPU tile served from the cache (Plan::perCellCacheBytes) keeps per-cell arrays, with the per-cell
+    /// tile's ledger, estimate and bits; a tile above the limit, a staged one and a homogeneous one keep
+    /// theirs (index, index, no index).
+    void cacheResidentKeepsPerCell() {
+        const int steps = 20;
+        Config ref;
+        ref.perCell = true;
+        const Outcome<float> want = stepTile<float>(testScene(), ref, steps);
+        Config big;
+        big.cacheBytes = std::int64_t(1) << 40;
+        const Outcome<float> cached = stepTile<float>(testScene(), big, steps);
+        QVERIFY(!cached.indexed);
+        QCOMPARE(cached.materials, want.materials);
+        QCOMPARE(cached.dryRun, cached.materials);
+        QVERIFY2(sameBits(cached.fields, want.fields), "cache-resident tile: fields differ");
+        Config tiny;
+        tiny.cacheBytes = 1;
+        QVERIFY(stepTile<float>(testScene(), tiny, steps).indexed);
+        Config staged = big;
+        staged.staged = true;
+        QVERIFY(stepTile<float>(testScene(), staged, steps).indexed);
+        const Outcome<float> homogeneous = stepTile<float>(homogeneousScene(), big, steps);
+        QVERIFY(homogeneous.indexed);
+        QCOMPARE(homogeneous.indexBytes, 0);
+    }
     void indexMatchesPerCell_data() {
         QTest::addColumn<bool>("f64");
         QTest::addColumn<bool>("staged");

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
+#include <unistd.h>
 
 #include "yee/core/Error.hpp"
 #include "yee/kernels/Coef.hpp"
@@ -18,6 +20,26 @@ namespace yee::solver {
 std::int64_t defaultSmallTableLimit() {
     const char* e = std::getenv("YEE_SMALL_INDEX");
     return e && e[0] == '0' && e[1] == 0 ? 0 : kernels::kSmallTableMax;
+}
+
+std::int64_t defaultPerCellCacheBytes() {
+    const char* e = std::getenv("YEE_CACHE_PER_CELL");
+    if (e && e[0] == '0' && e[1] == 0)
+        return 0;
+    long llc = -1;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+    if (llc <= 0) { // what the kernel reports for the first CPU's last level, e.g. "32768K"
+        std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index3/size");
+        long v = 0;
+        char unit = 0;
+        if (f >> v) {
+            f >> unit;
+            llc = unit == 'K' ? v * 1024 : (unit == 'M' ? v * 1024 * 1024 : v);
+        }
+    }
+    return llc > 0 ? llc / 2 : 0;
 }
 
 bool perCellCoefficientsForced() {

@@ -94,6 +94,10 @@ std::int64_t defaultSmallTableLimit();
 /// (Plan::perCellCoefficients; A/B benchmarks of the material index, forward and value-and-grad; the
 /// results are the same bits either way).
 bool perCellCoefficientsForced();
+/// Plan::perCellCacheBytes' default: half the last-level cache (sysconf, else the first CPU's sysfs
+/// entry), or 0 (unknown, or YEE_CACHE_PER_CELL=0 in the environment: A/B benchmarks and the tests of
+/// the index; the results are the same bits either way).
+std::int64_t defaultPerCellCacheBytes();
 
 struct Plan {
     scene::Scene scene;
@@ -122,6 +126,12 @@ struct Plan {
     /// whether a homogeneous tile may keep none (kernels::ByteCoef, CPU devices): 0 turns both off, at most
     /// kernels::kSmallTableMax. Default: defaultSmallTableLimit().
     std::int64_t smallTableLimit = defaultSmallTableLimit();
+    /// A CPU tile (not staged) whose per-cell arrays and fields would take at most this many bytes keeps
+    /// per-cell arrays instead of a material index (a homogeneous tile keeps no index either way): such a
+    /// tile is served from the cache, where the index saves no time and its runs and table loads cost
+    /// some (the bend waveguide scene, 64 x 64 x 32 cells: 721 Mcell/s with per-cell arrays, 508 with the
+    /// index). 0 turns it off. Default: defaultPerCellCacheBytes().
+    std::int64_t perCellCacheBytes = defaultPerCellCacheBytes();
 };
 
 /// What the plan needs besides the scene: typed values decided by the run layer.
