@@ -103,8 +103,9 @@ public:
     /// coefficient set but on the low PEC walls) on a CPU device keeps no index at all (indexBytes() 0):
     /// the entry is the cell's wall pattern (kernels::ByteCoef). False when the tile keeps per-cell arrays
     /// instead: the distinct coefficient sets and design cells overflow the index (Plan::materialTableLimit),
-    /// the scene has dispersive materials (the pole kernels and their transposes read Cb per cell), or the
-    /// plan asks for them (Plan::perCellCoefficients). Gradient runs take the index too: the adjoint and
+    /// the scene has dispersive materials (the pole kernels and their transposes read Cb per cell), the
+    /// plan asks for them (Plan::perCellCoefficients), or the tile is a CPU one (not staged, not
+    /// homogeneous) whose fields and per-cell arrays fit Plan::perCellCacheBytes (served from the cache). Gradient runs take the index too: the adjoint and
     /// the time reversal read the coefficients through the same accessors (kernels/Adjoint.hpp). Decided at
     /// construction from the exact count of distinct coefficient sets, made without rasterising the cells no
     /// object surface cuts (scene::Rasterizer::uniformRuns()), so a dry run (the memory estimate) counts what
