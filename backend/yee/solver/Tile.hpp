@@ -105,11 +105,12 @@ public:
     /// instead: the distinct coefficient sets and design cells overflow the index (Plan::materialTableLimit),
     /// the scene has dispersive materials (the pole kernels and their transposes read Cb per cell), the
     /// plan asks for them (Plan::perCellCoefficients), or the tile is a CPU one (not staged, not
-    /// homogeneous) whose fields and per-cell arrays fit Plan::perCellCacheBytes (served from the cache). Gradient runs take the index too: the adjoint and
-    /// the time reversal read the coefficients through the same accessors (kernels/Adjoint.hpp). Decided at
-    /// construction from the exact count of distinct coefficient sets, made without rasterising the cells no
-    /// object surface cuts (scene::Rasterizer::uniformRuns()), so a dry run (the memory estimate) counts what
-    /// a run allocates, cheaply. Either way the ledger category is `materials`.
+    /// homogeneous) whose fields and per-cell arrays fit Plan::perCellCacheBytes (served from the cache).
+    /// Gradient runs take the index too: the adjoint and the time reversal read the coefficients through the
+    /// same accessors (kernels/Adjoint.hpp). Decided at construction from the exact count of distinct
+    /// coefficient sets, made without rasterising the cells no object surface cuts
+    /// (scene::Rasterizer::uniformRuns()), so a dry run (the memory estimate) counts what a run allocates,
+    /// cheaply. Either way the ledger category is `materials`.
     bool indexed() const { return indexed_; }
     /// Bytes per cell of the material index: 1 where the table has at most Plan::smallTableLimit entries
     /// and the device is a CPU one (GPU kernels read 2-byte indices only), else 2; 0 on homogeneous tiles
