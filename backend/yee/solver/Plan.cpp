@@ -42,6 +42,15 @@ std::int64_t defaultPerCellCacheBytes() {
     return llc > 0 ? llc / 2 : 0;
 }
 
+bool perCellCacheResident(const Plan& p, std::size_t realBytes) {
+    if (p.perCellCacheBytes <= 0)
+        return false;
+    const std::int64_t cells =
+        std::int64_t(p.geom.cells[0] + 2) * (p.geom.cells[1] + 2) * std::int64_t(p.geom.cells[2] + 2);
+    const std::int64_t arrays = 6 + 3 * (1 + int(p.lossy) + int(p.magnetic));
+    return cells * arrays * std::int64_t(realBytes) <= p.perCellCacheBytes;
+}
+
 bool perCellCoefficientsForced() {
     const char* e = std::getenv("YEE_MATERIAL_INDEX");
     return e && e[0] == '0' && e[1] == 0;

@@ -126,13 +126,20 @@ struct Plan {
     /// whether a homogeneous tile may keep none (kernels::ByteCoef, CPU devices): 0 turns both off, at most
     /// kernels::kSmallTableMax. Default: defaultSmallTableLimit().
     std::int64_t smallTableLimit = defaultSmallTableLimit();
-    /// A CPU tile (not staged) whose per-cell arrays and fields would take at most this many bytes keeps
-    /// per-cell arrays instead of a material index (a homogeneous tile keeps no index either way): such a
-    /// tile is served from the cache, where the index saves no time and its runs and table loads cost
-    /// some (the bend waveguide scene, 64 x 64 x 32 cells: 721 Mcell/s with per-cell arrays, 508 with the
-    /// index). 0 turns it off. Default: defaultPerCellCacheBytes().
+    /// Where the whole grid's fields and per-cell arrays would take at most this many bytes
+    /// (perCellCacheResident), CPU tiles (not staged) keep per-cell arrays instead of a material index (a
+    /// homogeneous tile keeps no index either way): the run is served from the cache, where the index
+    /// saves no time and its runs and table loads cost some (the bend waveguide scene, 64 x 64 x 32
+    /// cells: 721 Mcell/s with per-cell arrays, 508 with the index). The whole grid, not the tile: the
+    /// emulated devices of one host share its cache, and every decomposition of a scene then stores its
+    /// coefficients alike (the memory of N tiles stays that of one tile split N ways). 0 turns it off.
+    /// Default: defaultPerCellCacheBytes().
     std::int64_t perCellCacheBytes = defaultPerCellCacheBytes();
 };
+
+/// Whether the plan's whole grid, fields and per-cell coefficient arrays of `realBytes`-byte reals, fits
+/// Plan::perCellCacheBytes.
+bool perCellCacheResident(const Plan& p, std::size_t realBytes);
 
 /// What the plan needs besides the scene: typed values decided by the run layer.
 struct PlanOptions {

@@ -422,9 +422,7 @@ template <class T> void Tile<T>::planMaterials() {
             for (int a = 0; a < 3; ++a)
                 if (box_.lo[a] == 0 && p.bc[a] != tiling::AxisBoundary::Periodic)
                     wallAt_[std::size_t(a)] = 0;
-        } else if (fits && !dev_.isCuda() && !dev_.staged() &&
-                   shape_.size * std::int64_t(sizeof(T)) * (6 + 3 * (1 + int(p.lossy) + int(p.magnetic))) <=
-                       p.perCellCacheBytes) {
+        } else if (fits && !dev_.isCuda() && !dev_.staged() && perCellCacheResident(p, sizeof(T))) {
             fits = false; // served from the cache: per-cell arrays (Plan::perCellCacheBytes)
         } else if (fits) {
             // Entries in the order of their bit patterns, so the tables do not depend on the threads.

@@ -105,7 +105,8 @@ public:
     /// instead: the distinct coefficient sets and design cells overflow the index (Plan::materialTableLimit),
     /// the scene has dispersive materials (the pole kernels and their transposes read Cb per cell), the
     /// plan asks for them (Plan::perCellCoefficients), or the tile is a CPU one (not staged, not
-    /// homogeneous) whose fields and per-cell arrays fit Plan::perCellCacheBytes (served from the cache).
+    /// homogeneous) of a grid whose fields and per-cell arrays fit Plan::perCellCacheBytes (served from the
+    /// cache; solver::perCellCacheResident).
     /// Gradient runs take the index too: the adjoint and the time reversal read the coefficients through the
     /// same accessors (kernels/Adjoint.hpp). Decided at construction from the exact count of distinct
     /// coefficient sets, made without rasterising the cells no object surface cuts
