@@ -150,10 +150,10 @@ inline int wavefrontSlabBounds(int planes, int slabs, int s) {
 /// The slab bounds bounds[0..slabs] (bounds[0] = 0, bounds[slabs] = planes) of planes whose costs are
 /// cost[0..planes): the cuts of wavefrontSlabBounds (each slab's share of the total falling about 2:1)
 /// placed by cumulative cost instead of by plane count, each slab at least one plane thick (requires 1 <=
-/// slabs <= planes). Why: the planes of a CPML slab normal to z cost about twice an interior plane (the
+/// slabs <= planes). Why: the planes of a CPML slab normal to z cost more than interior planes (the
 /// gradient benchmark's waveguide, 10 PML planes on each side of 40: by plane count one thread got 18 PML
-/// planes of 20 and the other spent 15 % of the pass waiting). Without costs (null) it is
-/// wavefrontSlabBounds.
+/// planes of 20, and the threads' kernel samples of the forward run were 45.9 and 36.9 %; cut by cost,
+/// 42.4 and 41.7 %, perf). Without costs (null) it is wavefrontSlabBounds.
 inline void wavefrontCostBounds(const std::int64_t* cost, int planes, int slabs, int* bounds) {
     bounds[0] = 0;
     bounds[slabs] = planes;

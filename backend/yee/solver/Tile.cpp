@@ -422,7 +422,7 @@ template <class T> void Tile<T>::planMaterials() {
             for (int a = 0; a < 3; ++a)
                 if (box_.lo[a] == 0 && p.bc[a] != tiling::AxisBoundary::Periodic)
                     wallAt_[std::size_t(a)] = 0;
-        } else if (fits && !dev_.isCuda() && !dev_.staged() && perCellCacheResident(p, sizeof(T))) {
+        } else if (fits && !dev_.staged() && perCellCacheResident(p, sizeof(T))) { // CUDA tiles are staged
             fits = false; // served from the cache: per-cell arrays (Plan::perCellCacheBytes)
         } else if (fits) {
             // Entries in the order of their bit patterns, so the tables do not depend on the threads.
