@@ -4,10 +4,12 @@
 /// wait for a change that had already happened, and the thread's exit hung in the join).
 #include <QtTest>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 #include <vector>
 
+#include "yee/core/ThreadGovernor.hpp"
 #include "yee/core/WorkerPool.hpp"
 
 using namespace yee;
@@ -20,6 +22,27 @@ void mark(const void* ctx, std::int64_t b, std::int64_t e) {
     auto& v = *static_cast<const Hits*>(ctx)->v;
     for (std::int64_t i = b; i < e; ++i)
         v[std::size_t(i)].fetch_add(1, std::memory_order_relaxed);
+}
+/// A machine seen by a governor: the rate (ranges per second) and caller wait share of a window run on
+/// `threads` threads.
+struct Machine {
+    double rate[5]; ///< by thread count 1..4
+    double wait[5];
+};
+
+/// `windows` windows of `m` under governor `g` asked for `asked` threads; returns the thread count of
+/// every window.
+std::vector<int> drive(ThreadGovernor& g, int asked, const Machine& m, int windows) {
+    std::vector<int> used;
+    for (int w = 0; w < windows; ++w) {
+        const int t = g.threads(asked);
+        used.push_back(t);
+        g.windowClosed(m.rate[t], m.wait[t]);
+    }
+    return used;
+}
+int count(const std::vector<int>& v, int x) {
+    return int(std::count(v.begin(), v.end(), x));
 }
 } // namespace
 
@@ -64,6 +87,68 @@ private slots:
                 t.join();
         }
         QCOMPARE(total.load(), std::int64_t(50 * 8 * 256));
+    }
+
+    // ---- the thread governor (core/ThreadGovernor.hpp), on simulated machines ----
+
+    void governorKeepsAllThreadsAlone() {
+        // Cores to itself: 2 threads 1.9x as fast as 1, the caller waits 10 % of a window for its worker.
+        ThreadGovernor g;
+        const Machine alone{{0, 1000, 1900, 0, 0}, {0, 0, 0.10, 0, 0}};
+        const std::vector<int> used = drive(g, 2, alone, 500);
+        QCOMPARE(count(used, 2), 500); // never probes down, and is at the top: nothing to probe up
+    }
+
+    void governorFollowsTheFreeCores() {
+        // Next to a busy job: 2 threads wait 40 % for a worker off its core and run slower than 1.
+        ThreadGovernor g;
+        const Machine loaded{{0, 650, 520, 0, 0}, {0, 0, 0.40, 0, 0}};
+        std::vector<int> used = drive(g, 2, loaded, 64);
+        QCOMPARE(used[0], 2);
+        QCOMPARE(used[1], 1); // the probe down after the first window wins and is kept
+        // Then on 1 thread, with probes back up after 2, 4, 8 and 16 steady windows (each lost).
+        QCOMPARE(count(used, 2), 1 + 4);
+        for (const int w : {1 + 1 + 2, 1 + 1 + 2 + 1 + 4, 1 + 1 + 2 + 1 + 4 + 1 + 8})
+            QCOMPARE(used[std::size_t(w)], 2);
+        // The busy job ends: the next probe up wins, and the governor stays on 2.
+        const Machine alone{{0, 1000, 1900, 0, 0}, {0, 0, 0.10, 0, 0}};
+        used = drive(g, 2, alone, 200);
+        QVERIFY(count(used, 1) <= 64);
+        QCOMPARE(used.back(), 2);
+        const auto firstTwo = std::find(used.begin(), used.end(), 2) - used.begin();
+        QCOMPARE(count(std::vector<int>(used.begin() + firstTwo, used.end()), 1), 0);
+    }
+
+    void governorBacksOffFailedProbes() {
+        // The caller waits a lot (uneven chunks), but 2 threads are still faster: every probe down loses,
+        // and they come after 1, 2, 4, ... steady windows.
+        ThreadGovernor g;
+        const Machine uneven{{0, 1000, 1500, 0, 0}, {0, 0, 0.35, 0, 0}};
+        const std::vector<int> used = drive(g, 2, uneven, 1000);
+        std::vector<int> probes;
+        for (std::size_t w = 0; w < used.size(); ++w)
+            if (used[w] == 1)
+                probes.push_back(int(w));
+        QVERIFY2(probes.size() >= 7 && probes.size() <= 12, qPrintable(QString::number(probes.size())));
+        for (std::size_t p = 2; p < probes.size(); ++p) // gaps at least double, up to kMaxInterval
+            QVERIFY(probes[p] - probes[p - 1] >=
+                    std::min(ThreadGovernor::kMaxInterval, 2 * (probes[p - 1] - probes[p - 2]) - 1));
+        QVERIFY(count(used, 2) >= 990);
+    }
+
+    void governorHalvesAndRestarts() {
+        // Four threads asked for; the best is 2 (two cores taken): 4 -> 2 is kept, 2 -> 1 loses.
+        ThreadGovernor g;
+        const Machine half{{0, 500, 900, 0, 600}, {0, 0, 0.30, 0, 0.50}};
+        const std::vector<int> used = drive(g, 4, half, 40);
+        QCOMPARE(used[0], 4);
+        QCOMPARE(used[1], 2); // the probe down from 4 wins
+        QCOMPARE(used[2], 2); // measured steady, waits 30 %
+        QCOMPARE(used[3], 1); // the probe down from 2 loses
+        QCOMPARE(used[4], 2);
+        QVERIFY2(count(used, 2) >= 30, qPrintable(QString::number(count(used, 2))));
+        // A different thread count asked for starts over there.
+        QCOMPARE(g.threads(3), 3);
     }
 };
 

@@ -1,0 +1,104 @@
+#pragma once
+/// \file ThreadGovernor.hpp
+/// How many of the threads a caller asks for its parallel ranges actually run them: a thread count that
+/// follows the free cores (core/WorkerPool.hpp keeps one governor per calling thread).
+///
+/// Why: when another job keeps the cores busy, a worker the scheduler takes off its core in the middle of
+/// a range holds its chunk for a whole time slice (milliseconds) while the caller waits, and a step of a
+/// small scene lasts a fraction of a millisecond. Measured with `yee-bench --shared-cores` on the
+/// waveguide bend (2 cores, next to a 2-thread busy job): the forward run took 1.08-1.41 s on 2 threads
+/// and 0.76-0.92 s on 1 thread (0.34-0.39 s alone on 2), while the value-and-grad, whose steps are
+/// heavier, was faster on 2 threads (5.5-5.7 s against 7.4-8.4 s). Neither count is right for every run,
+/// so the governor measures.
+///
+/// How: the ranges of a calling thread are grouped in windows of at least kWindowSeconds of wall time; a
+/// window's rate is the indices its ranges covered per second (a stepping loop runs the same ranges every
+/// step, so the rates of two windows compare like for like). A window in which the caller spent more than
+/// kWaitTrigger of its time waiting for chunks that other threads held is evidence that they were off
+/// their cores: the next window runs on half the threads (a probe), and the count is kept if its rate
+/// beats the window before by kMargin, else the probe is retried only after twice as many windows as
+/// before. Below the asked-for count, a probe back up (twice the threads) runs after 2, 4, 8, ... windows
+/// (reset by every switch), so the count returns when the other job ends. A run with the cores to itself
+/// does not wait for its workers, never probes down, and pays nothing.
+///
+/// Which thread runs which chunk changes no value (WorkerPool.hpp), so the results are bit-identical
+/// whatever the governor picks. YEE_THREAD_GOVERNOR=0 turns it off (every range on the threads asked for).
+/// This header stays C++17-clean.
+#include <algorithm>
+
+namespace yee {
+
+class ThreadGovernor {
+public:
+    /// Shortest window, in seconds: several scheduler time slices, so that a probe sees the sharing.
+    static constexpr double kWindowSeconds = 0.04;
+    /// Fewest ranges in a window.
+    static constexpr int kWindowRanges = 8;
+    /// Share of a window's wall time the caller waited for other threads' chunks that starts a probe down.
+    static constexpr double kWaitTrigger = 0.25;
+    /// How much faster a probe must run to be kept.
+    static constexpr double kMargin = 0.05;
+    /// Longest wait between probes, in windows.
+    static constexpr int kMaxInterval = 256;
+
+    /// The thread count ranges asked to run on `requested` threads use now (1 <= result <= requested). A
+    /// change of `requested` starts over at that count.
+    int threads(int requested) {
+        if (requested != max_) {
+            *this = ThreadGovernor{};
+            max_ = requested;
+            active_ = best_ = requested;
+        }
+        return active_;
+    }
+
+    /// The window that just closed ran at `rate` (indices per second) on threads(), and the caller waited
+    /// `waitShare` of it for other threads' chunks. Returns whether the count changes.
+    bool windowClosed(double rate, double waitShare) {
+        const int before = active_;
+        if (probe_ != 0) {
+            if (rate > steadyRate_ * (1 + kMargin)) {
+                best_ = active_; // the probe wins
+                upInterval_ = 2;
+                downInterval_ = 1;
+                downWait_ = 0;
+            } else if (probe_ < 0) {
+                downInterval_ = std::min(kMaxInterval, 2 * downInterval_);
+                downWait_ = downInterval_;
+            } else {
+                upInterval_ = std::min(kMaxInterval, 2 * upInterval_);
+            }
+            active_ = best_;
+            probe_ = 0;
+            sinceProbe_ = 0;
+            return active_ != before;
+        }
+        steadyRate_ = rate; // a probe starts only after a steady window, and is compared with it
+        ++sinceProbe_;
+        if (downWait_ > 0)
+            --downWait_;
+        if (active_ > 1 && waitShare > kWaitTrigger && downWait_ == 0) {
+            probe_ = -1;
+            active_ = std::max(1, active_ / 2);
+        } else if (active_ < max_ && sinceProbe_ >= upInterval_) {
+            probe_ = +1;
+            active_ = std::min(max_, 2 * active_);
+        }
+        return active_ != before;
+    }
+
+    int asked() const { return max_; }
+    /// Whether the window now running is a probe.
+    bool probing() const { return probe_ != 0; }
+
+private:
+    int max_ = 0, active_ = 0, best_ = 0;
+    int probe_ = 0;         ///< -1: probing fewer threads, +1: more, 0: none
+    double steadyRate_ = 0; ///< rate of the last window at best_
+    int sinceProbe_ = 0;    ///< steady windows since the last probe
+    int upInterval_ = 2;    ///< steady windows before a probe up
+    int downInterval_ = 1;  ///< steady windows a failed probe down waits, doubled per failure
+    int downWait_ = 0;      ///< steady windows left before a probe down may run
+};
+
+} // namespace yee
