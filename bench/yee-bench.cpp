@@ -522,6 +522,7 @@ void sharedCoresBenchmark(const std::string& scenePath, int busyThreads, int rep
     const char* gov = std::getenv("YEE_THREAD_GOVERNOR");
     const std::string govWas = gov ? gov : "";
     const bool govSet = gov != nullptr;
+    timeRun(false); // warm-up (first allocations, page faults, worker start), not counted
     for (const bool off : {false, true}) {
         if (off)
             ::setenv("YEE_THREAD_GOVERNOR", "0", 1);

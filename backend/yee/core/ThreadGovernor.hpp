@@ -15,11 +15,11 @@
 /// window's rate is the indices its ranges covered per second (a stepping loop runs the same ranges every
 /// step, so the rates of two windows compare like for like). A window in which the caller spent more than
 /// kWaitTrigger of its time waiting for chunks that other threads held is evidence that they were off
-/// their cores: the next window runs on half the threads (a probe), and the count is kept if its rate
-/// beats the window before by kMargin, else the probe is retried only after twice as many windows as
-/// before. Below the asked-for count, a probe back up (twice the threads) runs after 2, 4, 8, ... windows
-/// (reset by every switch), so the count returns when the other job ends. A run with the cores to itself
-/// does not wait for its workers, never probes down, and pays nothing.
+/// their cores: the next kProbeWindows windows run on half the threads (a probe), and the count is kept if
+/// their mean rate beats that of the last two steady windows by kMargin, else the probe is retried only
+/// after twice as many windows as before. Below the asked-for count, a probe back up (twice the threads) runs
+/// after 2, 4, 8, ... windows (reset by every switch), so the count returns when the other job ends. A run
+/// with the cores to itself does not wait for its workers, never probes down, and pays nothing.
 ///
 /// Which thread runs which chunk changes no value (WorkerPool.hpp), so the results are bit-identical
 /// whatever the governor picks. YEE_THREAD_GOVERNOR=0 turns it off (every range on the threads asked for).
@@ -31,15 +31,23 @@ namespace yee {
 class ThreadGovernor {
 public:
     /// Shortest window, in seconds: several scheduler time slices, so that a probe sees the sharing.
-    static constexpr double kWindowSeconds = 0.04;
+    static constexpr double kWindowSeconds = 0.08;
+    /// Windows a probe runs, and steady windows it is compared with: next to a busy job one window's rate
+    /// scatters by tens of percent (the scheduler's slices of 3-4 threads on 2 cores), so means are
+    /// compared.
+    static constexpr int kProbeWindows = 2;
     /// Fewest ranges in a window.
     static constexpr int kWindowRanges = 8;
     /// Share of a window's wall time the caller waited for other threads' chunks that starts a probe down.
     static constexpr double kWaitTrigger = 0.25;
     /// How much faster a probe must run to be kept.
-    static constexpr double kMargin = 0.05;
-    /// Longest wait between probes, in windows.
+    static constexpr double kMargin = 0.08;
+    /// Longest wait between probes down, in windows (a run alone whose caller often waits pays a probe
+    /// at most this often).
     static constexpr int kMaxInterval = 256;
+    /// Longest wait between probes up, in windows (about 1.3 s: the threads come back soon after the
+    /// other job ends).
+    static constexpr int kMaxUpInterval = 16;
 
     /// The thread count ranges asked to run on `requested` threads use now (1 <= result <= requested). A
     /// change of `requested` starts over at that count.
@@ -52,12 +60,19 @@ public:
         return active_;
     }
 
-    /// The window that just closed ran at `rate` (indices per second) on threads(), and the caller waited
+    /// The window that just closed ran at `rate` (ranges per second) on threads(), and the caller waited
     /// `waitShare` of it for other threads' chunks. Returns whether the count changes.
     bool windowClosed(double rate, double waitShare) {
         const int before = active_;
         if (probe_ != 0) {
-            if (rate > steadyRate_ * (1 + kMargin)) {
+            probeSum_ += rate;
+            if (++probeRun_ < kProbeWindows)
+                return false;
+            const double probeRate = probeSum_ / kProbeWindows;
+            const double steady = steadyCount_ > 1 ? 0.5 * (steadyRate_ + prevRate_) : steadyRate_;
+            probeSum_ = 0;
+            probeRun_ = 0;
+            if (probeRate > steady * (1 + kMargin)) {
                 best_ = active_; // the probe wins
                 upInterval_ = 2;
                 downInterval_ = 1;
@@ -66,14 +81,18 @@ public:
                 downInterval_ = std::min(kMaxInterval, 2 * downInterval_);
                 downWait_ = downInterval_;
             } else {
-                upInterval_ = std::min(kMaxInterval, 2 * upInterval_);
+                upInterval_ = std::min(kMaxUpInterval, 2 * upInterval_);
             }
             active_ = best_;
             probe_ = 0;
             sinceProbe_ = 0;
+            steadyCount_ = 0; // the count kept is measured afresh before the next probe
             return active_ != before;
         }
-        steadyRate_ = rate; // a probe starts only after a steady window, and is compared with it
+        // A probe starts only after a steady window and is compared with the mean of the last two.
+        prevRate_ = steadyRate_;
+        steadyRate_ = rate;
+        ++steadyCount_;
         ++sinceProbe_;
         if (downWait_ > 0)
             --downWait_;
@@ -87,6 +106,13 @@ public:
         return active_ != before;
     }
 
+    /// Start over at the asked-for count (after a pause: another run or phase may behave otherwise).
+    void restart() {
+        const int m = max_;
+        *this = ThreadGovernor{};
+        max_ = active_ = best_ = m;
+    }
+
     int asked() const { return max_; }
     /// Whether the window now running is a probe.
     bool probing() const { return probe_ != 0; }
@@ -95,6 +121,10 @@ private:
     int max_ = 0, active_ = 0, best_ = 0;
     int probe_ = 0;         ///< -1: probing fewer threads, +1: more, 0: none
     double steadyRate_ = 0; ///< rate of the last window at best_
+    double prevRate_ = 0;   ///< and of the one before
+    int steadyCount_ = 0;   ///< steady windows since the count last changed (or a probe ended)
+    double probeSum_ = 0;   ///< rates of the probe's windows so far
+    int probeRun_ = 0;      ///< probe windows run
     int sinceProbe_ = 0;    ///< steady windows since the last probe
     int upInterval_ = 2;    ///< steady windows before a probe up
     int downInterval_ = 1;  ///< steady windows a failed probe down waits, doubled per failure

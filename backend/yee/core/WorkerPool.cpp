@@ -199,10 +199,14 @@ struct Governed {
     int threads(int requested) {
         const auto now = Clock::now();
         // A pause between ranges longer than a window (serial work: output, set-up, another run) says
-        // nothing about the threads: the window starts again after it.
-        if (requested != gov.asked() ||
-            std::chrono::duration<double>(now - last).count() > ThreadGovernor::kWindowSeconds)
+        // nothing about the threads, and what follows it (another run, another phase) may behave
+        // otherwise: the governor starts over at the asked-for count after it.
+        if (requested != gov.asked()) {
             open = false;
+        } else if (std::chrono::duration<double>(now - last).count() > ThreadGovernor::kWindowSeconds) {
+            open = false;
+            gov.restart();
+        }
         const int t = on ? gov.threads(requested) : requested;
         if (!open) {
             open = true;
