@@ -18,8 +18,7 @@
 /// are none and YEE_GPU_REQUIRED=1).
 ///
 /// With --shared-cores SCENE: the scene's forward run and value-and-grad, each alone and then next to a
-/// competing busy job (a child process with --busy-threads threads, default 2), and the slowdowns; then
-/// the same with the thread governor off (YEE_THREAD_GOVERNOR=0).
+/// competing busy job (a child process with --busy-threads threads, default 2), and the slowdowns.
 /// With --scaling: thread scaling 1 -> 2 and the halo overlap on against off, alone and next to a busy job.
 /// With --dispersive: the box half filled with a 2-pole Lorentz material against the same box without
 /// poles (issue 13's benchmark): time ratio, cost per dispersive cell and its bytes.
@@ -518,32 +517,17 @@ void sharedCoresBenchmark(const std::string& scenePath, int busyThreads, int rep
     std::printf("shared-cores benchmark: %s, %d host threads, competing job of %d busy threads, best of %d, "
                 "OMP_WAIT_POLICY=%s\n",
                 scenePath.c_str(), device::hostThreads(), busyThreads, reps, wait ? wait : "(unset)");
-    // The thread governor (core/ThreadGovernor.hpp) as it is set, then off (YEE_THREAD_GOVERNOR=0).
-    const char* gov = std::getenv("YEE_THREAD_GOVERNOR");
-    const std::string govWas = gov ? gov : "";
-    const bool govSet = gov != nullptr;
-    timeRun(false); // warm-up (first allocations, page faults, worker start), not counted
-    for (const bool off : {false, true}) {
-        if (off)
-            ::setenv("YEE_THREAD_GOVERNOR", "0", 1);
-        const double fwdAlone = timeRun(false), gradAlone = timeRun(true);
-        double fwdLoaded = 0, gradLoaded = 0;
-        {
-            BusyJob job(busyThreads);
-            fwdLoaded = timeRun(false);
-            gradLoaded = timeRun(true);
-        }
-        const char* tag = off ? "shared_cores_governor_off" : "shared_cores";
-        std::printf("%s forward alone_s %.3f loaded_s %.3f slowdown %.2f\n", tag, fwdAlone, fwdLoaded,
-                    fwdLoaded / fwdAlone);
-        std::printf("%s value_and_grad alone_s %.3f loaded_s %.3f slowdown %.2f\n", tag, gradAlone,
-                    gradLoaded, gradLoaded / gradAlone);
-        std::fflush(stdout);
+    const double fwdAlone = timeRun(false), gradAlone = timeRun(true);
+    double fwdLoaded = 0, gradLoaded = 0;
+    {
+        BusyJob job(busyThreads);
+        fwdLoaded = timeRun(false);
+        gradLoaded = timeRun(true);
     }
-    if (govSet)
-        ::setenv("YEE_THREAD_GOVERNOR", govWas.c_str(), 1);
-    else
-        ::unsetenv("YEE_THREAD_GOVERNOR");
+    std::printf("shared_cores forward alone_s %.3f loaded_s %.3f slowdown %.2f\n", fwdAlone, fwdLoaded,
+                fwdLoaded / fwdAlone);
+    std::printf("shared_cores value_and_grad alone_s %.3f loaded_s %.3f slowdown %.2f\n", gradAlone,
+                gradLoaded, gradLoaded / gradAlone);
 }
 
 // ---- scaling

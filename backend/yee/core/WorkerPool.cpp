@@ -2,15 +2,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <system_error>
 #include <thread>
 #include <vector>
-
-#include "yee/core/ThreadGovernor.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -71,7 +66,7 @@ public:
         threads_.reserve(std::size_t(workers));
         for (int w = 0; w < workers; ++w) {
             try {
-                threads_.emplace_back([this, w] { loop(w); });
+                threads_.emplace_back([this] { loop(); });
             } catch (const std::system_error&) {
                 break; // fewer workers; the caller does the rest
             }
@@ -90,9 +85,7 @@ public:
     /// The worker count asked for (fewer may have started).
     int requested() const { return requested_; }
 
-    /// The range on the caller and the first `workers` workers; returns the seconds the caller waited
-    /// for chunks that other threads held.
-    double run(std::int64_t count, std::int64_t grain, WorkerPool::RangeFn fn, const void* ctx, int workers) {
+    void run(std::int64_t count, std::int64_t grain, WorkerPool::RangeFn fn, const void* ctx) {
         std::uint64_t chunks = std::uint64_t((count + grain - 1) / grain);
         if (chunks > kMaxChunks - 1) {
             grain = (count + std::int64_t(kMaxChunks) - 2) / std::int64_t(kMaxChunks - 1);
@@ -103,19 +96,14 @@ public:
         count_ = count;
         grain_ = grain;
         done_.store(0, std::memory_order_relaxed);
-        allowed_.store(workers, std::memory_order_relaxed); // published by the release store of gen_
         const std::uint32_t g = gen_.load(std::memory_order_relaxed) + 1;
         ticket_.store(ticketOf(g, chunks, 0), std::memory_order_release);
         gen_.store(g, std::memory_order_release);
         gen_.notify_all();
         const std::uint32_t mine = work(g);
         std::uint32_t d = done_.fetch_add(mine, std::memory_order_acq_rel) + mine;
-        if (d >= chunks)
-            return 0;
-        const auto w0 = Clock::now();
         while (d < chunks)
             d = waitChange(done_, d);
-        return std::chrono::duration<double>(Clock::now() - w0).count();
     }
 
 private:
@@ -144,7 +132,7 @@ private:
         }
     }
 
-    void loop(int index) {
+    void loop() {
         std::uint32_t seen = gen_.load(std::memory_order_acquire);
         for (;;) {
             // A worker that starts late may first see the generation the destructor published: it must
@@ -154,8 +142,6 @@ private:
             seen = waitChange(gen_, seen);
             if (stop_.load(std::memory_order_acquire))
                 return;
-            if (index >= allowed_.load(std::memory_order_relaxed)) // the governor left this one out
-                continue;
             const std::uint32_t ran = work(seen);
             if (ran == 0)
                 continue;
@@ -173,68 +159,9 @@ private:
     std::atomic<std::uint64_t> ticket_{0};
     std::atomic<std::uint32_t> done_{0};
     std::atomic<bool> stop_{false};
-    std::atomic<int> allowed_{0}; ///< workers that may take chunks of the current range
     WorkerPool::RangeFn fn_ = nullptr;
     const void* ctx_ = nullptr;
     std::int64_t count_ = 0, grain_ = 1;
-};
-
-/// Whether the thread governor runs (YEE_THREAD_GOVERNOR=0: off), read again at every window.
-bool governorOn() {
-    const char* v = std::getenv("YEE_THREAD_GOVERNOR");
-    return !(v && std::strcmp(v, "0") == 0);
-}
-
-/// A calling thread's governor (core/ThreadGovernor.hpp) and the window it is measuring: ranges run and
-/// the caller's waits for other threads' chunks since the window opened. YEE_GOVERNOR_LOG (set): each
-/// change of the count on stderr.
-struct Governed {
-    ThreadGovernor gov;
-    bool on = governorOn();
-    bool open = false;
-    Clock::time_point start, last;
-    double waited = 0;
-    int ranges = 0;
-
-    int threads(int requested) {
-        const auto now = Clock::now();
-        // A pause between ranges longer than a window (serial work: output, set-up, another run) says
-        // nothing about the threads, and what follows it (another run, another phase) may behave
-        // otherwise: the governor starts over at the asked-for count after it.
-        if (requested != gov.asked()) {
-            open = false;
-        } else if (std::chrono::duration<double>(now - last).count() > ThreadGovernor::kWindowSeconds) {
-            open = false;
-            gov.restart();
-        }
-        const int t = on ? gov.threads(requested) : requested;
-        if (!open) {
-            open = true;
-            start = now;
-            waited = 0;
-            ranges = 0;
-        }
-        return t;
-    }
-    void ranDone(double waitSeconds) {
-        waited += waitSeconds;
-        ++ranges;
-        last = Clock::now();
-        if (ranges < ThreadGovernor::kWindowRanges)
-            return;
-        const double wall = std::chrono::duration<double>(last - start).count();
-        if (wall < ThreadGovernor::kWindowSeconds)
-            return;
-        open = false;
-        on = governorOn();
-        if (!on)
-            return;
-        const int before = gov.threads(gov.asked());
-        if (gov.windowClosed(double(ranges) / wall, waited / wall) && std::getenv("YEE_GOVERNOR_LOG"))
-            std::fprintf(stderr, "thread governor: %d -> %d threads (%s; window %.1f ms, waited %.0f %%)\n",
-                         before, gov.threads(gov.asked()), gov.probing() ? "probe" : "kept", 1e3 * wall,
-                         100 * waited / wall);
-    }
 };
 
 } // namespace
@@ -248,19 +175,12 @@ void WorkerPool::run(int threads, std::int64_t count, std::int64_t grain, RangeF
         fn(ctx, 0, count);
         return;
     }
-    thread_local Governed governed;
-    const int use = governed.threads(threads);
-    if (use <= 1) {
-        fn(ctx, 0, count);
-        governed.ranDone(0);
-        return;
-    }
     thread_local std::unique_ptr<Pool> pool;
     if (!pool || pool->requested() != threads - 1) {
         pool.reset();
         pool = std::make_unique<Pool>(threads - 1);
     }
-    governed.ranDone(pool->run(count, grain, fn, ctx, use - 1));
+    pool->run(count, grain, fn, ctx);
 }
 
 } // namespace yee
