@@ -210,9 +210,9 @@ template <int N, class F> YEE_FORCEINLINE void cellLoopN(const F& YEE_RESTRICT g
 /// Why: an x slab's row part is its few PML cells (10 in the benches); with the length known only at run
 /// time GCC 12 vectorises such a loop as a 16-wide main loop that never runs, an 8-wide epilogue and a
 /// scalar remainder of two cells with the loop's bookkeeping, while a known length compiles to straight
-/// code (8-wide, then the rest). Measured with `yee-bench --n 200 --steps 100 --ab YEE_FIXED_ROWS`: 1.09x
-/// per CPU second in both precisions (wall 1.01-1.02x, the step being memory-bound), and the gradient
-/// waveguide's `yee-run --grad` 1.48 against 1.58 s (medians of 5 alternating).
+/// code (8-wide, then the rest). Measured with `yee-bench --n 200 --steps 100 --ab YEE_FIXED_ROWS --reps 4`:
+/// 1.16x per CPU second in both precisions (wall 1.03-1.04x, the step being memory-bound), and the
+/// gradient waveguide's `yee-run --grad` median 1.32 against 1.40 s (5 alternating).
 inline constexpr int kShortRowMin = 4, kShortRowMax = 16;
 template <class F, int N = kShortRowMin>
 YEE_FORCEINLINE bool shortRows(const F& YEE_RESTRICT g, int n, int i0, int j0, int j1, int k) {
