@@ -187,26 +187,13 @@ template <class F> inline void runRow(const F& g, int i0, int i1, int j, int k) 
     runCells(g, i0, i1, j, k);
 }
 
-/// Cells [i0, i1) of rows j0..j1-1 of plane k of g in one call: the short rows of an x slab's CPML,
-/// whose per-row call and set-up cost more than their few cells (runCells' form, with the row loop
-/// inside).
 /// Whether the short rows of x-slab CPML functors run through loops of fixed length (shortRows;
 /// YEE_FIXED_ROWS=0: the general loop, for A/B; the same bits either way).
 inline bool fixedRowsOn() {
     return envSwitchOn(fixedRowsState, "YEE_FIXED_ROWS");
 }
-/// Cells [i0, i0 + N) of row (j, k): a loop of N known at compile time.
-template <int N, class F> YEE_FORCEINLINE void cellLoopN(const F& YEE_RESTRICT g, int i0, int j, int k) {
-    if constexpr (kCellsIndependent<F>) {
-        YEE_IVDEP
-        for (int d = 0; d < N; ++d)
-            g(i0 + d, j, k);
-    } else {
-        for (int d = 0; d < N; ++d)
-            g(i0 + d, j, k);
-    }
-}
-/// Rows j0..j1-1 of N cells from i0 for the N of `n` in [kShortRowMin, kShortRowMax]; false for others.
+/// Rows j0..j1-1 of N cells from i0 for the N of `n` in [kShortRowMin, kShortRowMax] (cellLoop over
+/// [i0, i0 + N), whose trip count is then a constant); false for others.
 /// Why: an x slab's row part is its few PML cells (10 in the benches); with the length known only at run
 /// time GCC 12 vectorises such a loop as a 16-wide main loop that never runs, an 8-wide epilogue and a
 /// scalar remainder of two cells with the loop's bookkeeping, while a known length compiles to straight
@@ -223,20 +210,21 @@ YEE_FORCEINLINE bool shortRows(const F& YEE_RESTRICT g, int n, int i0, int j0, i
         if (n != N)
             return shortRows<F, N + 1>(g, n, i0, j0, j1, k);
         for (int j = j0; j < j1; ++j)
-            cellLoopN<N>(g, i0, j, k);
+            cellLoop(g, i0, i0 + N, j, k);
         return true;
     }
 }
 /// Whether F is a CPML functor of an x slab (its rows are the slab's few cells): it has `axis` == 0.
 template <class F, class = void> struct IsXSlab : std::false_type {};
 template <class F> struct IsXSlab<F, std::void_t<decltype(F::axis)>> : std::bool_constant<F::axis == 0> {};
-template <class F> constexpr bool xSlabFunctor() {
-    return IsXSlab<F>::value;
-}
+
+/// Cells [i0, i1) of rows j0..j1-1 of plane k of g in one call: the short rows of an x slab's CPML,
+/// whose per-row call and set-up cost more than their few cells (runCells' form, with the row loop
+/// inside).
 template <class F>
 __attribute__((noinline)) YEE_SIMD_CLONES void runCellsRows(const F& YEE_RESTRICT g, int i0, int i1, int j0,
                                                             int j1, int k) {
-    if constexpr (xSlabFunctor<F>()) {
+    if constexpr (IsXSlab<F>::value) {
         if (i1 - i0 <= kShortRowMax && fixedRowsOn() && shortRows(g, i1 - i0, i0, j0, j1, k))
             return;
     }
